@@ -1,0 +1,125 @@
+"""The doubling cube and the money-game conventions, kept out of the move logic.
+
+The game loop asks this module who may double, applies a take, a drop or a beaver, and reads
+the options in force.  Nothing here knows about checkers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+CENTRE = "centre"
+
+
+class Response(str, Enum):
+    """An answer to a double."""
+
+    TAKE = "take"
+    DROP = "drop"
+    BEAVER = "beaver"  # take and at once redouble, keeping the cube
+
+
+class RulesError(ValueError):
+    """Rule options that are invalid or contradict each other."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rule options of RULES.md, all at their defaults (the reference app applies none of
+    the money conventions).
+
+    ``automatic_doubles`` is the per-game limit of automatic doubles (0 switches them off).
+    ``jacoby``: a gammon or backgammon scores as a single unless a double was accepted in
+    that game (automatic doubles do not turn the cube).
+    """
+
+    cube: bool = True
+    max_cube: int = 64
+    jacoby: bool = False
+    beaver: bool = False
+    automatic_doubles: int = 0
+    backgammon_as_gammon: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("cube", "jacoby", "beaver", "backgammon_as_gammon"):
+            if not isinstance(getattr(self, name), bool):
+                raise RulesError(f"rule option {name} is on or off, got {getattr(self, name)!r}")
+        for name in ("max_cube", "automatic_doubles"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise RulesError(f"rule option {name} must be a whole number, got {value!r}")
+        if self.max_cube < 1 or self.max_cube & (self.max_cube - 1):
+            raise RulesError(f"max_cube must be a power of two (1, 2, 4, ...), got {self.max_cube}")
+        if self.max_cube > 1 << 30:
+            raise RulesError(f"max_cube {self.max_cube} is beyond any sensible cube (at most 2**30)")
+        if self.automatic_doubles < 0:
+            raise RulesError(f"automatic_doubles is a limit per game, got {self.automatic_doubles}")
+        if not self.cube:
+            for name in ("jacoby", "beaver"):
+                if getattr(self, name):
+                    raise RulesError(f"{name} needs the cube, but the cube is switched off")
+            if self.automatic_doubles:
+                raise RulesError("automatic doubles need the cube, but the cube is switched off")
+
+    def check_for_match(self) -> None:
+        """Money conventions have no place in match play (RULES.md: Jacoby never applies)."""
+        for name in ("jacoby", "beaver"):
+            if getattr(self, name):
+                raise RulesError(f"{name} is a money-game convention and cannot be used in match play")
+        if self.automatic_doubles:
+            raise RulesError("automatic doubles are a money-game convention and cannot be used in match play")
+
+
+@dataclass
+class Cube:
+    """The cube of one game: its value and its owner (``"centre"``, ``"white"`` or ``"black"``)."""
+
+    value: int = 1
+    owner: str = CENTRE
+
+    def may_double(self, side: str, rules: Rules, crawford: bool = False) -> bool:
+        """Whether ``side`` may offer a double now (on its turn, before rolling)."""
+        return (
+            rules.cube
+            and not crawford
+            and self.owner in (CENTRE, side)
+            and self.value * 2 <= rules.max_cube
+        )
+
+    def may_beaver(self, rules: Rules, match: bool) -> bool:
+        return rules.beaver and not match and self.value * 4 <= rules.max_cube
+
+    def automatic_double(self, rules: Rules, done: int) -> bool:
+        """Double the centred cube for a tied opening roll, within the per-game limit."""
+        if done < rules.automatic_doubles and self.value * 2 <= rules.max_cube:
+            self.value *= 2
+            return True
+        return False
+
+    def take(self, taker: str) -> None:
+        self.value *= 2
+        self.owner = taker
+
+    def beaver(self, taker: str) -> None:
+        self.value *= 4
+        self.owner = taker
+
+
+@dataclass(frozen=True)
+class CubeView:
+    """What a cube strategy is told when asked to double or to answer a double.
+
+    ``value`` is the cube value before the double; ``centred`` says whether it is in the centre
+    (otherwise it belongs to the side that may double).  ``away`` gives the points the doubler
+    and its opponent still need in a match, or ``(0, 0)`` in a money game.
+    """
+
+    value: int
+    centred: bool
+    max_cube: int
+    beaver_allowed: bool
+    jacoby: bool
+    match_to: int = 0
+    away: tuple[int, int] = (0, 0)
+    post_crawford: bool = False

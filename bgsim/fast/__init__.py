@@ -1,0 +1,1 @@
+"""The Numba engine (see issue: the fast engine)."""

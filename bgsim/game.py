@@ -1,0 +1,196 @@
+"""The game loop: opening roll, turns, the cube, the end and its score.
+
+``play_game`` plays one game between two players from the dice stream of (seed, game) and
+returns a :class:`GameRecord`.  The loop keeps the position seen from the side on roll and
+turns it after every ply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .board import Position
+from .cube import CENTRE, Cube, CubeView, Response, Rules
+from .decisions import DecisionError, Player
+from .dice import BLACK_STREAM, DICE_STREAM, STREAMS_PER_GAME, WHITE_STREAM, RandomStream, check_seed
+from .rules import legal_plays
+from .scoring import DROP, points_for, result_of
+
+WHITE = "white"
+BLACK = "black"
+MAX_PLIES = 100_000  # no legal game comes near this; it guards against a broken player
+
+
+def other(side: str) -> str:
+    return BLACK if side == WHITE else WHITE
+
+
+@dataclass(frozen=True)
+class MatchContext:
+    """Where a game stands in a match: the target, the score before it, the Crawford state."""
+
+    match_to: int
+    white_score: int
+    black_score: int
+    crawford: bool
+    post_crawford: bool
+    game_in_match: int
+
+    def away(self, side: str) -> int:
+        score = self.white_score if side == WHITE else self.black_score
+        return self.match_to - score
+
+
+@dataclass(frozen=True)
+class PlyRecord:
+    """One ply of a traced game: what the side on roll saw and did."""
+
+    ply: int
+    side: str
+    position_id: str  # before the roll, seen from ``side``
+    cube_action: str  # "", "double/take", "double/beaver" or "double/drop"
+    roll: tuple[int, int] | None  # None when the game ended on a dropped double
+    play: str  # notation, "" for a dance
+    result_id: str  # position after the play, seen from ``side``
+
+
+@dataclass
+class GameRecord:
+    """Everything one game produced; ``bgsim.schema`` turns these into DataFrame rows."""
+
+    seed: int
+    game: int
+    winner: str
+    result: str  # single, gammon, backgammon or drop
+    cube_value: int  # final; for a drop, the value before the refused double
+    cube_owner: str  # centre, white or black
+    doubles: int  # accepted doubles (a beaver counts as one more)
+    beavers: int
+    automatic_doubles: int
+    first_double_ply: int  # 0 when nobody doubled
+    first_doubler: str  # "" when nobody doubled
+    points: int  # won by the winner, options applied
+    plies: int
+    white_pips: int
+    black_pips: int
+    white_off: int
+    black_off: int
+    match: MatchContext | None = None
+    history: list[PlyRecord] = field(default_factory=list)
+
+    @property
+    def white_points(self) -> int:
+        return self.points if self.winner == WHITE else -self.points
+
+
+def play_game(
+    white: Player,
+    black: Player,
+    seed: int,
+    game: int,
+    rules: Rules = Rules(),
+    match: MatchContext | None = None,
+    trace: bool = False,
+) -> GameRecord:
+    """Play game ``game`` of run ``seed`` between ``white`` and ``black``."""
+    check_seed(seed)
+    check_seed(game, "game number")
+    if match is not None:
+        rules.check_for_match()
+    base = STREAMS_PER_GAME * (match.game_in_match if match else 0)
+    dice = RandomStream(seed, game, base + DICE_STREAM)
+    choices = {WHITE: RandomStream(seed, game, base + WHITE_STREAM),
+               BLACK: RandomStream(seed, game, base + BLACK_STREAM)}
+    players = {WHITE: white, BLACK: black}
+    crawford = match is not None and match.crawford
+
+    cube = Cube()
+    automatic = 0
+    while True:
+        white_die, black_die = dice.die(), dice.die()
+        if white_die != black_die:
+            break
+        if rules.cube and not crawford and match is None and cube.automatic_double(rules, automatic):
+            automatic += 1
+    side = WHITE if white_die > black_die else BLACK
+    roll: tuple[int, int] | None = (white_die, black_die) if side == WHITE else (black_die, white_die)
+
+    position = Position.start()
+    plies = 0
+    doubles = beavers = 0
+    first_double_ply = 0
+    first_doubler = ""
+    history: list[PlyRecord] = []
+
+    def finish(winner: str, result: str, value: int, winner_view: Position) -> GameRecord:
+        white_view = winner_view if winner == WHITE else winner_view.turned()
+        points = points_for(result, value, rules, doubles > 0, match is not None)
+        return GameRecord(
+            seed=seed, game=game, winner=winner, result=result, cube_value=value,
+            cube_owner=cube.owner, doubles=doubles, beavers=beavers, automatic_doubles=automatic,
+            first_double_ply=first_double_ply, first_doubler=first_doubler, points=points,
+            plies=plies, white_pips=white_view.pip_count, black_pips=white_view.opponent_pip_count,
+            white_off=white_view.checkers_off, black_off=white_view.opponent_checkers_off,
+            match=match, history=history,
+        )
+
+    while plies < MAX_PLIES:
+        cube_action = ""
+        position_id = position.position_id if trace else ""
+        if roll is None:  # every turn but the opening one starts with a chance to double
+            if cube.may_double(side, rules, crawford):
+                view = _cube_view(cube, rules, side, match)
+                if players[side].offer_double(position, view):
+                    if first_double_ply == 0:
+                        first_double_ply, first_doubler = plies + 1, side
+                    answer = players[other(side)].respond_to_double(position, view)
+                    answer = Response(answer) if isinstance(answer, str) else answer
+                    if answer is Response.DROP:
+                        if trace:
+                            history.append(PlyRecord(plies + 1, side, position_id, "double/drop", None, "", ""))
+                        return finish(side, DROP, cube.value, position)
+                    if answer is Response.BEAVER:
+                        if not view.beaver_allowed:
+                            raise DecisionError(f"{players[other(side)].name} beavered where beavers are not allowed")
+                        cube.beaver(other(side))
+                        beavers += 1
+                        doubles += 2
+                        cube_action = "double/beaver"
+                    elif answer is Response.TAKE:
+                        cube.take(other(side))
+                        doubles += 1
+                        cube_action = "double/take"
+                    else:  # pragma: no cover - Response has three members
+                        raise DecisionError(f"unknown answer to a double: {answer!r}")
+            roll = dice.roll()
+        plies += 1
+        plays = legal_plays(position, roll)
+        notation = ""
+        if plays:
+            chosen = players[side].choose_play(position, roll, plays, choices[side])
+            if not any(chosen is play or chosen == play for play in plays):
+                raise DecisionError(f"{players[side].name} chose a play that is not legal: {chosen!r}")
+            position = chosen.result
+            notation = chosen.notation
+        if trace:
+            history.append(PlyRecord(plies, side, position_id, cube_action, roll, notation,
+                                     position.position_id))
+        if position.checkers_off == 15:
+            return finish(side, result_of(position), cube.value, position)
+        position = position.turned()
+        side = other(side)
+        roll = None
+    raise RuntimeError(f"game {game} of seed {seed} did not end within {MAX_PLIES} plies")
+
+
+def _cube_view(cube: Cube, rules: Rules, side: str, match: MatchContext | None) -> CubeView:
+    return CubeView(
+        value=cube.value,
+        centred=cube.owner == CENTRE,
+        max_cube=rules.max_cube,
+        beaver_allowed=cube.may_beaver(rules, match is not None),
+        jacoby=rules.jacoby and match is None,
+        match_to=match.match_to if match else 0,
+        away=(match.away(side), match.away(other(side))) if match else (0, 0),
+        post_crawford=bool(match and match.post_crawford),
+    )

@@ -1,0 +1,173 @@
+"""Move legality: every distinct legal play of a roll, under every rule of RULES.md.
+
+A play *is the position it produces*: two ways of moving that end in the same position are one
+play.  The search is deliberately plain: try every die on every checker, recursively, keep the
+sequences that use the most dice (and, when only one die of a non-double can be used, the larger
+die if it can be), and keep one play per distinct resulting position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .board import BAR, Position
+
+Move = tuple[int, int, bool]  # (from point, to point, hit); 25 is the bar, 0 is off
+
+
+class RollError(ValueError):
+    """Dice that are not a backgammon roll."""
+
+
+@dataclass(frozen=True)
+class Play:
+    """One legal play: its checker moves, its notation and the position it produces.
+
+    ``result`` is seen from the side that moved (not yet turned to the opponent), as GNU
+    Backgammon lists move results.
+    """
+
+    moves: tuple[Move, ...]
+    result: Position
+
+    @property
+    def notation(self) -> str:
+        return notation(self.moves)
+
+    def __str__(self) -> str:
+        return self.notation
+
+
+def check_roll(roll) -> tuple[int, int]:
+    try:
+        first, second = roll
+    except (TypeError, ValueError):
+        raise RollError(f"a roll is two dice, got {roll!r}") from None
+    for die in (first, second):
+        if not isinstance(die, int) or isinstance(die, bool) or not 1 <= die <= 6:
+            raise RollError(f"a die shows 1 to 6, got {die!r}")
+    return first, second
+
+
+def single_moves(board: list[int], die: int) -> list[Move]:
+    """Every legal move of one checker by one die (no look at the other dice)."""
+    if board[BAR] > 0:
+        sources = [BAR]  # bar first: nothing else may move while a checker is on the bar
+    else:
+        sources = [point for point in range(24, 0, -1) if board[point] > 0]
+    all_home = all(count <= 0 for count in board[7:26])
+    moves = []
+    for source in sources:
+        target = source - die
+        if target >= 1:
+            if board[target] >= -1:  # open: empty, ours, or a lone opposing blot
+                moves.append((source, target, board[target] == -1))
+        elif all_home:
+            higher_checkers = any(board[point] > 0 for point in range(source + 1, 7))
+            if target == 0 or not higher_checkers:
+                moves.append((source, 0, False))
+    return moves
+
+
+def apply_move(board: list[int], move: Move) -> list[int]:
+    source, target, hit = move
+    after = list(board)
+    after[source] -= 1
+    if target >= 1:
+        if hit:
+            after[target] = 0
+            after[0] -= 1  # the hit checker goes to the opponent's bar
+        after[target] += 1
+    return after
+
+
+def _sequences(board, dice, moves_so_far, found):
+    """Depth-first over the dice in the given order; records (moves, board) at every leaf.
+
+    A sequence stops early when its next die cannot be played: the dice after it are forfeited.
+    """
+    if not dice:
+        found.append((moves_so_far, board))
+        return
+    options = single_moves(board, dice[0])
+    if not options:
+        found.append((moves_so_far, board))
+        return
+    for move in options:
+        _sequences(apply_move(board, move), dice[1:], moves_so_far + (move,), found)
+
+
+def legal_plays(position: Position, roll) -> list[Play]:
+    """Every distinct legal play of ``roll`` from ``position`` (the side on roll moves).
+
+    The list is in the canonical order both engines share: ascending by the resulting
+    position's :attr:`Position.key`.  No legal play gives an empty list.
+    """
+    if not isinstance(position, Position):
+        raise TypeError(f"legal_plays needs a Position, got {type(position).__name__}")
+    first, second = check_roll(roll)
+    if first == second:
+        orders = [(first,) * 4]
+    else:
+        orders = [(first, second), (second, first)]
+
+    found: list[tuple[int, tuple[Move, ...], list[int]]] = []  # (first die, moves, board)
+    for dice in orders:
+        sequences: list[tuple[tuple[Move, ...], list[int]]] = []
+        _sequences(list(position.board), dice, (), sequences)
+        found.extend((dice[0], moves, board) for moves, board in sequences)
+
+    most_dice = max(len(moves) for _, moves, _ in found)
+    if most_dice == 0:
+        return []
+    candidates = [(die, moves, board) for die, moves, board in found if len(moves) == most_dice]
+    if first != second and most_dice == 1:
+        # only one die can be played: it must be the larger one whenever the larger one can be
+        larger = max(first, second)
+        with_larger = [candidate for candidate in candidates if candidate[0] == larger]
+        if with_larger:
+            candidates = with_larger
+
+    plays: dict[tuple[int, ...], Play] = {}
+    for _, moves, board in candidates:
+        result = tuple(board)
+        if result not in plays:
+            plays[result] = Play(moves, Position(result))
+    return sorted(plays.values(), key=lambda play: (play.result.key, play.result.board))
+
+
+def notation(moves: tuple[Move, ...]) -> str:
+    """Standard notation: ``13/7 8/7``, ``bar/22``, ``6/off``, ``8/7*``, ``24/18(2)``.
+
+    Moves of one checker in a row are joined (``24/21 21/16`` is written ``24/16``, a hit on the
+    way shows as ``24/21*/16``); identical moves are counted.
+    """
+    paths: list[list[Move]] = []
+    for move in moves:
+        for path in paths:
+            # the same checker carries on if some path ends where this move starts
+            if path[-1][1] == move[0] and move[0] != 0:
+                path.append(move)
+                break
+        else:
+            paths.append([move])
+
+    def point_name(point: int) -> str:
+        return "bar" if point == BAR else "off" if point == 0 else str(point)
+
+    texts = []
+    for path in paths:
+        text = point_name(path[0][0])
+        for index, (_, target, hit) in enumerate(path):
+            last = index == len(path) - 1
+            if hit or last:
+                text += "/" + point_name(target) + ("*" if hit else "")
+        texts.append((path[0][0], path[-1][1], text))
+    texts.sort(key=lambda item: (-item[0], -item[1]))
+    counted: list[list] = []
+    for _, _, text in texts:
+        if counted and counted[-1][0] == text:
+            counted[-1][1] += 1
+        else:
+            counted.append([text, 1])
+    return " ".join(text if count == 1 else f"{text}({count})" for text, count in counted)

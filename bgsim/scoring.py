@@ -1,0 +1,39 @@
+"""How a finished game is scored: single, gammon or backgammon, times the cube."""
+
+from __future__ import annotations
+
+from .board import Position
+from .cube import Rules
+
+SINGLE = "single"
+GAMMON = "gammon"
+BACKGAMMON = "backgammon"
+DROP = "drop"
+
+MULTIPLIER = {SINGLE: 1, GAMMON: 2, BACKGAMMON: 3, DROP: 1}
+
+
+def result_of(position: Position) -> str:
+    """The result of a finished game, ``position`` seen from the winner (all 15 off).
+
+    Gammon: the loser has borne off none.  Backgammon: and it still has a checker on the bar
+    or in the winner's home board (the winner's points 1..6, or the bar at slot 0).
+    """
+    if position.checkers_off != 15:
+        raise ValueError("the game is not over: the winner still has checkers on the board")
+    if position.opponent_checkers_off > 0:
+        return SINGLE
+    if any(position.board[slot] < 0 for slot in range(0, 7)):
+        return BACKGAMMON
+    return GAMMON
+
+
+def points_for(result: str, cube_value: int, rules: Rules, cube_turned: bool, match: bool) -> int:
+    """Points the winner scores.  A drop scores the cube value before the refused double."""
+    if result == DROP:
+        return cube_value
+    if result == BACKGAMMON and rules.backgammon_as_gammon:
+        result = GAMMON
+    if rules.jacoby and not match and not cube_turned:
+        result = SINGLE
+    return MULTIPLIER[result] * cube_value
