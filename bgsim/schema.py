@@ -1,0 +1,147 @@
+"""The result schema: one row per game, defined once, for both engines and every experiment.
+
+Both engines produce the same columns through :func:`frame_from_columns`: the reference engine
+turns its :class:`~bgsim.game.GameRecord` objects into column arrays, the fast engine fills the
+arrays directly.  Categorical values travel as small integer codes (the ``*_CODES`` tuples
+below) and become text only here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .cube import Rules
+
+SIDES = ("white", "black")
+WINNER_CODES = SIDES  # 0 white, 1 black
+RESULT_CODES = ("single", "gammon", "backgammon", "drop")
+OWNER_CODES = ("centre", "white", "black")
+DOUBLER_CODES = ("", "white", "black")  # "" when nobody doubled
+
+# name -> (dtype, description).  Order here is column order in every frame.
+COLUMNS: dict[str, tuple[str, str]] = {
+    "game": ("int64", "game number within the run (for match play, the match number)"),
+    "seed": ("int64", "run seed; with `game` it fixes every die of the game"),
+    "white": ("string", "white's player spec"),
+    "black": ("string", "black's player spec"),
+    "winner": ("string", "`white` or `black`"),
+    "result": ("string", "`single`, `gammon`, `backgammon` or `drop` (a refused double)"),
+    "cube_value": ("int64", "final cube value; for a drop, the value before the refused double"),
+    "cube_owner": ("string", "`centre`, `white` or `black` at the end of the game"),
+    "doubles": ("int16", "accepted doubles (a beaver counts as a further double)"),
+    "beavers": ("int16", "beavers (a take that at once redoubled)"),
+    "automatic_doubles": ("int16", "automatic doubles from tied opening rolls"),
+    "first_double_ply": ("int32", "ply at which the first double was offered, 0 if none"),
+    "first_doubler": ("string", "who offered the first double: `white`, `black` or empty"),
+    "dropped": ("bool", "the game ended on a dropped double"),
+    "points": ("int64", "points won by the winner, every option applied"),
+    "white_points": ("int64", "points from white's side: +points if white won, else -points"),
+    "plies": ("int32", "turns played: each roll counts, dances included, the opening roll is 1"),
+    "white_pips": ("int16", "white's pip count at the end"),
+    "black_pips": ("int16", "black's pip count at the end"),
+    "white_off": ("int16", "white's checkers borne off at the end"),
+    "black_off": ("int16", "black's checkers borne off at the end"),
+    "match_to": ("int16", "match length, 0 for a money game"),
+    "game_in_match": ("int16", "0, 1, ... within the match (0 for money games)"),
+    "white_score": ("int16", "white's match score before this game (0 for money games)"),
+    "black_score": ("int16", "black's match score before this game (0 for money games)"),
+    "crawford": ("bool", "this is the Crawford game (no cube)"),
+    "rule_cube": ("bool", "rule option: cube in use"),
+    "rule_max_cube": ("int64", "rule option: maximum cube value"),
+    "rule_jacoby": ("bool", "rule option: Jacoby rule"),
+    "rule_beaver": ("bool", "rule option: beavers allowed"),
+    "rule_automatic_doubles": ("int16", "rule option: automatic doubles allowed per game"),
+    "rule_backgammon_as_gammon": ("bool", "rule option: a backgammon scores as a gammon"),
+}
+
+# Columns an engine must supply as arrays; the rest follow from the players and rules.
+ENGINE_COLUMNS = (
+    "game", "winner", "result", "cube_value", "cube_owner", "doubles", "beavers",
+    "automatic_doubles", "first_double_ply", "first_doubler", "points", "plies",
+    "white_pips", "black_pips", "white_off", "black_off",
+    "match_to", "game_in_match", "white_score", "black_score", "crawford",
+)
+# Of those, these hold integer codes into the tuples above.
+CODED = {
+    "winner": WINNER_CODES,
+    "result": RESULT_CODES,
+    "cube_owner": OWNER_CODES,
+    "first_doubler": DOUBLER_CODES,
+}
+
+
+def describe() -> str:
+    """The schema as a Markdown table (for documentation and ``bgsim schema``)."""
+    lines = ["| column | dtype | meaning |", "|---|---|---|"]
+    lines += [f"| `{name}` | {dtype} | {text} |" for name, (dtype, text) in COLUMNS.items()]
+    return "\n".join(lines)
+
+
+def frame_from_columns(
+    columns: Mapping[str, np.ndarray], seed: int, white: str, black: str, rules: Rules
+) -> pd.DataFrame:
+    """Build the one-row-per-game DataFrame from engine arrays (codes for coded columns)."""
+    missing = [name for name in ENGINE_COLUMNS if name not in columns]
+    if missing:
+        raise ValueError(f"engine output lacks columns: {', '.join(missing)}")
+    count = len(columns["game"])
+    data: dict[str, object] = {}
+    for name in COLUMNS:
+        if name in CODED:
+            labels = np.array(CODED[name], dtype=object)
+            data[name] = labels[np.asarray(columns[name], dtype=np.int64)]
+        elif name in columns:
+            data[name] = np.asarray(columns[name])
+    data["seed"] = np.full(count, seed)
+    data["white"] = np.full(count, white, dtype=object)
+    data["black"] = np.full(count, black, dtype=object)
+    winner_is_white = np.asarray(columns["winner"]) == 0
+    points = np.asarray(columns["points"], dtype=np.int64)
+    data["white_points"] = np.where(winner_is_white, points, -points)
+    data["dropped"] = np.asarray(columns["result"]) == RESULT_CODES.index("drop")
+    for option, value in asdict(rules).items():
+        data["rule_" + option] = np.full(count, value)
+    frame = pd.DataFrame({name: data[name] for name in COLUMNS})
+    return frame.astype({name: dtype for name, (dtype, _) in COLUMNS.items()})
+
+
+def columns_from_records(records: Iterable) -> dict[str, np.ndarray]:
+    """Turn reference-engine :class:`GameRecord` objects into engine column arrays."""
+    records = list(records)
+    out: dict[str, list] = {name: [] for name in ENGINE_COLUMNS}
+    for record in records:
+        match = record.match
+        values = {
+            "game": record.game,
+            "winner": WINNER_CODES.index(record.winner),
+            "result": RESULT_CODES.index(record.result),
+            "cube_value": record.cube_value,
+            "cube_owner": OWNER_CODES.index(record.cube_owner),
+            "doubles": record.doubles,
+            "beavers": record.beavers,
+            "automatic_doubles": record.automatic_doubles,
+            "first_double_ply": record.first_double_ply,
+            "first_doubler": DOUBLER_CODES.index(record.first_doubler),
+            "points": record.points,
+            "plies": record.plies,
+            "white_pips": record.white_pips,
+            "black_pips": record.black_pips,
+            "white_off": record.white_off,
+            "black_off": record.black_off,
+            "match_to": match.match_to if match else 0,
+            "game_in_match": match.game_in_match if match else 0,
+            "white_score": match.white_score if match else 0,
+            "black_score": match.black_score if match else 0,
+            "crawford": bool(match and match.crawford),
+        }
+        for name, value in values.items():
+            out[name].append(value)
+    return {name: np.array(values) for name, values in out.items()}
+
+
+def empty_frame() -> pd.DataFrame:
+    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, (dtype, _) in COLUMNS.items()})

@@ -1,0 +1,63 @@
+"""The ``bgsim`` command line.  Each group of subcommands lives in ``experiments/commands/``.
+
+Bad input never ends in a traceback: errors that name the problem (``ValueError`` and its
+subclasses, ``OSError``, a missing optional dependency) print one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that add subcommands; each has ``register(subparsers)``.
+COMMAND_MODULES = (
+    "experiments.commands.position",
+    "experiments.commands.play",
+    "experiments.commands.validate",
+    "experiments.commands.bench",
+    "experiments.commands.tournament",
+)
+
+
+class MissingDependency(RuntimeError):
+    """An optional dependency a command needs is not installed."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bgsim",
+        description="Backgammon simulation and bot evaluation.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name == name:
+                continue  # that group of commands is not built yet
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.handler(args) or 0)
+    except BrokenPipeError:  # output piped into `head` and the like: not an error
+        return 0
+    except KeyboardInterrupt:
+        print("bgsim: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, OSError, MissingDependency, NotImplementedError) as error:
+        print(f"bgsim: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
