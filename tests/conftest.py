@@ -1,0 +1,82 @@
+"""Shared pieces of the engine tests: scripted players and the GNU Backgammon count summary."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+
+import pytest
+
+from bgsim.cube import CubeView, Response
+
+
+class ScriptedPlayer:
+    """A player whose every answer is written down in advance, and who remembers what it was asked.
+
+    ``pick`` chooses among the legal plays (default: the first, in canonical order).
+    ``doubles`` answers offer_double: a bool for every time, or a callable(position, view, asked).
+    ``answers`` answers respond_to_double: one Response for every time, or a list taken in order.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        pick: Callable[[Sequence, object], object] | None = None,
+        doubles: bool | Callable = False,
+        answers: Response | list[Response] = Response.TAKE,
+    ) -> None:
+        self.name = name
+        self.pick = pick or (lambda plays, random: plays[0])
+        self.doubles = doubles
+        self.answers = answers
+        self.offers_asked: list[CubeView] = []
+        self.responses_asked: list[CubeView] = []
+        self.rolls_seen: list[tuple[int, int]] = []
+
+    def choose_play(self, position, roll, plays, random):
+        self.rolls_seen.append(roll)
+        return self.pick(plays, random)
+
+    def offer_double(self, position, cube):
+        self.offers_asked.append(cube)
+        if callable(self.doubles):
+            return self.doubles(position, cube, len(self.offers_asked))
+        return self.doubles
+
+    def respond_to_double(self, position, cube):
+        self.responses_asked.append(cube)
+        if isinstance(self.answers, list):
+            return self.answers.pop(0)
+        return self.answers
+
+
+def random_pick(plays, random):
+    """The random bot of the architecture notes: one draw from the seat's own stream."""
+    return plays[random.below(len(plays))]
+
+
+@pytest.fixture
+def scripted():
+    return ScriptedPlayer
+
+
+@pytest.fixture
+def random_player():
+    def make(name: str, **options) -> ScriptedPlayer:
+        return ScriptedPlayer(name, pick=random_pick, **options)
+
+    return make
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print how many (position, roll) pairs were checked against GNU Backgammon, by kind."""
+    module = sys.modules.get("test_against_gnubg")
+    summary = getattr(module, "SUMMARY", None)
+    if not summary:
+        return
+    terminalreporter.section("bgsim against GNU Backgammon's move generator")
+    for source, counts in summary.items():
+        text = ", ".join(f"{name} {value}" for name, value in counts.items())
+        terminalreporter.write_line(f"{source}: {text}")
+    total = sum(counts["pairs"] for counts in summary.values())
+    terminalreporter.write_line(f"total (position, roll) pairs equal to gnubg: {total}")
