@@ -15,7 +15,8 @@ import re
 
 from .board import CHECKERS, Position, PositionError
 
-_ID_PATTERN = re.compile(r"^[A-Za-z0-9+/]{14}$")
+_ID_PATTERN = re.compile(r"[A-Za-z0-9+/]{14}")  # used with fullmatch: "$" would let a newline through
+_BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 
 class PositionIdError(PositionError):
@@ -65,14 +66,23 @@ def encode(position: Position) -> str:
 def decode(text: str) -> Position:
     if not isinstance(text, str):
         raise PositionIdError(f"a position ID is a string, got {type(text).__name__}")
-    if not _ID_PATTERN.match(text):
+    if len(text) != 14:
         raise PositionIdError(
-            f"malformed position ID {text!r}: expected 14 characters of A-Z, a-z, 0-9, + and /"
+            f"malformed position ID {text!r}: a position ID has 14 characters, got {len(text)}"
+        )
+    if not _ID_PATTERN.fullmatch(text):
+        bad = next(char for char in text if char not in _BASE64)
+        raise PositionIdError(
+            f"malformed position ID {text!r}: {bad!r} is not one of A-Z, a-z, 0-9, + and /"
         )
     try:
         data = base64.b64decode(text + "==", validate=True)
     except binascii.Error as error:  # pragma: no cover - the pattern already rules this out
         raise PositionIdError(f"malformed position ID {text!r}: {error}") from None
+    if _BASE64.index(text[-1]) & 0b1111:
+        # 14 characters carry 84 bits; the last 4 are padding and must be zero, or two different
+        # texts would name one position and the ID would not survive a round trip
+        raise PositionIdError(f"position ID {text!r} has stray bits after the last slot")
     bits = [(data[index // 8] >> (index % 8)) & 1 for index in range(80)]
     sides: list[list[int]] = [[], []]
     cursor = 0
