@@ -95,11 +95,11 @@ class Position:
         board = [0] * 26
         for side, sign in ((own, 1), (opponent, -1)):
             for where, count in side.items():
-                if not isinstance(count, int) or count < 0:
+                if not isinstance(count, int) or isinstance(count, bool) or count < 0:
                     raise PositionError(f"checker count {count!r} at {where!r} is not a count")
                 if where == "bar":
                     slot = BAR if sign > 0 else OPPONENT_BAR
-                elif isinstance(where, int) and 1 <= where <= 24:
+                elif isinstance(where, int) and not isinstance(where, bool) and 1 <= where <= 24:
                     slot = where
                 else:
                     raise PositionError(f"{where!r} is not a point (1..24) or 'bar'")
