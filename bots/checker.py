@@ -1,0 +1,106 @@
+"""Checker bots: choose one of the legal plays.
+
+Contract shared with the fast engine (``docs/ARCHITECTURE.md``):
+
+* ``random`` picks ``plays[random.below(len(plays))]`` with the seat's own stream, nothing else;
+* an evaluating bot scores every play's ``play.result`` board (26 ints, seen from the mover,
+  not turned) with plain sequential float64 arithmetic, takes the highest score, and on a tie
+  the first play in the list (the canonical order).
+
+Every evaluation is a module-level function of the board and the parameters, so the Numba
+kernels can mirror it line by line.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from bgsim.board import Position
+from bgsim.dice import RandomStream
+from bgsim.rules import Play
+
+from .params import Bot, Param, parse_float
+
+
+class CheckerBot(Bot):
+    fast_name = ""
+
+    def choose(self, position: Position, roll: tuple[int, int], plays: Sequence[Play],
+               random: RandomStream) -> Play:
+        raise NotImplementedError
+
+    def fast_params(self) -> tuple[float, ...]:
+        return ()
+
+
+class EvaluationBot(CheckerBot):
+    """Picks the play whose resulting board scores highest; the first one on a tie."""
+
+    def score(self, board: tuple[int, ...], before: Position) -> float:
+        raise NotImplementedError
+
+    def choose(self, position, roll, plays, random):
+        best = plays[0]
+        best_score = self.score(best.result.board, position)
+        for play in plays[1:]:
+            value = self.score(play.result.board, position)
+            if value > best_score:  # strictly greater: ties keep the earlier play
+                best, best_score = play, value
+        return best
+
+
+class RandomBot(CheckerBot):
+    """Uniform over the distinct legal plays: ``plays[random.below(len(plays))]``.
+
+    fast_name ``"random"``; ``fast_params()`` is ``()``.
+    """
+
+    name = "random"
+    fast_name = "random"
+    description = "uniform over the distinct legal plays, from the seat's own random stream"
+
+    def choose(self, position, roll, plays, random):
+        return plays[random.below(len(plays))]
+
+
+def pips_of(board) -> tuple[int, int]:
+    """(own pips, opponent pips) of a board seen from the side whose checkers are positive."""
+    own = 0
+    opponent = 0
+    for slot in range(26):
+        count = board[slot]
+        if count > 0:
+            own += slot * count
+        elif count < 0:
+            opponent += (25 - slot) * -count
+    return own, opponent
+
+
+def racer_score(board, hit: float) -> float:
+    """``(opponent pips - own pips) + hit * (opponent checkers on the bar)``, in float64.
+
+    Every full play takes the same pips off the mover's count, so this prefers hits (which add
+    to the opponent's count), then plays that waste fewest pips bearing off.
+    """
+    own, opponent = pips_of(board)
+    return float(opponent - own) + hit * float(-board[0])
+
+
+class RacerBot(EvaluationBot):
+    """Greedy on pips and hits: :func:`racer_score` of the resulting board.
+
+    fast_name ``"racer"``; ``fast_params()`` is ``(hit,)``.
+    """
+
+    name = "racer"
+    fast_name = "racer"
+    description = "greedy: maximise the pip lead after the play, with a bonus per checker hit"
+    PARAMS = (
+        Param("hit", parse_float, 2.0, "bonus per opponent checker on the bar, on top of the pips it loses"),
+    )
+
+    def score(self, board, before):
+        return racer_score(board, self.hit)
+
+    def fast_params(self):
+        return (float(self.hit),)

@@ -1,0 +1,320 @@
+"""Cube bots: when to offer a double and how to answer one.
+
+Every built-in cube bot decides from the position and the :class:`~bgsim.cube.CubeView` only,
+deterministically, so the fast engine can mirror it.  ``offer_double`` sees the position from the
+side that may double (it is on roll, before rolling); ``respond`` sees the position from the
+*doubler* too, as the game loop passes it.  The engine asks only when a double is allowed
+(cube centred or owned, below the maximum, not the Crawford game), so no bot checks that again.
+
+A "first double" is a double from the centred cube (even if automatic doubles have raised it);
+a "redouble" is a double of a cube the doubler owns.
+
+Match play: these bots ignore the score (they are money rules); the engine still keeps them out
+of the Crawford game.  None of them ever beavers.
+"""
+
+from __future__ import annotations
+
+from bgsim.board import Position
+from bgsim.cube import CubeView, Response
+
+from .params import Bot, Param, SpecError, Threshold, parse_bool, parse_float, parse_threshold
+
+
+class CubeBot(Bot):
+    fast_name = ""
+
+    def offer_double(self, position: Position, cube: CubeView) -> bool:
+        raise NotImplementedError
+
+    def respond(self, position: Position, cube: CubeView) -> Response:
+        raise NotImplementedError
+
+    def fast_params(self) -> tuple[float, ...]:
+        return ()
+
+
+class NoCube(CubeBot):
+    """The cube side of a bare CHECKER spec: never doubles, always takes.
+
+    fast_name ``"none"``; ``fast_params()`` is ``()``.
+    """
+
+    name = "none"
+    fast_name = "none"
+    description = "no cube play: never doubles, takes every double (what a bare CHECKER spec uses)"
+
+    def offer_double(self, position, cube):
+        return False
+
+    def respond(self, position, cube):
+        return Response.TAKE
+
+
+class AlwaysTake(CubeBot):
+    """Never doubles and takes every double.  fast_name ``"always-take"``; ``fast_params()`` is ``()``."""
+
+    name = "always-take"
+    fast_name = "always-take"
+    description = "never doubles, takes every double"
+
+    def offer_double(self, position, cube):
+        return False
+
+    def respond(self, position, cube):
+        return Response.TAKE
+
+
+class NeverTake(CubeBot):
+    """Never doubles and drops every double.  fast_name ``"never-take"``; ``fast_params()`` is ``()``."""
+
+    name = "never-take"
+    fast_name = "never-take"
+    description = "never doubles, drops every double"
+
+    def offer_double(self, position, cube):
+        return False
+
+    def respond(self, position, cube):
+        return Response.DROP
+
+
+class PipDiff(CubeBot):
+    """The pip-difference rule: double on a big enough pip lead, take a small enough deficit.
+
+    With the position seen from the doubler (on roll): ``own = position.pip_count``,
+    ``opp = position.opponent_pip_count``, ``lead = opp - own`` (the doubler's lead, may be
+    negative), and the taker's deficit is the same number.
+
+    * offer a first double (cube centred) when ``double.reached(lead, own)``;
+    * offer a redouble (cube owned) when ``redouble.reached(lead, own)``;
+    * take when ``take.within(lead, own)``, else drop.
+
+    ``Threshold.reached``/``within`` compare exactly (float64, no rounding):
+
+    * absolute ``double=10``: ``lead >= 10``; take ``take=12``: ``lead <= 12``;
+    * percent ``double=8%``: ``100.0 * lead >= 8 * own``, i.e. the lead is at least 8% of the
+      **doubler's** own pip count; ``take=12%``: ``100.0 * lead <= 12 * own``.  Percent is
+      always of the doubler's count, for the taker as well (the 8-9-12 rule's convention).
+
+    Defaults are the 8-9-12 race rule (Trice, "Backgammon Boot Camp"; Keith's count articles):
+    double at a lead of 8% of your own count, redouble at 9%, take when down by at most 12%.
+
+    ``race_only=true``: doubles only when ``position.is_race``; asked to take a double in a
+    position with contact it always takes (its pip rule says nothing about contact positions,
+    and a take keeps the game going rather than conceding a position it cannot judge).
+    Without race_only the rule is applied in contact too: this is the crude rule under study.
+
+    fast_name ``"pipdiff"``; ``fast_params()`` is
+    ``(double, double_is_percent, redouble, redouble_is_percent, take, take_is_percent, race_only)``
+    with flags as 0.0/1.0 and values as numbers (8.0 for ``8%``, 10.0 for ``10``).
+    """
+
+    name = "pipdiff"
+    fast_name = "pipdiff"
+    description = "pip-count rule: double on a lead, take a small enough deficit (default 8-9-12%)"
+    PARAMS = (
+        Param("double", parse_threshold, Threshold(8.0, True),
+              "first double when the pip lead is at least this (pips, or % of own count)"),
+        Param("redouble", parse_threshold, Threshold(9.0, True),
+              "redouble (owned cube) when the pip lead is at least this"),
+        Param("take", parse_threshold, Threshold(12.0, True),
+              "take when the pip deficit is at most this (% of the doubler's count)"),
+        Param("race_only", parse_bool, False,
+              "double only in pure races (and take every double in contact)"),
+    )
+
+    def check(self) -> None:
+        for key in ("double", "redouble", "take"):
+            if not isinstance(getattr(self, key), Threshold):
+                raise SpecError(f"pipdiff: {key} must be a threshold, got {getattr(self, key)!r}")
+        # Same units and take < double: this player would drop every double it offers itself,
+        # which is no cube strategy at all.
+        for key in ("double", "redouble"):
+            offer = getattr(self, key)
+            if offer.percent == self.take.percent and self.take.value < offer.value:
+                raise SpecError(
+                    f"pipdiff: take={self.take} is below {key}={offer}: the player would drop "
+                    f"every {key} it offers itself"
+                )
+
+    def offer_double(self, position: Position, cube: CubeView) -> bool:
+        if self.race_only and not position.is_race:
+            return False
+        own = position.pip_count
+        lead = position.opponent_pip_count - own
+        threshold = self.double if cube.centred else self.redouble
+        return threshold.reached(lead, own)
+
+    def respond(self, position: Position, cube: CubeView) -> Response:
+        if self.race_only and not position.is_race:
+            return Response.TAKE
+        own = position.pip_count
+        lead = position.opponent_pip_count - own
+        return Response.TAKE if self.take.within(lead, own) else Response.DROP
+
+    def fast_params(self) -> tuple[float, ...]:
+        return (
+            float(self.double.value), float(self.double.percent),
+            float(self.redouble.value), float(self.redouble.percent),
+            float(self.take.value), float(self.take.percent),
+            float(self.race_only),
+        )
+
+
+def keith_count(board) -> int:
+    """Tom Keith's count of the side whose checkers are positive in ``board`` (26 ints).
+
+    pip count + 2 for each checker beyond one on the 1-point + 1 for each checker beyond one on
+    the 2-point + 1 for each checker beyond three on the 3-point + 1 for each of the 4-, 5- and
+    6-points with none of its checkers.
+    """
+    count = 0
+    for point in range(1, 26):
+        if board[point] > 0:
+            count += point * board[point]
+    count += 2 * max(board[1] - 1, 0)
+    count += max(board[2] - 1, 0)
+    count += max(board[3] - 3, 0)
+    for point in (4, 5, 6):
+        if board[point] <= 0:
+            count += 1
+    return count
+
+
+def thorp_count(board) -> int:
+    """Edward Thorp's count of the side whose checkers are positive in ``board`` (26 ints).
+
+    pip count + 2 for each checker still on the board (bar included) + 1 for each checker on the
+    1-point - 1 for each of the home points 1..6 it occupies.
+    """
+    pips = 0
+    on_board = 0
+    for point in range(1, 26):
+        if board[point] > 0:
+            pips += point * board[point]
+            on_board += board[point]
+    occupied = 0
+    for point in range(1, 7):
+        if board[point] > 0:
+            occupied += 1
+    return pips + 2 * on_board + max(board[1], 0) - occupied
+
+
+class _RaceCount(CubeBot):
+    """Shared by keith and thorp: a race formula, compared against three margins.
+
+    In contact (``not position.is_race``) the race formulas do not apply: the bot never doubles
+    and takes every double.
+    """
+
+    def excess_at_most(self, position: Position, margin: float) -> bool:
+        raise NotImplementedError
+
+    def offer_double(self, position: Position, cube: CubeView) -> bool:
+        if not position.is_race:
+            return False
+        return self.excess_at_most(position, self.double if cube.centred else self.redouble)
+
+    def respond(self, position: Position, cube: CubeView) -> Response:
+        if not position.is_race:
+            return Response.TAKE
+        return Response.TAKE if self.excess_at_least(position, self.take) else Response.DROP
+
+    def check(self) -> None:
+        if self.take > self.double or self.take > self.redouble:
+            raise SpecError(
+                f"{self.name}: take={self.take:g} is above double={self.double:g} or "
+                f"redouble={self.redouble:g}: the player would drop the doubles it offers itself"
+            )
+
+    def fast_params(self) -> tuple[float, ...]:
+        return (float(self.double), float(self.redouble), float(self.take))
+
+
+class Keith(_RaceCount):
+    """The Keith count (Tom Keith, 2004), for races.
+
+    Each side's count is :func:`keith_count`; the roller's (the doubler's) count is increased by
+    one seventh.  With ``R`` the doubler's count and ``O`` the opponent's, the excess is
+    ``R * 8/7 - O``, and the published rule is:
+
+    * double if the excess is at most 4, redouble if it is at most 3;
+    * take if the excess is at least 2 (i.e. drop when the doubler's adjusted count exceeds the
+      taker's by less than 2).
+
+    Computed without division: double when ``8*R - 7*O <= 7*double`` (likewise redouble), take
+    when ``8*R - 7*O >= 7*take``, in float64 (exact for whole-number margins).  The margins are
+    parameters.  In contact: never doubles, always takes.
+
+    fast_name ``"keith"``; ``fast_params()`` is ``(double, redouble, take)``.
+    """
+
+    name = "keith"
+    fast_name = "keith"
+    description = "Keith count for races (double if excess <= 4, redouble <= 3, take >= 2)"
+    PARAMS = (
+        Param("double", parse_float, 4.0, "double when the roller's adjusted count exceeds the opponent's by at most this"),
+        Param("redouble", parse_float, 3.0, "redouble when the excess is at most this"),
+        Param("take", parse_float, 2.0, "take when the doubler's excess is at least this"),
+    )
+
+    @staticmethod
+    def scaled_excess(position: Position) -> float:
+        roller = keith_count(position.board)
+        opponent = keith_count(position.turned().board)
+        return 8.0 * roller - 7.0 * opponent
+
+    def excess_at_most(self, position, margin):
+        return self.scaled_excess(position) <= 7.0 * margin
+
+    def excess_at_least(self, position, margin):
+        return self.scaled_excess(position) >= 7.0 * margin
+
+
+class Thorp(_RaceCount):
+    """The Thorp count (Edward O. Thorp), for races.
+
+    Each side's count is :func:`thorp_count`.  ``L`` is the doubler's (the leader's) count and
+    ``T`` the other side's.  If ``L > 30`` the leader's count is increased by 10%.  Then:
+
+    * double if ``L <= T + 2``, redouble if ``L <= T + 1``;
+    * take if ``L >= T - 2`` (the doubler's count is not more than 2 below the taker's).
+
+    Written as an excess ``L' - T`` against margins double=2, redouble=1, take=-2, and computed
+    without fractions: when ``L > 30``, ``11*L - 10*T`` is compared with ``10*margin``;
+    otherwise ``L - T`` with ``margin`` (float64; exact for whole-number margins).  In contact:
+    never doubles, always takes.
+
+    fast_name ``"thorp"``; ``fast_params()`` is ``(double, redouble, take)``.
+    """
+
+    name = "thorp"
+    fast_name = "thorp"
+    description = "Thorp count for races (double if L <= T+2, redouble <= T+1, take if L >= T-2)"
+    PARAMS = (
+        Param("double", parse_float, 2.0, "double when the leader's adjusted count exceeds the trailer's by at most this"),
+        Param("redouble", parse_float, 1.0, "redouble when the excess is at most this"),
+        Param("take", parse_float, -2.0, "take when the doubler's excess is at least this"),
+    )
+
+    @staticmethod
+    def _counts(position: Position) -> tuple[int, int]:
+        return thorp_count(position.board), thorp_count(position.turned().board)
+
+    def excess_at_most(self, position, margin):
+        leader, trailer = self._counts(position)
+        if leader > 30:
+            return 11.0 * leader - 10.0 * trailer <= 10.0 * margin
+        return float(leader - trailer) <= margin
+
+    def excess_at_least(self, position, margin):
+        leader, trailer = self._counts(position)
+        if leader > 30:
+            return 11.0 * leader - 10.0 * trailer >= 10.0 * margin
+        return float(leader - trailer) >= margin
+
+
+CUBE_BOTS: dict[str, type[CubeBot]] = {
+    bot.name: bot for bot in (PipDiff, Keith, Thorp, AlwaysTake, NeverTake, NoCube)
+}

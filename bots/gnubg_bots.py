@@ -1,0 +1,157 @@
+"""GNU Backgammon as a player: its neural net for checker play and its cube decisions.
+
+Reference-engine only: these bots have no ``fast_name``.  ``gnubg-nn`` and ``gnubg`` are
+optional dependencies, imported on first use so that the rest of bgsim works without them.
+"""
+
+from __future__ import annotations
+
+from bgsim.board import Position
+from bgsim.cube import CubeView, Response
+from bgsim.position_id import to_gnubg_board
+
+from .checker import CheckerBot
+from .cube import CubeBot
+from .params import Param, parse_int
+
+
+def _gnubg_nn():
+    try:
+        import gnubg_nn
+    except ImportError as error:  # pragma: no cover - the test extra installs it
+        raise ImportError("the gnubg bots need the gnubg-nn package (pip install 'bgsim[gnubg]')") from error
+    return gnubg_nn
+
+
+def apply_gnubg_moves(board, moves) -> tuple[int, ...]:
+    """Our board after GNU Backgammon's 1-based (from, to) moves: 25 is the bar, 0 or less is off."""
+    after = list(board)
+    for source, target in moves:
+        after[source] -= 1
+        if target >= 1:
+            if after[target] == -1:  # a blot is hit and goes to the opponent's bar
+                after[target] = 0
+                after[0] -= 1
+            after[target] += 1
+    return tuple(after)
+
+
+class GnubgChecker(CheckerBot):
+    """GNU Backgammon's neural net through ``gnubg_nn.best_move`` at ``plies`` (0 = the net alone)."""
+
+    name = "gnubg"
+    description = "GNU Backgammon's neural net (gnubg-nn), 0-ply by default"
+    PARAMS = (
+        Param("plies", parse_int, 0, "look-ahead plies of the gnubg evaluation (0..2)", minimum=0, maximum=2),
+    )
+
+    def choose(self, position, roll, plays, random):
+        if len(plays) == 1:
+            return plays[0]
+        nn = _gnubg_nn()
+        opponent, on_roll = to_gnubg_board(position)
+        moves = nn.best_move([opponent, on_roll], roll[0], roll[1], n=self.plies)
+        result = apply_gnubg_moves(position.board, moves)
+        for play in plays:
+            if play.result.board == result:
+                return play
+        raise RuntimeError(
+            f"gnubg chose {moves} from {position.position_id} with {roll}, which is not a legal play here"
+        )
+
+
+def janowski_equities(probabilities, efficiency: float, jacoby_centred: bool = False):
+    """Money-game cubeful equities of the side on roll, per unit of the current cube.
+
+    Rick Janowski's model ("Take-points in money games", 1993), the one GNU Backgammon uses to
+    turn cubeless 0-ply outputs into cubeful ones: each equity is
+    ``x * live + (1 - x) * dead`` with cube efficiency ``x``.  With ``p`` the chance to win,
+    ``W`` and ``L`` the average values of a win and a loss (gammons included), ``S = W + L + 1/2``:
+
+    * dead (cubeless): ``p*W - (1-p)*L``;
+    * live, we own the cube: ``min(1, p*S - L)``;
+    * live, they own it: ``max(-1, p*S - L - 1/2)``;
+    * live, centred: -1 below our take point ``(L - 1/2)/S``, +1 above our cash point
+      ``(L + 1)/S``, linear in between.
+
+    Returns ``(centred, owned, opponent_owns)``.  With ``jacoby_centred`` the centred equity
+    counts gammons as singles (the Jacoby rule while the cube has not been turned).
+    """
+    win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = probabilities
+    p = min(max(win, 0.0), 1.0)
+    w = 1.0 + (win_gammon + win_backgammon) / p if p > 1e-7 else 1.0
+    l = 1.0 + (lose_gammon + lose_backgammon) / (1.0 - p) if p < 1.0 - 1e-7 else 1.0
+
+    def states(w: float, l: float):
+        s = w + l + 0.5
+        dead = p * w - (1.0 - p) * l
+        own = min(1.0, p * s - l)
+        theirs = max(-1.0, p * s - l - 0.5)
+        take_point, cash_point = (l - 0.5) / s, (l + 1.0) / s
+        if p <= take_point:
+            centre = -1.0
+        elif p >= cash_point:
+            centre = 1.0
+        else:
+            centre = -1.0 + 2.0 * (p - take_point) / (cash_point - take_point)
+        mix = lambda live: efficiency * live + (1.0 - efficiency) * dead  # noqa: E731
+        return mix(centre), mix(own), mix(theirs)
+
+    centred, owned, theirs = states(w, l)
+    if jacoby_centred:
+        centred = states(1.0, 1.0)[0]
+    return centred, owned, theirs
+
+
+def cube_efficiency(position: Position) -> float:
+    """GNU Backgammon's default cube efficiency: 0.68 in contact; in a race
+    ``0.55 + 0.00125 * pips`` of the side on roll, kept within 0.6 .. 0.7."""
+    if not position.is_race:
+        return 0.68
+    return min(0.7, max(0.6, 0.55 + 0.00125 * position.pip_count))
+
+
+class GnubgCube(CubeBot):
+    """GNU Backgammon's cube judgement for money play.
+
+    ``gnubg_nn.evaluate_cube_decision`` is not implemented for money games, and the ``gnubg``
+    package's ``evaluate`` returns cubeless equity here, so this bot does what GNU Backgammon
+    does at 0 ply: it takes the net's cubeless probabilities for the side on roll
+    (``gnubg_nn.probabilities`` at ``plies``) and turns them into cubeful equities with
+    Janowski's formulas and GNU Backgammon's cube efficiency (:func:`janowski_equities`,
+    :func:`cube_efficiency`).  Then, per unit of the current cube:
+
+    * no double = the centred (or owned) equity; double/take = 2 x the equity with the opponent
+      owning the cube; double/pass = +1;
+    * double when ``min(double/take, double/pass) > no double`` (so "too good" positions play on);
+    * take when ``double/take <= 1``; beaver (where allowed) when ``double/take < 0``.
+
+    Match score is ignored (money judgement in matches too).  Reference engine only.
+    """
+
+    name = "gnubg"
+    description = "GNU Backgammon net probabilities + Janowski cubeful money formulas"
+    PARAMS = (
+        Param("plies", parse_int, 0, "look-ahead plies of the probabilities (0..2)", minimum=0, maximum=2),
+    )
+
+    def _equities(self, position: Position, cube: CubeView):
+        nn = _gnubg_nn()
+        opponent, on_roll = to_gnubg_board(position)
+        probabilities = nn.probabilities([opponent, on_roll], self.plies)
+        jacoby = cube.jacoby and cube.centred
+        return janowski_equities(probabilities, cube_efficiency(position), jacoby)
+
+    def offer_double(self, position: Position, cube: CubeView) -> bool:
+        centred, owned, theirs = self._equities(position, cube)
+        no_double = centred if cube.centred else owned
+        return min(2.0 * theirs, 1.0) > no_double
+
+    def respond(self, position: Position, cube: CubeView) -> Response:
+        _, _, theirs = self._equities(position, cube)
+        double_take = 2.0 * theirs
+        if double_take > 1.0:
+            return Response.DROP
+        if cube.beaver_allowed and double_take < 0.0:
+            return Response.BEAVER
+        return Response.TAKE

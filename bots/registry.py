@@ -1,0 +1,158 @@
+"""Player specs: ``CHECKER`` or ``CHECKER+CUBE``, each ``name`` or ``name(key=value,...)``.
+
+``make_player("heuristic+pipdiff(double=8%,redouble=9%,take=12%)")`` builds a
+:class:`BotPlayer`.  Its ``name`` is the canonical spec: bot names with only the parameters that
+differ from their defaults, in declaration order, so equal players have equal names
+(``racer+pipdiff(double=8%)`` is ``racer+pipdiff``).  A bare CHECKER gets the ``none`` cube:
+never doubles, always takes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from bgsim.board import Position
+from bgsim.cube import CubeView, Response
+from bgsim.dice import RandomStream
+from bgsim.rules import Play
+
+from .checker import CheckerBot
+from .cube import CubeBot, NoCube
+from .params import Bot, SpecError
+
+_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+_KEY = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def checker_bots() -> dict[str, type[CheckerBot]]:
+    from .checker import RacerBot, RandomBot
+    from .gnubg_bots import GnubgChecker
+    from .heuristic import HeuristicBot
+    from .pubeval import PubevalBot
+
+    return {bot.name: bot for bot in (RandomBot, RacerBot, HeuristicBot, PubevalBot, GnubgChecker)}
+
+
+def cube_bots() -> dict[str, type[CubeBot]]:
+    from .cube import CUBE_BOTS
+    from .gnubg_bots import GnubgCube
+
+    bots = dict(CUBE_BOTS)
+    bots[GnubgCube.name] = GnubgCube
+    return bots
+
+
+class BotPlayer:
+    """A checker bot and a cube bot at one seat: the :class:`bgsim.decisions.Player` protocol."""
+
+    def __init__(self, checker: CheckerBot, cube: CubeBot | None = None) -> None:
+        self.checker = checker
+        self.cube = cube if cube is not None else NoCube()
+        self.name = checker.spec if isinstance(self.cube, NoCube) else f"{checker.spec}+{self.cube.spec}"
+
+    def choose_play(self, position: Position, roll: tuple[int, int], plays: Sequence[Play],
+                    random: RandomStream) -> Play:
+        return self.checker.choose(position, roll, plays, random)
+
+    def offer_double(self, position: Position, cube: CubeView) -> bool:
+        return bool(self.cube.offer_double(position, cube))
+
+    def respond_to_double(self, position: Position, cube: CubeView) -> Response:
+        return self.cube.respond(position, cube)
+
+    @property
+    def fast_names(self) -> tuple[str, str]:
+        """(checker, cube) fast-engine names; "" for a bot only the reference engine runs."""
+        return getattr(self.checker, "fast_name", ""), getattr(self.cube, "fast_name", "")
+
+    def __repr__(self) -> str:
+        return f"<BotPlayer {self.name}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BotPlayer) and self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+def split_top_level(text: str, separator: str) -> list[str]:
+    """Split on ``separator`` outside parentheses; unbalanced parentheses are a SpecError."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                raise SpecError(f"unbalanced ')' in {text!r}")
+        elif char == separator and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    if depth != 0:
+        raise SpecError(f"unclosed '(' in {text!r}")
+    parts.append(text[start:])
+    return parts
+
+
+def parse_bot(text: str) -> tuple[str, dict[str, str]]:
+    """``name`` or ``name(key=value,...)`` -> (name, raw values)."""
+    text = text.strip()
+    if not text:
+        raise SpecError("empty bot name")
+    if "(" in text:
+        if not text.endswith(")"):
+            raise SpecError(f"{text!r}: parameters go in parentheses at the end, e.g. pipdiff(double=10)")
+        name, inner = text[:-1].split("(", 1)
+        name = name.strip()
+        if "(" in inner or ")" in inner:
+            raise SpecError(f"{text!r}: nested parentheses")
+    else:
+        name, inner = text, None
+    if not _NAME.match(name):
+        raise SpecError(f"{name!r} is not a bot name (lower-case letters, digits and '-')")
+    values: dict[str, str] = {}
+    if inner is not None and inner.strip():
+        for item in inner.split(","):
+            if "=" not in item:
+                raise SpecError(f"{name}: parameter {item.strip()!r} is not key=value")
+            key, value = (part.strip() for part in item.split("=", 1))
+            if not _KEY.match(key):
+                raise SpecError(f"{name}: {key!r} is not a parameter name")
+            if not value:
+                raise SpecError(f"{name}: {key} has no value")
+            if key in values:
+                raise SpecError(f"{name}: {key} given twice")
+            values[key] = value
+    return name, values
+
+
+def _build(kind: str, registry: dict[str, type[Bot]], text: str) -> Bot:
+    name, values = parse_bot(text)
+    if name not in registry:
+        raise SpecError(f"unknown {kind} bot {name!r} (known: {', '.join(registry)})")
+    return registry[name].from_text(values)
+
+
+def make_checker(text: str) -> CheckerBot:
+    return _build("checker", checker_bots(), text)  # type: ignore[return-value]
+
+
+def make_cube(text: str) -> CubeBot:
+    return _build("cube", cube_bots(), text)  # type: ignore[return-value]
+
+
+def make_player(spec: str) -> BotPlayer:
+    """Build a player from ``CHECKER`` or ``CHECKER+CUBE``; SpecError names what is wrong."""
+    if isinstance(spec, BotPlayer):
+        return spec
+    if not isinstance(spec, str):
+        raise SpecError(f"a player spec is text like 'heuristic+pipdiff', got {spec!r}")
+    parts = split_top_level(spec.strip(), "+")
+    if len(parts) > 2:
+        raise SpecError(f"{spec!r}: a player is CHECKER or CHECKER+CUBE, found {len(parts)} parts")
+    if any(not part.strip() for part in parts):
+        raise SpecError(f"{spec!r}: empty part around '+'")
+    checker = make_checker(parts[0])
+    cube = make_cube(parts[1]) if len(parts) == 2 else NoCube()
+    return BotPlayer(checker, cube)
