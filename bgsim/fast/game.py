@@ -1,0 +1,343 @@
+"""The game loop in Numba: ``bgsim.game.play_game`` and ``bgsim.match.play_match``, step for step.
+
+One game writes one row of int64s (``COL_*``, the engine columns of ``bgsim.schema`` in order,
+coded as there) plus an error code.  Turn order, stream use and every cube rule follow the
+reference exactly: the opening roll (ties thrown again, automatic doubles), then on each later
+turn the chance to double before the roll, the roll, the play.
+
+``rules`` is int64[6]: cube, max_cube, jacoby, beaver, automatic_doubles, backgammon_as_gammon.
+``codes`` is int64[4] and ``params`` float64[4, P]: white checker, black checker, white cube,
+black cube.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from .checker import choose
+from .compile import jit, parallel_jit
+from .cube import (
+    BEAVER, DROP, VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_MAX,
+    VIEW_OPP_AWAY, VIEW_POST_CRAWFORD, VIEW_SIZE, VIEW_VALUE, offer_double, respond,
+)
+from .dice import die, open_stream
+from .moves import generate, new_buffers, play_before
+
+ENGINE_COLUMNS = (
+    "game", "winner", "result", "cube_value", "cube_owner", "doubles", "beavers",
+    "automatic_doubles", "first_double_ply", "first_doubler", "points", "plies",
+    "white_pips", "black_pips", "white_off", "black_off",
+    "match_to", "game_in_match", "white_score", "black_score", "crawford",
+)
+(COL_GAME, COL_WINNER, COL_RESULT, COL_CUBE_VALUE, COL_CUBE_OWNER, COL_DOUBLES, COL_BEAVERS,
+ COL_AUTOMATIC, COL_FIRST_DOUBLE_PLY, COL_FIRST_DOUBLER, COL_POINTS, COL_PLIES, COL_WHITE_PIPS,
+ COL_BLACK_PIPS, COL_WHITE_OFF, COL_BLACK_OFF, COL_MATCH_TO, COL_GAME_IN_MATCH, COL_WHITE_SCORE,
+ COL_BLACK_SCORE, COL_CRAWFORD, COL_ERROR) = range(22)
+ROW_SIZE = 22
+
+RULE_CUBE, RULE_MAX_CUBE, RULE_JACOBY, RULE_BEAVER, RULE_AUTOMATIC, RULE_BG_AS_GAMMON = range(6)
+
+WHITE, BLACK = 0, 1
+SINGLE, GAMMON, BACKGAMMON, RESULT_DROP = 0, 1, 2, 3  # schema.RESULT_CODES
+CENTRE = 0  # schema.OWNER_CODES: 0 centre, 1 white, 2 black (side + 1)
+MAX_PLIES = 100_000
+ERROR_NONE, ERROR_TOO_LONG, ERROR_BAD_BEAVER = 0, 1, 2
+
+# one traced ply: game_in_match, ply, side, cube action (0 none, 1 take, 2 beaver, 3 drop),
+# die1, die2, number of plays, canonical index of the chosen play (-1 for none), then the
+# board before the roll (26, from the side on roll) and after the play (26, same side)
+TRACE_HEAD = 8
+TRACE_SIZE = TRACE_HEAD + 52
+CUBE_ACTION_TAKE, CUBE_ACTION_BEAVER, CUBE_ACTION_DROP = 1, 2, 3
+
+
+@jit
+def _start(board):
+    board[:] = 0
+    board[24] = 2
+    board[13] = 5
+    board[8] = 3
+    board[6] = 5
+    board[1] = -2
+    board[12] = -5
+    board[17] = -3
+    board[19] = -5
+
+
+@jit
+def _turn(board):
+    for slot in range(13):
+        other = board[25 - slot]
+        board[25 - slot] = -board[slot]
+        board[slot] = -other
+
+
+@jit
+def _finish(row, winner, result, value, owner, doubles, beavers, automatic, first_ply,
+            first_doubler, plies, board, rules, in_match):
+    """Score the game; ``board`` is seen from the winner."""
+    own_pips = 0
+    opp_pips = 0
+    own_on = 0
+    opp_on = 0
+    for slot in range(26):
+        count = board[slot]
+        if count > 0:
+            own_pips += slot * count
+            own_on += count
+        elif count < 0:
+            opp_pips += (25 - slot) * -count
+            opp_on -= count
+    if result == RESULT_DROP:
+        points = value
+    else:
+        scored = result
+        if scored == BACKGAMMON and rules[RULE_BG_AS_GAMMON] != 0:
+            scored = GAMMON
+        if rules[RULE_JACOBY] != 0 and not in_match and doubles == 0:
+            scored = SINGLE
+        points = (scored + 1) * value
+    row[COL_WINNER] = winner
+    row[COL_RESULT] = result
+    row[COL_CUBE_VALUE] = value
+    row[COL_CUBE_OWNER] = owner
+    row[COL_DOUBLES] = doubles
+    row[COL_BEAVERS] = beavers
+    row[COL_AUTOMATIC] = automatic
+    row[COL_FIRST_DOUBLE_PLY] = first_ply
+    row[COL_FIRST_DOUBLER] = first_doubler
+    row[COL_POINTS] = points
+    row[COL_PLIES] = plies
+    if winner == WHITE:
+        row[COL_WHITE_PIPS] = own_pips
+        row[COL_BLACK_PIPS] = opp_pips
+        row[COL_WHITE_OFF] = 15 - own_on
+        row[COL_BLACK_OFF] = 15 - opp_on
+    else:
+        row[COL_WHITE_PIPS] = opp_pips
+        row[COL_BLACK_PIPS] = own_pips
+        row[COL_WHITE_OFF] = 15 - opp_on
+        row[COL_BLACK_OFF] = 15 - own_on
+
+
+@jit
+def _result_of(board):
+    """single, gammon or backgammon; ``board`` seen from the winner (all 15 off)."""
+    opp_on = 0
+    for slot in range(26):
+        if board[slot] < 0:
+            opp_on -= board[slot]
+    if opp_on < 15:
+        return SINGLE
+    for slot in range(0, 7):
+        if board[slot] < 0:
+            return BACKGAMMON
+    return GAMMON
+
+
+@jit
+def _trace_ply(trace, tcount, game_in_match, ply, side, action, d1, d2, nplays, rank, before, after):
+    t = tcount[0]
+    if t >= trace.shape[0]:
+        return
+    trace[t, 0] = game_in_match
+    trace[t, 1] = ply
+    trace[t, 2] = side
+    trace[t, 3] = action
+    trace[t, 4] = d1
+    trace[t, 5] = d2
+    trace[t, 6] = nplays
+    trace[t, 7] = rank
+    for i in range(26):
+        trace[t, TRACE_HEAD + i] = before[i]
+        trace[t, TRACE_HEAD + 26 + i] = after[i]
+    tcount[0] = t + 1
+
+
+@jit
+def play_one(seed, number, game_in_match, match_to, white_score, black_score, crawford,
+             post_crawford, rules, codes, params, row, plays, keys, slots, table, order,
+             trace, tcount, tracing):
+    """Play one game into ``row`` (see ``bgsim.game.play_game``)."""
+    in_match = match_to > 0
+    row[COL_GAME] = number
+    row[COL_MATCH_TO] = match_to
+    row[COL_GAME_IN_MATCH] = game_in_match
+    row[COL_WHITE_SCORE] = white_score
+    row[COL_BLACK_SCORE] = black_score
+    row[COL_CRAWFORD] = 1 if crawford else 0
+    row[COL_ERROR] = ERROR_NONE
+
+    base = 4 * game_in_match
+    streams = np.empty((3, 2), dtype=np.uint64)  # dice, white's choices, black's choices
+    open_stream(streams, 0, seed, number, base)
+    open_stream(streams, 1, seed, number, base + 1)
+    open_stream(streams, 2, seed, number, base + 2)
+
+    value = 1
+    owner = CENTRE
+    automatic = 0
+    while True:
+        white_die = die(streams, 0)
+        black_die = die(streams, 0)
+        if white_die != black_die:
+            break
+        if (rules[RULE_CUBE] != 0 and not crawford and not in_match
+                and automatic < rules[RULE_AUTOMATIC] and value * 2 <= rules[RULE_MAX_CUBE]):
+            value *= 2
+            automatic += 1
+    side = WHITE if white_die > black_die else BLACK
+    opening = True
+    d1 = white_die if side == WHITE else black_die
+    d2 = black_die if side == WHITE else white_die
+
+    board = np.empty(26, dtype=np.int8)
+    before = np.empty(26, dtype=np.int8)
+    _start(board)
+    view = np.zeros(VIEW_SIZE, dtype=np.int64)
+    plies = 0
+    doubles = 0
+    beavers = 0
+    first_ply = 0
+    first_doubler = 0
+    cube_on = rules[RULE_CUBE] != 0 and not crawford
+    while plies < MAX_PLIES:
+        action = 0
+        if tracing:
+            before[:] = board
+        if not opening:
+            if cube_on and (owner == CENTRE or owner == side + 1) and value * 2 <= rules[RULE_MAX_CUBE]:
+                view[VIEW_VALUE] = value
+                view[VIEW_CENTRED] = 1 if owner == CENTRE else 0
+                view[VIEW_MAX] = rules[RULE_MAX_CUBE]
+                view[VIEW_BEAVER] = 1 if (rules[RULE_BEAVER] != 0 and not in_match
+                                          and value * 4 <= rules[RULE_MAX_CUBE]) else 0
+                view[VIEW_JACOBY] = 1 if (rules[RULE_JACOBY] != 0 and not in_match) else 0
+                view[VIEW_MATCH_TO] = match_to
+                own_score = white_score if side == WHITE else black_score
+                opp_score = black_score if side == WHITE else white_score
+                view[VIEW_AWAY] = match_to - own_score if in_match else 0
+                view[VIEW_OPP_AWAY] = match_to - opp_score if in_match else 0
+                view[VIEW_POST_CRAWFORD] = 1 if (in_match and post_crawford) else 0
+                if offer_double(codes[2 + side], params[2 + side], board, view):
+                    if first_ply == 0:
+                        first_ply = plies + 1
+                        first_doubler = side + 1
+                    other = 1 - side
+                    answer = respond(codes[2 + other], params[2 + other], board, view)
+                    if answer == DROP:
+                        if tracing:
+                            _trace_ply(trace, tcount, game_in_match, plies + 1, side,
+                                       CUBE_ACTION_DROP, 0, 0, 0, -1, before, board)
+                        _finish(row, side, RESULT_DROP, value, owner, doubles, beavers, automatic,
+                                first_ply, first_doubler, plies, board, rules, in_match)
+                        return
+                    if answer == BEAVER:
+                        if view[VIEW_BEAVER] == 0:
+                            row[COL_ERROR] = ERROR_BAD_BEAVER
+                            return
+                        value *= 4
+                        owner = other + 1
+                        beavers += 1
+                        doubles += 2
+                        action = CUBE_ACTION_BEAVER
+                    else:
+                        value *= 2
+                        owner = other + 1
+                        doubles += 1
+                        action = CUBE_ACTION_TAKE
+            d1 = die(streams, 0)
+            d2 = die(streams, 0)
+        opening = False
+        plies += 1
+        count = generate(board, d1, d2, plays, keys, slots, table)
+        rank = -1
+        if count > 0:
+            index = choose(codes[side], params[side], board, plays, keys, count, order, streams, 1 + side)
+            if tracing:
+                rank = 0
+                for i in range(count):
+                    if play_before(plays, keys, i, index):
+                        rank += 1
+            board[:] = plays[index]
+        if tracing:
+            _trace_ply(trace, tcount, game_in_match, plies, side, action, d1, d2, count, rank,
+                       before, board)
+        all_off = True
+        for slot in range(1, 26):
+            if board[slot] > 0:
+                all_off = False
+                break
+        if all_off:
+            _finish(row, side, _result_of(board), value, owner, doubles, beavers, automatic,
+                    first_ply, first_doubler, plies, board, rules, in_match)
+            return
+        _turn(board)
+        side = 1 - side
+    row[COL_ERROR] = ERROR_TOO_LONG
+
+
+@jit
+def play_number(seed, number, match_to, rules, codes, params, rows, first_row, plays, keys,
+                slots, table, order, trace, tcount, tracing):
+    """Game ``number`` (money) or match ``number`` (``match_to`` > 0) into ``rows[first_row:]``.
+
+    Returns how many rows (games) it wrote.  Follows ``bgsim.match.play_match``.
+    """
+    if match_to == 0:
+        play_one(seed, number, 0, 0, 0, 0, False, False, rules, codes, params, rows[first_row],
+                 plays, keys, slots, table, order, trace, tcount, tracing)
+        return 1
+    white_score = 0
+    black_score = 0
+    crawford_next = False
+    crawford_done = False
+    games = 0
+    while white_score < match_to and black_score < match_to:
+        crawford = crawford_next
+        crawford_next = False
+        row = rows[first_row + games]
+        play_one(seed, number, games, match_to, white_score, black_score, crawford,
+                 crawford_done and not crawford, rules, codes, params, row, plays, keys, slots,
+                 table, order, trace, tcount, tracing)
+        games += 1
+        if row[COL_ERROR] != ERROR_NONE:
+            return games
+        if row[COL_WINNER] == WHITE:
+            white_score += row[COL_POINTS]
+            new_score = white_score
+        else:
+            black_score += row[COL_POINTS]
+            new_score = black_score
+        if not crawford_done and new_score == match_to - 1:
+            crawford_next = True
+            crawford_done = True
+    return games
+
+
+@parallel_jit
+def play_batch(seed, numbers, match_to, rules, codes, params, rows, counts, blocks):
+    """Every number in ``numbers`` on all threads; each block of numbers reuses one set of buffers.
+
+    A game's result depends only on (seed, number): blocks only share out the work.
+    """
+    total = numbers.shape[0]
+    per = 1 if match_to == 0 else 2 * match_to - 1
+    for block in prange(blocks):
+        plays, keys, slots, table, order = new_buffers()
+        trace = np.zeros((1, TRACE_SIZE), dtype=np.int64)
+        tcount = np.zeros(1, dtype=np.int64)
+        low = block * total // blocks
+        high = (block + 1) * total // blocks
+        for i in range(low, high):
+            counts[i] = play_number(seed, numbers[i], match_to, rules, codes, params, rows,
+                                    i * per, plays, keys, slots, table, order, trace, tcount, False)
+
+
+@jit
+def trace_number(seed, number, match_to, rules, codes, params, rows, trace, tcount):
+    """One game or match, recording every ply into ``trace`` (rows beyond its size are dropped)."""
+    plays, keys, slots, table, order = new_buffers()
+    return play_number(seed, number, match_to, rules, codes, params, rows, 0, plays, keys, slots,
+                       table, order, trace, tcount, True)
