@@ -8,9 +8,10 @@ die if it can be), and keep one play per distinct resulting position.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
-from .board import BAR, Position
+from .board import BAR, Position, PositionError
 
 Move = tuple[int, int, bool]  # (from point, to point, hit); 25 is the bar, 0 is off
 
@@ -38,15 +39,30 @@ class Play:
         return self.notation
 
 
+class NotAPositionError(PositionError, TypeError):
+    """Something other than a Position where one is needed (a ValueError, as all bad input)."""
+
+
 def check_roll(roll) -> tuple[int, int]:
+    if isinstance(roll, (str, bytes)):
+        raise RollError(f"a roll is two dice, got {roll!r}")
     try:
         first, second = roll
     except (TypeError, ValueError):
         raise RollError(f"a roll is two dice, got {roll!r}") from None
+    dice = []
     for die in (first, second):
-        if not isinstance(die, int) or isinstance(die, bool) or not 1 <= die <= 6:
-            raise RollError(f"a die shows 1 to 6, got {die!r}")
-    return first, second
+        # any whole number type will do (numpy's included), but not True/False or 3.0
+        try:
+            value = operator.index(die)
+        except TypeError:
+            value = None
+        if value is None or isinstance(die, bool):
+            raise RollError(f"a die is a whole number from 1 to 6, got {die!r}")
+        if not 1 <= value <= 6:
+            raise RollError(f"a die shows 1 to 6, got {value}")
+        dice.append(int(value))
+    return dice[0], dice[1]
 
 
 def single_moves(board: list[int], die: int) -> list[Move]:
@@ -104,7 +120,7 @@ def legal_plays(position: Position, roll) -> list[Play]:
     position's :attr:`Position.key`.  No legal play gives an empty list.
     """
     if not isinstance(position, Position):
-        raise TypeError(f"legal_plays needs a Position, got {type(position).__name__}")
+        raise NotAPositionError(f"legal_plays needs a Position, got {type(position).__name__}")
     first, second = check_roll(roll)
     if first == second:
         orders = [(first,) * 4]
