@@ -1,0 +1,225 @@
+"""Proof of sameness: compare the fast engine with the reference, game by game and play by play.
+
+Used by ``bgsim validate`` and the tests.  Nothing here imports ``bots``: players are passed in.
+"""
+
+from __future__ import annotations
+
+import random as _random
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..board import Position
+from ..cube import Rules
+from ..rules import legal_plays
+from . import legal_plays_fast, trace_game
+
+ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7))  # the 21 distinct rolls
+CUBE_ACTIONS = ("", "double/take", "double/beaver", "double/drop")
+
+
+# --- positions ------------------------------------------------------------------------------
+
+
+def scattered_position(rng: _random.Random) -> Position:
+    """A random legal position: checkers dropped on random points, some on the bar, some off.
+
+    The mix leans on the corners of the rules: bear-offs (everything home), checkers on the bar
+    against closed boards, few checkers left.
+    """
+    board = [0] * 26
+    for sign in (1, -1):
+        count = 15 - rng.randrange(0, 4) if rng.random() < 0.8 else rng.randrange(1, 16)
+        reach = rng.choice((6, 6, 10, 24, 25))
+        for _ in range(count):
+            for _attempt in range(50):
+                point = rng.randrange(1, reach + 1)
+                slot = point if sign > 0 else 25 - point
+                if slot in (0, 25):
+                    slot = 25 if sign > 0 else 0
+                if board[slot] * sign >= 0:
+                    board[slot] += sign
+                    break
+    return Position(tuple(board))
+
+
+class _Bot:
+    def __init__(self, fast_name: str) -> None:
+        self.fast_name = fast_name
+        self.name = fast_name
+
+    def fast_params(self) -> tuple[float, ...]:
+        return ()
+
+
+class FastRandomPlayer:
+    """random checker play, no cube: enough to walk the fast engine through real games."""
+
+    name = "random"
+
+    def __init__(self) -> None:
+        self.checker = _Bot("random")
+        self.cube = _Bot("none")
+
+
+def played_positions(seed: int, games: int) -> list[Position]:
+    """Every position on roll in ``games`` random-vs-random games of the fast engine."""
+    player = FastRandomPlayer()
+    positions = []
+    for number in range(games):
+        _, trace = trace_game(player, player, seed, number)
+        positions.extend(Position(tuple(int(v) for v in row[8:34])) for row in trace)
+    return positions
+
+
+def random_positions(count: int, seed: int = 0) -> list[Position]:
+    """``count`` positions, half scattered, half from real random games (distinct where possible)."""
+    rng = _random.Random(seed)
+    played = played_positions(seed, max(1, count // 100))
+    rng.shuffle(played)
+    positions = played[: count // 2]
+    while len(positions) < count:
+        positions.append(scattered_position(rng))
+    return positions
+
+
+@dataclass
+class PlayMismatch:
+    position: Position
+    roll: tuple[int, int]
+    reference: list[tuple[int, ...]]
+    fast: list[tuple[int, ...]]
+
+    def __str__(self) -> str:
+        ref, fast = set(self.reference), set(self.fast)
+        kind = "different plays" if ref != fast else "same plays in a different order"
+        lines = [f"legal plays differ ({kind}) for position {self.position.position_id} "
+                 f"roll {self.roll[0]}-{self.roll[1]}: reference {len(ref)}, fast {len(fast)}"]
+        for board in sorted(ref - fast)[:5]:
+            lines.append(f"  only in reference: {Position(board).position_id}")
+        for board in sorted(fast - ref)[:5]:
+            lines.append(f"  only in fast:      {Position(board).position_id}")
+        return "\n".join(lines)
+
+
+def compare_legal_plays(positions, rolls=ROLLS) -> tuple[int, PlayMismatch | None]:
+    """(pairs compared, first mismatch or None); every position with every roll."""
+    compared = 0
+    for position in positions:
+        for roll in rolls:
+            reference = [play.result.board for play in legal_plays(position, roll)]
+            fast = [tuple(int(v) for v in row) for row in legal_plays_fast(position, roll)]
+            compared += 1
+            if reference != fast:
+                return compared, PlayMismatch(position, roll, reference, fast)
+    return compared, None
+
+
+# --- games ----------------------------------------------------------------------------------
+
+
+@dataclass
+class RowMismatch:
+    row: int
+    game: int
+    game_in_match: int
+    column: str
+    reference: object
+    fast: object
+
+
+def compare_frames(reference: pd.DataFrame, fast: pd.DataFrame) -> RowMismatch | None:
+    """The first differing row and column (in row order, then column order), or None."""
+    if list(reference.columns) != list(fast.columns):
+        return RowMismatch(-1, -1, -1, "<columns>", list(reference.columns), list(fast.columns))
+    for name in reference.columns:
+        if reference[name].dtype != fast[name].dtype:
+            return RowMismatch(-1, -1, -1, f"<dtype of {name}>", reference[name].dtype, fast[name].dtype)
+    rows = min(len(reference), len(fast))
+    first = None
+    for name in reference.columns:
+        ref = reference[name].to_numpy()[:rows]
+        got = fast[name].to_numpy()[:rows]
+        differ = np.nonzero(ref != got)[0]
+        if len(differ) and (first is None or differ[0] < first[0]):
+            first = (int(differ[0]), name)
+    if first is None:
+        if len(reference) != len(fast):
+            return RowMismatch(rows, -1, -1, "<row count>", len(reference), len(fast))
+        return None
+    row, name = first
+    return RowMismatch(row, int(reference["game"].iloc[row]), int(reference["game_in_match"].iloc[row]),
+                       name, reference[name].iloc[row], fast[name].iloc[row])
+
+
+@dataclass
+class PlyMismatch:
+    game: int
+    game_in_match: int
+    ply: int
+    side: str
+    position_id: str
+    roll: tuple[int, int] | None
+    reference: str
+    fast: str
+
+    def __str__(self) -> str:
+        roll = "none (dropped double)" if self.roll is None else f"{self.roll[0]}-{self.roll[1]}"
+        where = f"game {self.game}" + (f" (game {self.game_in_match} of the match)" if self.game_in_match else "")
+        return (f"{where}, ply {self.ply}, {self.side} on roll, position {self.position_id}, roll {roll}\n"
+                f"  reference: {self.reference}\n  fast:      {self.fast}")
+
+
+def _describe_fast_ply(row) -> tuple[str, str, tuple[int, int] | None, str]:
+    before = Position(tuple(int(v) for v in row[8:34]))
+    after = Position(tuple(int(v) for v in row[34:60]))
+    action = CUBE_ACTIONS[int(row[3])]
+    roll = None if action == "double/drop" else (int(row[4]), int(row[5]))
+    if roll is None:
+        return before.position_id, action, roll, ""
+    notation = ""
+    if int(row[6]) > 0:
+        for play in legal_plays(before, roll):
+            if play.result == after:
+                notation = play.notation
+                break
+        else:
+            notation = "<not a legal play>"
+    return before.position_id, action, roll, f"{notation} -> {after.position_id}"
+
+
+def explain_game(white, black, seed: int, number: int, rules: Rules = Rules(),
+                 match_to: int = 0) -> PlyMismatch | None:
+    """Replay one game (or match) in both engines with traces; the first ply where they part."""
+    from ..game import play_game
+    from ..match import play_match
+
+    if match_to:
+        games = play_match(white, black, seed, number, match_to, rules, trace=True).games
+    else:
+        games = [play_game(white, black, seed, number, rules, trace=True)]
+    reference = [(index, record) for index, game in enumerate(games) for record in game.history]
+    _, trace = trace_game(white, black, seed, number, rules, match_to)
+    for step in range(max(len(reference), len(trace))):
+        if step >= len(reference) or step >= len(trace):
+            side = "?"
+            ref_text = "<game over>" if step >= len(reference) else reference[step][1].play
+            fast_text = "<game over>" if step >= len(trace) else "a further ply"
+            return PlyMismatch(number, 0, step + 1, side, "", None, ref_text, fast_text)
+        in_match, record = reference[step]
+        row = trace[step]
+        position_id, action, roll, fast_text = _describe_fast_ply(row)
+        ref_text = (f"{record.play} -> {record.result_id}" if record.roll is not None else "")
+        side = ("white", "black")[int(row[2])]
+        same = (in_match == int(row[0]) and record.ply == int(row[1]) and record.side == side
+                and record.position_id == position_id and record.cube_action == action
+                and record.roll == roll and (record.roll is None or ref_text.split(" -> ")[-1] == fast_text.split(" -> ")[-1]))
+        if not same:
+            return PlyMismatch(
+                number, in_match, record.ply, record.side, record.position_id, record.roll,
+                f"{record.side} {record.cube_action or 'no cube action'}, roll {record.roll}, play {ref_text}",
+                f"{side} {action or 'no cube action'}, roll {roll}, play {fast_text}",
+            )
+    return None

@@ -1,0 +1,163 @@
+"""``bgsim validate``: play the same games in both engines and prove they are the same.
+
+Every case (a pairing of players under some rule options, money or match play) is played by the
+fast engine and by the reference engine (in worker processes, it is the slow side) and the rows
+are compared row for row, column for column.  Then legal plays are compared on random
+positions for all 21 rolls.  On the first difference the game is replayed in both engines with
+traces and the ply where they part is printed.  Any difference exits with status 1.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import pandas as pd
+
+from bgsim.cube import Rules
+
+# (white, black, rules, match_to): every built-in fast bot and every rule option appears.
+AGGRESSIVE = "pipdiff(double=2,redouble=3,take=20)"
+DEFAULT_CASES = (
+    ("random", "random", Rules(), 0),
+    ("heuristic+pipdiff", "heuristic+pipdiff", Rules(), 0),
+    ("pubeval+keith", "racer+thorp", Rules(), 0),
+    ("heuristic+pipdiff(race_only=true)", "pubeval+never-take", Rules(), 0),
+    ("racer+always-take", "random+" + AGGRESSIVE, Rules(), 0),
+    ("random+" + AGGRESSIVE, "heuristic+pipdiff(double=5,redouble=6,take=30)",
+     Rules(jacoby=True, beaver=True, automatic_doubles=1, max_cube=16), 0),
+    ("pubeval+" + AGGRESSIVE, "racer+pipdiff(double=10,redouble=10,take=15)",
+     Rules(automatic_doubles=2, max_cube=4, backgammon_as_gammon=True), 0),
+    ("heuristic+thorp", "pubeval+pipdiff", Rules(cube=False), 0),
+    ("heuristic+" + AGGRESSIVE, "pubeval+pipdiff(double=6,redouble=8,take=14)", Rules(), 5),
+)
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "validate",
+        help="prove the fast engine plays exactly the reference engine's games",
+        description="Play the same games in both engines and compare them row for row and "
+        "column for column, then compare legal plays on random positions for all 21 rolls. "
+        "Without --players, a set of pairings covers every built-in bot and rule option.",
+    )
+    parser.add_argument("--games", type=int, default=200, metavar="N",
+                        help="games per case (with --match-to: matches); default 200")
+    parser.add_argument("--seed", type=int, default=1, metavar="S", help="run seed (default 1)")
+    parser.add_argument("--players", nargs=2, metavar=("WHITE", "BLACK"),
+                        help="one pairing instead of the default set")
+    parser.add_argument("--match-to", type=int, default=0, metavar="N",
+                        help="with --players: matches to N points")
+    parser.add_argument("--no-cube", action="store_true", help="with --players: no cube")
+    parser.add_argument("--max-cube", type=int, default=64, metavar="V", help="with --players")
+    parser.add_argument("--jacoby", action="store_true", help="with --players")
+    parser.add_argument("--beaver", action="store_true", help="with --players")
+    parser.add_argument("--automatic-doubles", type=int, default=0, metavar="K", help="with --players")
+    parser.add_argument("--backgammon-as-gammon", action="store_true", help="with --players")
+    parser.add_argument("--positions", type=int, default=500, metavar="N",
+                        help="random positions whose legal plays are compared for all 21 rolls (default 500)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="J",
+                        help="processes for the reference engine (default: all cores)")
+    parser.set_defaults(handler=run_validate)
+
+
+def _cases(args):
+    if args.players:
+        rules = Rules(cube=not args.no_cube, max_cube=args.max_cube, jacoby=args.jacoby,
+                      beaver=args.beaver, automatic_doubles=args.automatic_doubles,
+                      backgammon_as_gammon=args.backgammon_as_gammon)
+        return [(args.players[0], args.players[1], rules, args.match_to)]
+    return list(DEFAULT_CASES)
+
+
+def _reference_chunk(white_spec, black_spec, seed, numbers, rules, match_to):
+    from bgsim.series import play_games_reference
+    from bots import make_player
+
+    return play_games_reference(make_player(white_spec), make_player(black_spec), seed, numbers,
+                                rules, match_to)
+
+
+def _reference(pool, white_spec, black_spec, seed, games, rules, match_to, jobs):
+    if pool is None:
+        return _reference_chunk(white_spec, black_spec, seed, range(games), rules, match_to)
+    size = max(1, min(200, games // (4 * jobs) or 1))
+    futures = [pool.submit(_reference_chunk, white_spec, black_spec, seed,
+                           range(start, min(games, start + size)), rules, match_to)
+               for start in range(0, games, size)]
+    return pd.concat([future.result() for future in futures], ignore_index=True)
+
+
+def _rules_text(rules: Rules) -> str:
+    default = Rules()
+    changed = [f"{name}={getattr(rules, name)}" for name in rules.__dataclass_fields__
+               if getattr(rules, name) != getattr(default, name)]
+    return ", ".join(changed) or "default rules"
+
+
+def run_validate(args) -> int:
+    from bgsim.fast import supports
+    from bgsim.fast.sameness import compare_frames, compare_legal_plays, explain_game, random_positions
+    from bgsim.series import play_games
+    from bots import make_player
+
+    if args.games < 1:
+        raise ValueError(f"--games must be at least 1, got {args.games}")
+    if args.positions < 0:
+        raise ValueError(f"--positions cannot be negative, got {args.positions}")
+    if args.jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+    cases = _cases(args)
+    for white_spec, black_spec, rules, match_to in cases:
+        for spec in (white_spec, black_spec):
+            player = make_player(spec)
+            if not supports(player):
+                from bgsim.fast import player_codes
+                player_codes(player)  # raises the ValueError that names the bot
+        if match_to:
+            rules.check_for_match()
+
+    total_rows = 0
+    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    try:
+        for white_spec, black_spec, rules, match_to in cases:
+            white, black = make_player(white_spec), make_player(black_spec)
+            what = f"{white.name} vs {black.name}, {_rules_text(rules)}" + (
+                f", matches to {match_to}" if match_to else "")
+            started = time.perf_counter()
+            fast = play_games(white, black, args.seed, args.games, rules, match_to=match_to, engine="fast")
+            fast_seconds = time.perf_counter() - started
+            started = time.perf_counter()
+            reference = _reference(pool, white_spec, black_spec, args.seed, args.games, rules,
+                                   match_to, args.jobs)
+            reference_seconds = time.perf_counter() - started
+            mismatch = compare_frames(reference, fast)
+            if mismatch is not None:
+                print(f"DIFFERENCE in {what}, seed {args.seed}:")
+                print(f"  row {mismatch.row} (game {mismatch.game}, game {mismatch.game_in_match} in match), "
+                      f"column {mismatch.column}: reference {mismatch.reference!r}, fast {mismatch.fast!r}")
+                if mismatch.game >= 0:
+                    ply = explain_game(white, black, args.seed, mismatch.game, rules, match_to)
+                    print("  first differing ply:" if ply else "  the traces agree ply for ply")
+                    if ply:
+                        print("  " + str(ply).replace("\n", "\n  "))
+                return 1
+            total_rows += len(fast)
+            unit = "matches" if match_to else "games"
+            print(f"{args.games} {unit} ({len(fast)} games) identical: {what}  "
+                  f"[fast {fast_seconds:.2f}s, reference {reference_seconds:.1f}s]", flush=True)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+    positions = random_positions(args.positions, args.seed) if args.positions else []
+    compared, play_mismatch = compare_legal_plays(positions)
+    if play_mismatch is not None:
+        print(f"DIFFERENCE in legal plays after {compared} position-roll pairs:")
+        print("  " + str(play_mismatch).replace("\n", "\n  "))
+        return 1
+    print(f"legal plays identical on {len(positions)} positions x 21 rolls = {compared} pairs")
+    print(f"validated: {total_rows} games in {len(cases)} cases and {compared} position-roll pairs, "
+          f"no difference")
+    return 0
