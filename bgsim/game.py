@@ -143,8 +143,7 @@ def play_game(
                 if players[side].offer_double(position, view):
                     if first_double_ply == 0:
                         first_double_ply, first_doubler = plies + 1, side
-                    answer = players[other(side)].respond_to_double(position, view)
-                    answer = Response(answer) if isinstance(answer, str) else answer
+                    answer = _response(players[other(side)], position, view)
                     if answer is Response.DROP:
                         if trace:
                             history.append(PlyRecord(plies + 1, side, position_id, "double/drop", None, "", ""))
@@ -181,6 +180,15 @@ def play_game(
         side = other(side)
         roll = None
     raise RuntimeError(f"game {game} of seed {seed} did not end within {MAX_PLIES} plies")
+
+
+def _response(player: Player, position: Position, view: CubeView) -> Response:
+    answer = player.respond_to_double(position, view)
+    try:
+        return Response(answer)
+    except ValueError:
+        raise DecisionError(f"{player.name} answered a double with {answer!r}, "
+                            f"not one of take, drop, beaver") from None
 
 
 def _cube_view(cube: Cube, rules: Rules, side: str, match: MatchContext | None) -> CubeView:
