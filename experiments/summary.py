@@ -67,3 +67,333 @@ def format_summary(summary: dict, white: str, black: str) -> str:
         f"  mean final cube {summary['mean_cube']:.2f}   doubles per game {summary['doubles_per_game']:.3f}   "
         f"plies per game {summary['plies_per_game']:.1f}",
     ])
+
+
+# --- runs: many pairings, each dealt twice with the seats swapped ----------------------------
+#
+# A run's rows carry three columns besides the game schema: ``pairing`` (index of the pairing
+# of two players under one rule condition), ``condition`` (the rule set's name) and ``leg``
+# (0: the pairing's first player is white, 1: the seats are swapped).  Under duplicate dice
+# both legs play the same game numbers, so game g of leg 0 and game g of leg 1 were dealt the
+# same dice per seat; the pair's mean is one independent unit for the confidence interval.
+
+RUN_COLUMNS = ("pairing", "condition", "leg")
+GAMMONS = ("gammon", "backgammon")
+
+
+def points_for(frame: pd.DataFrame, player: str) -> np.ndarray:
+    """Points won per game from ``player``'s side of the board."""
+    white_points = frame["white_points"].to_numpy(dtype=np.float64)
+    return np.where(frame["white"].to_numpy() == player, white_points, -white_points)
+
+
+def paired_interval(values, keys) -> tuple[float, float, int]:
+    """Mean, 95% half-width and unit count, one unit per key (games dealt the same dice).
+
+    ``keys`` is one array, or a tuple of arrays that together make the key.
+
+    Values sharing a key are averaged first: they are the two seatings of one deal and far from
+    independent.  With distinct keys this is :func:`mean_interval` on the values themselves.
+    """
+    values = pd.Series(np.asarray(values, dtype=np.float64))
+    keys = pd.MultiIndex.from_arrays(list(keys)) if isinstance(keys, tuple) else np.asarray(keys)
+    units = values.groupby(keys, sort=False).mean().to_numpy()
+    mean, half = mean_interval(units)
+    return mean, half, len(units)
+
+
+def variance_ratio(values, legs, keys) -> float:
+    """How many times smaller the variance of the mean is with duplicate dice than without.
+
+    Without duplicate dice each seating would be dealt its own dice, and the mean of the two
+    seatings' means would have variance s0²/n0/4 + s1²/n1/4 (the per-seating variances are
+    what those games show here too).  With duplicate dice the variance is that of the
+    per-deal means over their count.  The ratio of the two is the variance removed: 4 means a
+    duplicate run is worth four plain runs of the same size.  NaN when nothing was paired.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    legs = np.asarray(legs)
+    parts = [values[legs == leg] for leg in (0, 1)]
+    if any(len(part) < 2 for part in parts):
+        return math.nan
+    plain = sum(part.var(ddof=1) / len(part) for part in parts) / 4
+    units = pd.Series(values).groupby(np.asarray(keys)).mean()
+    if len(units) == len(values) or len(units) < 2:
+        return math.nan
+    paired = units.var(ddof=1) / len(units)
+    if paired == 0:
+        return math.inf if plain > 0 else math.nan
+    return float(plain / paired)
+
+
+def match_results(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per match: its pairing, leg, number, white, black and winner (from its last game)."""
+    ordered = frame.sort_values(["pairing", "leg", "game", "game_in_match"], kind="mergesort")
+    last = ordered.groupby(["pairing", "leg", "game"], sort=False).tail(1)
+    games = ordered.groupby(["pairing", "leg", "game"], sort=False).size().to_numpy()
+    out = last[["pairing", "condition", "leg", "game", "white", "black", "winner"]].reset_index(drop=True)
+    out["games_in_match"] = games
+    return out
+
+
+def _side_stats(rows: pd.DataFrame, player: str) -> dict:
+    """Outcome shares of ``rows`` from ``player``'s side."""
+    won = (rows["winner"] == "white").to_numpy() == (rows["white"] == player).to_numpy()
+    result = rows["result"].to_numpy()
+    count = len(rows)
+
+    def share(mask) -> float:
+        return float(np.mean(mask)) if count else math.nan
+
+    gammon = np.isin(result, GAMMONS)
+    drop = result == "drop"
+    return {
+        "wins": share(won),
+        "gammons_won": share(gammon & won),
+        "gammons_lost": share(gammon & ~won),
+        "backgammons": share(result == "backgammon"),
+        "drops_won": share(drop & won),
+        "drops_lost": share(drop & ~won),
+        "mean_cube": float(rows["cube_value"].mean()) if count else math.nan,
+        "doubles_per_game": float(rows["doubles"].mean()) if count else math.nan,
+    }
+
+
+def first_players(frame: pd.DataFrame) -> dict[int, tuple[str, str, str]]:
+    """pairing -> (first player, second player, condition), read from the leg-0 rows."""
+    out = {}
+    for pairing, rows in frame.groupby("pairing", sort=True):
+        leg0 = rows[rows["leg"] == 0]
+        source = leg0 if len(leg0) else rows
+        first = str(source["white"].iloc[0]) if len(leg0) else str(source["black"].iloc[0])
+        second = str(source["black"].iloc[0]) if len(leg0) else str(source["white"].iloc[0])
+        out[int(pairing)] = (first, second, str(rows["condition"].iloc[0]))
+    return out
+
+
+def player_order(frame: pd.DataFrame) -> list[str]:
+    """Players in order of first appearance over the pairings."""
+    order: list[str] = []
+    for first, second, _ in first_players(frame).values():
+        for name in (first, second):
+            if name not in order:
+                order.append(name)
+    return order
+
+
+def summarize_pairings(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per pairing, from its first player's side: points per game with a 95% interval
+    (deals paired under duplicate dice), outcome shares, the variance ratio, and for match
+    play the share of matches won with its interval."""
+    rows_out = []
+    is_match = bool(len(frame)) and int(frame["match_to"].max()) > 0
+    matches = match_results(frame) if is_match else None
+    for pairing, (first, second, condition) in first_players(frame).items():
+        rows = frame[frame["pairing"] == pairing]
+        points = points_for(rows, first)
+        ppg, half, units = paired_interval(points, rows["game"].to_numpy())
+        if is_match:  # games of one match share a number: pair on (leg, match, game in match)
+            keys = (rows["game"].to_numpy(), rows["game_in_match"].to_numpy())
+            ppg, half, units = paired_interval(points, keys)
+            ratio_keys = rows["game"].to_numpy() * 1000 + rows["game_in_match"].to_numpy()
+        else:
+            ratio_keys = rows["game"].to_numpy()
+        record = {
+            "pairing": pairing, "condition": condition, "player": first, "opponent": second,
+            "games": len(rows), "ppg": ppg, "ppg_ci": half,
+            **_side_stats(rows, first),
+            "variance_ratio": variance_ratio(points, rows["leg"].to_numpy(), ratio_keys),
+        }
+        if is_match:
+            mine = matches[matches["pairing"] == pairing]
+            won = (mine["winner"] == "white").to_numpy() == (mine["white"] == first).to_numpy()
+            share, share_half, _ = paired_interval(won.astype(float), mine["game"].to_numpy())
+            record.update({
+                "matches": len(mine), "match_wins": share, "match_wins_ci": share_half,
+                "match_variance_ratio": variance_ratio(won.astype(float), mine["leg"].to_numpy(),
+                                                       mine["game"].to_numpy()),
+                "games_per_match": float(mine["games_in_match"].mean()),
+            })
+        rows_out.append(record)
+    return pd.DataFrame(rows_out)
+
+
+def summarize_players(frame: pd.DataFrame, condition: str | None = None) -> pd.DataFrame:
+    """Standings: each player's results over all its games (under one condition), best first."""
+    if condition is not None:
+        frame = frame[frame["condition"] == condition]
+    is_match = bool(len(frame)) and int(frame["match_to"].max()) > 0
+    matches = match_results(frame) if is_match else None
+    out = []
+    for player in player_order(frame):
+        mine = frame[(frame["white"] == player) | (frame["black"] == player)]
+        points = points_for(mine, player)
+        keys = (mine["pairing"].to_numpy(), mine["game"].to_numpy())
+        if is_match:
+            keys += (mine["game_in_match"].to_numpy(),)
+        ppg, half, _ = paired_interval(points, keys)
+        record = {"player": player, "games": len(mine), "ppg": ppg, "ppg_ci": half,
+                  **_side_stats(mine, player)}
+        if is_match:
+            played = matches[(matches["white"] == player) | (matches["black"] == player)]
+            won = (played["winner"] == "white").to_numpy() == (played["white"] == player).to_numpy()
+            share, share_half, _ = paired_interval(
+                won.astype(float), (played["pairing"].to_numpy(), played["game"].to_numpy()))
+            record.update({"matches": len(played), "match_wins": share, "match_wins_ci": share_half})
+        out.append(record)
+    table = pd.DataFrame(out)
+    if len(table):
+        key = "match_wins" if is_match else "ppg"
+        table = table.sort_values(key, ascending=False, kind="mergesort").reset_index(drop=True)
+    return table
+
+
+def payoff_matrix(pairings: pd.DataFrame, players: list[str] | None = None,
+                  value: str = "ppg") -> pd.DataFrame:
+    """Row player's result against column player (points per game, or match share).
+
+    Points per game are zero-sum, so the lower triangle is the upper one negated; a match
+    share s for the row player is 1 - s for the column player.
+    """
+    if players is None:
+        players = []
+        for _, row in pairings.iterrows():
+            for name in (row["player"], row["opponent"]):
+                if name not in players:
+                    players.append(name)
+    matrix = pd.DataFrame(np.nan, index=players, columns=players, dtype=np.float64)
+    for _, row in pairings.iterrows():
+        a, b, v = row["player"], row["opponent"], row[value]
+        matrix.loc[a, b] = v
+        matrix.loc[b, a] = (1 - v) if value == "match_wins" else -v
+    return matrix
+
+
+def best_responses(matrix: pd.DataFrame) -> pd.DataFrame:
+    """For each opponent (a column), the player that scores best against it, and how well."""
+    out = []
+    for opponent in matrix.columns:
+        column = matrix[opponent].drop(opponent, errors="ignore").dropna()
+        if column.empty:
+            continue
+        best = column.idxmax()
+        out.append({"opponent": opponent, "best_response": best, "value": float(column[best])})
+    return pd.DataFrame(out)
+
+
+def summarize_conditions(frame: pd.DataFrame) -> pd.DataFrame:
+    """What each rule condition does to the game: points changing hands, gammons, the cube."""
+    out = []
+    for condition, rows in frame.groupby("condition", sort=False):
+        magnitude, half = mean_interval(rows["points"])
+        result = rows["result"]
+        out.append({
+            "condition": condition,
+            "games": len(rows),
+            "points_per_game": magnitude, "points_per_game_ci": half,
+            "gammons": float(result.isin(GAMMONS).mean()),
+            "backgammons": float((result == "backgammon").mean()),
+            "drops": float((result == "drop").mean()),
+            "mean_cube": float(rows["cube_value"].mean()),
+            "doubles_per_game": float(rows["doubles"].mean()),
+            "beavers_per_game": float(rows["beavers"].mean()),
+            "automatic_doubles_per_game": float(rows["automatic_doubles"].mean()),
+        })
+    return pd.DataFrame(out)
+
+
+# --- text ------------------------------------------------------------------------------------
+
+def _fmt_pct(value) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.1f}%"
+
+
+def _fmt_ci(mean, half, signed=True, pct=False) -> str:
+    if mean is None or math.isnan(mean):
+        return "n/a"
+    if pct:
+        text = f"{100 * mean:.1f}%"
+        return text if math.isnan(half) else f"{text} ± {100 * half:.1f}"
+    text = f"{mean:+.3f}" if signed else f"{mean:.3f}"
+    return text if math.isnan(half) else f"{text} ± {half:.3f}"
+
+
+def _fmt_ratio(value) -> str:
+    if value is None or math.isnan(value):
+        return "n/a"
+    return "∞" if math.isinf(value) else f"{value:.1f}×"
+
+
+def markdown_table(headers: list[str], rows: list[list[str]], align: str | None = None) -> str:
+    """A Markdown table padded to line up in a terminal too (``align``: 'l'/'r' per column)."""
+    align = align or "l" + "r" * (len(headers) - 1)
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows)]
+
+    def line(cells):
+        padded = [str(c).ljust(w) if a == "l" else str(c).rjust(w) for c, w, a in zip(cells, widths, align)]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = "|" + "|".join(("-" * (w + 1) + ":") if a == "r" else ("-" * (w + 2)) for w, a in zip(widths, align)) + "|"
+    return "\n".join([line(headers), rule] + [line(row) for row in rows])
+
+
+def standings_table(standings: pd.DataFrame) -> str:
+    is_match = "match_wins" in standings
+    headers = ["#", "player"]
+    headers += ["match wins (95% CI)", "matches"] if is_match else []
+    headers += ["points/game (95% CI)", "games", "wins", "gammons won", "gammons lost",
+                "backgammons", "drops won", "drops lost", "mean cube", "doubles/game"]
+    rows = []
+    for rank, row in enumerate(standings.itertuples(index=False), 1):
+        cells = [str(rank), row.player]
+        if is_match:
+            cells += [_fmt_ci(row.match_wins, row.match_wins_ci, pct=True), str(row.matches)]
+        cells += [_fmt_ci(row.ppg, row.ppg_ci), str(row.games), _fmt_pct(row.wins),
+                  _fmt_pct(row.gammons_won), _fmt_pct(row.gammons_lost), _fmt_pct(row.backgammons),
+                  _fmt_pct(row.drops_won), _fmt_pct(row.drops_lost), f"{row.mean_cube:.2f}",
+                  f"{row.doubles_per_game:.3f}"]
+        rows.append(cells)
+    return markdown_table(headers, rows, "rl" + "r" * (len(headers) - 2))
+
+
+def pairings_table(pairings: pd.DataFrame) -> str:
+    is_match = "match_wins" in pairings
+    headers = ["player", "opponent"]
+    headers += ["match wins (95% CI)", "matches"] if is_match else []
+    headers += ["points/game (95% CI)", "games", "wins", "gammons won", "gammons lost",
+                "backgammons", "drops won", "drops lost", "mean cube", "doubles/game",
+                "variance ÷ (duplicate)"]
+    rows = []
+    for row in pairings.itertuples(index=False):
+        cells = [row.player, row.opponent]
+        if is_match:
+            cells += [_fmt_ci(row.match_wins, row.match_wins_ci, pct=True), str(row.matches)]
+        cells += [_fmt_ci(row.ppg, row.ppg_ci), str(row.games), _fmt_pct(row.wins),
+                  _fmt_pct(row.gammons_won), _fmt_pct(row.gammons_lost), _fmt_pct(row.backgammons),
+                  _fmt_pct(row.drops_won), _fmt_pct(row.drops_lost), f"{row.mean_cube:.2f}",
+                  f"{row.doubles_per_game:.3f}", _fmt_ratio(row.variance_ratio)]
+        rows.append(cells)
+    return markdown_table(headers, rows, "ll" + "r" * (len(headers) - 2))
+
+
+def matrix_table(matrix: pd.DataFrame, labels: dict[str, str] | None = None, pct: bool = False) -> str:
+    labels = labels or {}
+    names = [labels.get(name, name) for name in matrix.columns]
+    headers = ["row vs column"] + names
+    rows = []
+    for player, values in matrix.iterrows():
+        cells = [labels.get(player, player)]
+        for value in values:
+            cells.append("—" if math.isnan(value) else (f"{100 * value:.1f}%" if pct else f"{value + 0.0:+.3f}"))
+        rows.append(cells)
+    return markdown_table(headers, rows)
+
+
+def conditions_table(conditions: pd.DataFrame) -> str:
+    headers = ["condition", "games", "points changing hands/game (95% CI)", "gammons", "backgammons",
+               "drops", "mean cube", "doubles/game", "beavers/game", "automatic doubles/game"]
+    rows = [[row.condition, str(row.games), _fmt_ci(row.points_per_game, row.points_per_game_ci, signed=False),
+             _fmt_pct(row.gammons), _fmt_pct(row.backgammons), _fmt_pct(row.drops), f"{row.mean_cube:.2f}",
+             f"{row.doubles_per_game:.3f}", f"{row.beavers_per_game:.3f}",
+             f"{row.automatic_doubles_per_game:.3f}"] for row in conditions.itertuples(index=False)]
+    return markdown_table(headers, rows)

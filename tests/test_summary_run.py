@@ -1,0 +1,144 @@
+"""Run summaries: intervals checked against known answers, every figure against the rows."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments.summary import (
+    Z95,
+    best_responses,
+    match_results,
+    mean_interval,
+    paired_interval,
+    payoff_matrix,
+    summarize_conditions,
+    summarize_pairings,
+    summarize_players,
+    variance_ratio,
+)
+
+
+def test_interval_of_a_sample_with_known_spread():
+    values = np.array([1.0, -1.0] * 50)  # mean 0, sample variance 100/99
+    mean, half = mean_interval(values)
+    assert mean == 0.0
+    assert half == pytest.approx(Z95 * math.sqrt(100 / 99) / 10, rel=1e-12)
+
+
+def test_interval_covers_the_true_share_95_percent_of_the_time():
+    rng = np.random.default_rng(20260601)
+    p, n, trials = 0.3, 400, 3000
+    covered = 0
+    for _ in range(trials):
+        mean, half = mean_interval(rng.random(n) < p)
+        covered += abs(mean - p) <= half
+    # 3000 trials: the coverage of a correct 95% interval lies in 0.94..0.96 with ~99% chance.
+    assert 0.937 <= covered / trials <= 0.963
+
+
+def test_paired_interval_averages_each_deal_first():
+    values = [1.0, 3.0, 2.0, 2.0, 10.0, -4.0]
+    keys = [0, 0, 1, 1, 2, 2]  # units 2, 2, 3
+    mean, half, units = paired_interval(values, keys)
+    assert units == 3
+    assert mean == pytest.approx(7 / 3)
+    assert half == pytest.approx(Z95 * np.std([2, 2, 3], ddof=1) / math.sqrt(3))
+
+
+def test_variance_ratio_has_the_known_value_for_orthogonal_parts():
+    # leg 0 = u + v, leg 1 = u - v, u and v orthogonal with mean 0 and var(v) = 3 var(u):
+    # plain variance (var u + var v) / 2N, paired variance var u / N, ratio exactly 2.
+    u = np.array([1.0, -1.0] * 8)
+    v = math.sqrt(3) * np.array([1.0, 1.0, -1.0, -1.0] * 4)
+    values = np.concatenate([u + v, u - v])
+    legs = np.repeat([0, 1], 16)
+    keys = np.tile(np.arange(16), 2)
+    assert variance_ratio(values, legs, keys) == pytest.approx(2.0, rel=1e-12)
+    # Nothing paired: no ratio to report.
+    assert math.isnan(variance_ratio(values, legs, np.arange(32)))
+
+
+def _frame(rows):
+    """A run frame from (leg, game, white, black, winner, result, cube, doubles) tuples."""
+    data = pd.DataFrame(rows, columns=["leg", "game", "white", "black", "winner", "result",
+                                       "cube_value", "doubles"])
+    multiplier = data["result"].map({"single": 1, "gammon": 2, "backgammon": 3, "drop": 1})
+    data["points"] = multiplier * data["cube_value"]
+    data["white_points"] = np.where(data["winner"] == "white", data["points"], -data["points"])
+    data["pairing"] = 0
+    data["condition"] = "standard"
+    data["match_to"] = 0
+    data["game_in_match"] = 0
+    return data
+
+
+def test_pairing_summary_from_hand_made_rows():
+    frame = _frame([
+        (0, 0, "A", "B", "white", "gammon", 2, 1),     # A +4
+        (0, 1, "A", "B", "black", "single", 1, 0),     # A -1
+        (0, 2, "A", "B", "white", "drop", 2, 1),       # A +2 (B dropped)
+        (1, 0, "B", "A", "white", "single", 1, 0),     # A -1
+        (1, 1, "B", "A", "black", "backgammon", 1, 0),  # A +3
+        (1, 2, "B", "A", "white", "drop", 1, 1),       # A -1 (A dropped)
+    ])
+    row = summarize_pairings(frame).iloc[0]
+    assert (row["player"], row["opponent"], row["games"]) == ("A", "B", 6)
+    assert row["ppg"] == pytest.approx(6 / 6)
+    units = [(4 - 1) / 2, (-1 + 3) / 2, (2 - 1) / 2]
+    assert row["ppg_ci"] == pytest.approx(Z95 * np.std(units, ddof=1) / math.sqrt(3))
+    assert row["wins"] == pytest.approx(3 / 6)
+    assert row["gammons_won"] == pytest.approx(2 / 6)  # the gammon and the backgammon
+    assert row["gammons_lost"] == 0
+    assert row["backgammons"] == pytest.approx(1 / 6)
+    assert row["drops_won"] == pytest.approx(1 / 6)
+    assert row["drops_lost"] == pytest.approx(1 / 6)
+    assert row["mean_cube"] == pytest.approx(8 / 6)
+    assert row["doubles_per_game"] == pytest.approx(3 / 6)
+
+    standings = summarize_players(frame)
+    assert list(standings["player"]) == ["A", "B"]
+    assert standings["ppg"].tolist() == pytest.approx([1.0, -1.0])
+    assert standings["gammons_lost"].tolist() == pytest.approx([0.0, 2 / 6])
+
+
+def test_match_results_take_the_last_game_of_each_match():
+    frame = _frame([
+        (0, 0, "A", "B", "white", "single", 1, 0),
+        (0, 0, "A", "B", "black", "gammon", 2, 1),
+        (1, 0, "B", "A", "black", "single", 1, 0),
+    ])
+    frame["match_to"] = 3
+    frame["game_in_match"] = [0, 1, 0]
+    matches = match_results(frame)
+    assert matches["winner"].tolist() == ["black", "black"]
+    assert matches["games_in_match"].tolist() == [2, 1]
+    row = summarize_pairings(frame).iloc[0]
+    assert row["matches"] == 2
+    assert row["match_wins"] == pytest.approx(0.5)  # A lost as white, won as black
+
+
+def test_payoff_matrix_is_zero_sum_and_best_responses_read_columns():
+    pairings = pd.DataFrame([
+        {"player": "A", "opponent": "B", "ppg": 0.2},
+        {"player": "A", "opponent": "C", "ppg": -0.1},
+        {"player": "B", "opponent": "C", "ppg": 0.3},
+    ])
+    matrix = payoff_matrix(pairings)
+    assert matrix.loc["B", "A"] == pytest.approx(-0.2)
+    off_diagonal = ~np.eye(3, dtype=bool)
+    assert np.allclose((matrix.to_numpy() + matrix.to_numpy().T)[off_diagonal], 0)
+    best = best_responses(matrix).set_index("opponent")
+    assert best.loc["A", "best_response"] == "C"  # C scores +0.1 against A, B only -0.2
+    assert best.loc["C", "best_response"] == "B"
+
+
+def test_conditions_summary_counts_points_changing_hands():
+    frame = _frame([(0, 0, "A", "B", "white", "gammon", 2, 1), (0, 1, "A", "B", "black", "single", 1, 0)])
+    frame["beavers"] = 0
+    frame["automatic_doubles"] = [1, 0]
+    table = summarize_conditions(frame).iloc[0]
+    assert table["points_per_game"] == pytest.approx(2.5)
+    assert table["gammons"] == pytest.approx(0.5)
+    assert table["automatic_doubles_per_game"] == pytest.approx(0.5)
