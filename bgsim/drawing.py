@@ -4,32 +4,59 @@ from __future__ import annotations
 
 from .board import Position
 
+ROWS = 5  # checkers drawn per point; a taller stack shows its count in the last row
+
 
 def draw(position: Position) -> str:
-    """A board diagram from the side on roll (X, moving from 24 to 1) against O."""
+    """A board diagram from the side on roll, X, against O.
+
+    The points carry X's numbers: X moves from its 24-point (top right) round to its 1-point
+    (bottom right), so X's home board is bottom right and O's top right.  Checkers on the bar
+    are drawn in the middle column, O's in the top half and X's in the bottom half.
+    """
     board = position.board
 
-    def cell(point: int, row: int) -> str:
-        count = board[point]
-        mark = "X" if count > 0 else "O"
-        count = abs(count)
-        if count == 0 or row >= min(count, 5):
-            return " . " if row == 0 and count == 0 else "   "
-        if row == 4 and count > 5:
+    def stack(count: int, mark: str, row: int) -> str:
+        if count == 0:
+            return " . " if row == 0 else "   "
+        if row >= min(count, ROWS):
+            return "   "
+        if row == ROWS - 1 and count > ROWS:
             return f"{count:>2} "
         return f" {mark} "
 
+    def cell(point: int, row: int) -> str:
+        count = board[point]
+        return stack(abs(count), "X" if count > 0 else "O", row)
+
+    def bar_cell(count: int, mark: str, row: int) -> str:
+        return "   " if count == 0 else stack(count, mark, row)
+
+    def line(points: list[int], row: int, bar: str) -> str:
+        left = "".join(cell(p, row) for p in points[:6])
+        right = "".join(cell(p, row) for p in points[6:])
+        return f" {left}|{bar}|{right}"
+
+    def numbers(points: list[int]) -> str:
+        return " " + "".join(f"{p:^3}" for p in points[:6]) + "|   |" + "".join(f"{p:^3}" for p in points[6:])
+
     top = list(range(13, 25))
     bottom = list(range(12, 0, -1))
-    lines = [" " + "".join(f"{p:>3}" for p in top[:6]) + " |   | " + "".join(f"{p:>3}" for p in top[6:])]
-    for row in range(5):
-        lines.append(" " + "".join(cell(p, row) for p in top[:6]) + " |   | " + "".join(cell(p, row) for p in top[6:]))
-    lines.append(" " + " " * 18 + " |BAR| ")
-    for row in reversed(range(5)):
-        lines.append(" " + "".join(cell(p, row) for p in bottom[:6]) + " |   | " + "".join(cell(p, row) for p in bottom[6:]))
-    lines.append(" " + "".join(f"{p:>3}" for p in bottom[:6]) + " |   | " + "".join(f"{p:>3}" for p in bottom[6:]))
+    opponent_bar, own_bar = -board[0], board[25]
+    lines = [
+        "X is on roll. Points are numbered for X, who moves 24 -> 1 (home board bottom right);",
+        "O moves the other way (home board top right).",
+        "",
+        numbers(top),
+    ]
+    lines += [line(top, row, bar_cell(opponent_bar, "O", row)) for row in range(ROWS)]
+    lines.append(" " + " " * 18 + "|BAR|")
+    lines += [line(bottom, row, bar_cell(own_bar, "X", row)) for row in reversed(range(ROWS))]
+    lines.append(numbers(bottom))
     lines.append("")
-    lines.append(f"X (on roll): pips {position.pip_count:>3}, on the bar {board[25]}, off {position.checkers_off}")
-    lines.append(f"O          : pips {position.opponent_pip_count:>3}, on the bar {-board[0]}, off {position.opponent_checkers_off}")
+    lines.append(f"X (on roll): pips {position.pip_count:>3}, on the bar {own_bar:>2}, "
+                 f"borne off {position.checkers_off:>2}")
+    lines.append(f"O          : pips {position.opponent_pip_count:>3}, on the bar {opponent_bar:>2}, "
+                 f"borne off {position.opponent_checkers_off:>2}")
     lines.append(f"Position ID: {position.position_id}")
     return "\n".join(lines)

@@ -173,7 +173,7 @@ def test_a_dance_is_a_ply_with_no_play(random_player):
 
 def test_a_player_choosing_an_illegal_play_is_stopped(scripted):
     def cheat(plays, random):
-        return plays[0].__class__(plays[0].moves, Position.from_points({}, {}))
+        return plays[0].__class__(plays[0].moves, Position.from_points({}, {1: 1}))
 
     with pytest.raises(DecisionError, match="not legal"):
         play_game(scripted("cheat", pick=cheat), scripted("cheat", pick=cheat), SEED, 0)

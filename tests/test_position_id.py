@@ -25,6 +25,8 @@ def random_position(rng: random.Random) -> Position:
             if slot == "bar":
                 slot = 25 if sign > 0 else 0
             board[slot] += sign
+    if not any(board):
+        board[25] = 1  # no game has both sides borne off
     return Position(tuple(board))
 
 

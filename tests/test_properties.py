@@ -35,9 +35,11 @@ def positions(draw, home_only: bool = False) -> Position:
         own = draw(st.lists(st.integers(1, 25), max_size=15))
     for slot in own:
         board[slot] += 1
-    for slot in draw(st.lists(st.integers(0, 24), max_size=15)):
+    for slot in draw(st.lists(st.integers(0, 24), min_size=0 if own else 1, max_size=15)):
         if slot == 0 or board[slot] <= 0:
             board[slot] -= 1
+    if not any(board):
+        board[0] = -1  # no game has both sides borne off; the opponent keeps one on the bar
     return Position(tuple(board))
 
 

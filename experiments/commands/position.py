@@ -1,12 +1,15 @@
-"""``bgsim show`` and ``bgsim moves``: look at a position and its legal plays."""
+"""``bgsim show`` and ``bgsim moves``: look at a position and its legal plays.
+
+Bad input (a malformed ID, an impossible position, a die that is not 1..6) raises a ValueError
+naming the problem; the dispatcher in ``experiments.cli`` prints it as one line and exits 2.
+"""
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from bgsim import Position, legal_plays
-from bgsim.rules import check_roll
+from bgsim.rules import RollError, check_roll
 
 
 def register(subparsers) -> None:
@@ -14,33 +17,53 @@ def register(subparsers) -> None:
     show.add_argument("position_id", metavar="ID")
     show.set_defaults(handler=run_show)
 
-    moves = subparsers.add_parser("moves", help="list the legal plays of a roll from a position")
+    moves = subparsers.add_parser(
+        "moves",
+        help="list the legal plays of a roll from a position",
+        description="The legal plays of a roll, one per distinct resulting position, in the "
+        "canonical order of bgsim.legal_plays.  Each resulting position is seen from the side "
+        "that moved (not yet turned), as GNU Backgammon lists move results.",
+    )
     moves.add_argument("position_id", metavar="ID")
-    moves.add_argument("die1", type=_die, metavar="D1")
-    moves.add_argument("die2", type=_die, metavar="D2")
+    # dice are read as text and checked in run_moves, so that a bad die gets the same single
+    # error line as every other bad input instead of argparse's usage message
+    moves.add_argument("die1", metavar="D1")
+    moves.add_argument("die2", metavar="D2")
     moves.add_argument("--json", action="store_true", help="print machine-readable JSON")
     moves.set_defaults(handler=run_moves)
 
 
-def _die(text: str) -> int:
+def read_die(text: str) -> int:
     try:
-        value = int(text)
+        value = int(text.strip())
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a die shows 1 to 6, got {text!r}") from None
+        raise RollError(f"a die is a number from 1 to 6, got {text!r}") from None
     if not 1 <= value <= 6:
-        raise argparse.ArgumentTypeError(f"a die shows 1 to 6, got {value}")
+        raise RollError(f"a die shows 1 to 6, got {value}")
     return value
 
 
+def read_position(text: str) -> Position:
+    position = Position.from_position_id(text)
+    if position.checkers_off == 15 and position.opponent_checkers_off == 15:
+        # a game ends when the first side is off, so the other always has checkers left
+        raise ValueError(f"impossible position {text!r}: both sides have borne off all 15 checkers")
+    return position
+
+
 def run_show(args) -> int:
-    print(Position.from_position_id(args.position_id))
+    print(read_position(args.position_id))
     return 0
 
 
 def run_moves(args) -> int:
-    position = Position.from_position_id(args.position_id)
-    roll = check_roll((args.die1, args.die2))
-    plays = sorted(legal_plays(position, roll), key=lambda play: play.notation)
+    position = read_position(args.position_id)
+    roll = check_roll((read_die(args.die1), read_die(args.die2)))
+    if position.checkers_off == 15 or position.opponent_checkers_off == 15:
+        side = "X (on roll)" if position.checkers_off == 15 else "O"
+        raise ValueError(f"the game is over in {position.position_id}: {side} has borne off "
+                         "all 15 checkers, so there is nothing to play")
+    plays = legal_plays(position, roll)
     if args.json:
         print(json.dumps({
             "position_id": position.position_id,
@@ -49,7 +72,8 @@ def run_moves(args) -> int:
             "plays": [{"play": play.notation, "position_id": play.result.position_id} for play in plays],
         }, indent=2))
         return 0
-    print(f"{len(plays)} legal plays for {roll[0]}-{roll[1]} from {position.position_id}")
+    print(f"{len(plays)} legal plays for {roll[0]}-{roll[1]} from {position.position_id}"
+          + (" (the roll cannot be played)" if not plays else ""))
     width = max((len(play.notation) for play in plays), default=0)
     for play in plays:
         print(f"  {play.notation:<{width}}  {play.result.position_id}")
