@@ -1,0 +1,272 @@
+"""From a run's rows to its summary: ``games.parquet`` → tables, ``summary.md``/``.csv``, plots.
+
+Nothing here reads anything but the rows (and the experiment, for titles and the order of the
+players), so ``bgsim report DIR`` can rebuild every summary of a finished run from its
+``games.parquet`` alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .config import Experiment
+from .summary import (
+    best_responses,
+    conditions_table,
+    markdown_table,
+    matrix_table,
+    pairings_table,
+    payoff_matrix,
+    player_order,
+    standings_table,
+    summarize_conditions,
+    summarize_pairings,
+    summarize_players,
+)
+
+GAMES_FILE = "games.parquet"
+
+
+def assemble(folder: Path, plan: list[tuple[int, list[Path]]]) -> pd.DataFrame:
+    """Join the chunk files into ``games.parquet`` in canonical order and read it back.
+
+    Canonical order: pairing, then seating (leg), then game number, then game within the match,
+    so the file is the same however the run was chunked, resumed or spread over workers.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = Path(folder)
+    target = folder / GAMES_FILE
+    temporary = folder / ("." + GAMES_FILE + ".tmp")
+    writer = None
+    try:
+        for _, paths in plan:
+            frame = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+            frame = frame.sort_values(["leg", "game", "game_in_match"], kind="mergesort")
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if writer is None:
+                writer = pq.ParquetWriter(temporary, table.schema)
+            writer.write_table(table.cast(writer.schema))
+        if writer is None:
+            raise ValueError("the run has no games to assemble")
+        writer.close()
+        writer = None
+        import os
+
+        with open(temporary, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        temporary.unlink(missing_ok=True)
+        raise
+    return load_rows(folder)
+
+
+def load_rows(folder: Path) -> pd.DataFrame:
+    path = Path(folder) / GAMES_FILE
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file (the run has not finished)")
+    return pd.read_parquet(path)
+
+
+@dataclass
+class Report:
+    pairings: pd.DataFrame
+    standings: dict[str, pd.DataFrame]
+    matrices: dict[str, pd.DataFrame]
+    best: dict[str, pd.DataFrame]
+    conditions: pd.DataFrame
+    sweep: pd.DataFrame | None
+    text: str  # what the terminal shows
+    markdown: str
+    plots: list[str] = field(default_factory=list)
+
+
+def short_labels(names: list[str]) -> dict[str, str]:
+    """Drop a checker bot shared by every player ("heuristic+pipdiff" → "pipdiff")."""
+    prefixes = {name.split("+", 1)[0] for name in names}
+    if len(prefixes) != 1:
+        return {name: name for name in names}
+    prefix = prefixes.pop()
+    return {name: (name.split("+", 1)[1] if "+" in name else f"{prefix} (no cube)") for name in names}
+
+
+def build_report(frame: pd.DataFrame, experiment: Experiment | None = None) -> Report:
+    pairings = summarize_pairings(frame)
+    is_match = "match_wins" in pairings
+    value = "match_wins" if is_match else "ppg"
+    order = player_order(frame)
+    conditions = list(dict.fromkeys(frame["condition"].astype(str)))
+    standings, matrices, best = {}, {}, {}
+    for condition in conditions:
+        standings[condition] = summarize_players(frame, condition)
+        mine = pairings[pairings["condition"] == condition]
+        matrices[condition] = payoff_matrix(mine, order, value)
+        best[condition] = best_responses(matrices[condition])
+    condition_table = summarize_conditions(frame)
+    sweep = None
+    if experiment is not None and experiment.grid:
+        sweep = sweep_table(experiment, standings[conditions[0]], pairings, order)
+    report = Report(pairings, standings, matrices, best, condition_table, sweep, "", "")
+    report.text = _text(report, experiment, frame, brief=True)
+    report.markdown = _text(report, experiment, frame, brief=False)
+    return report
+
+
+def sweep_table(experiment: Experiment, standings: pd.DataFrame, pairings: pd.DataFrame,
+                order: list[str]) -> pd.DataFrame:
+    """One row per grid player: its parameters, its result against the field and against the
+    fixed opponent, and its rank."""
+    rank = {name: i + 1 for i, name in enumerate(standings["player"])}
+    rows = []
+    for spec, params in experiment.grid.items():
+        row = {**params, "player": spec, "rank": rank.get(spec)}
+        mine = standings[standings["player"] == spec]
+        row["ppg_field"] = float(mine["ppg"].iloc[0]) if len(mine) else math.nan
+        row["ppg_field_ci"] = float(mine["ppg_ci"].iloc[0]) if len(mine) else math.nan
+        if experiment.opponent is not None:
+            both = pairings[(pairings["player"] == spec) & (pairings["opponent"] == experiment.opponent)]
+            row["ppg_opponent"] = float(both["ppg"].iloc[0]) if len(both) else math.nan
+            row["ppg_opponent_ci"] = float(both["ppg_ci"].iloc[0]) if len(both) else math.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _duplicate_line(pairings: pd.DataFrame) -> str | None:
+    is_match = "match_variance_ratio" in pairings
+    column = "match_variance_ratio" if is_match else "variance_ratio"
+    ratios = pairings[column].replace([np.inf], np.nan).dropna()
+    if ratios.empty:
+        return None
+    what = "match-winning shares" if is_match else "points-per-game estimates"
+    return (f"Duplicate dice: playing each deal twice with the seats swapped cut the variance of the "
+            f"{what} by {ratios.median():.1f}× (median over {len(ratios)} pairings; "
+            f"{ratios.min():.1f}× to {ratios.max():.1f}×), compared with dealing each seating its own dice.")
+
+
+def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, brief: bool) -> str:
+    out = []
+    name = experiment.name if experiment else "run"
+    heading = "##" if not brief else ""
+    if not brief:
+        out.append(f"# {name}\n")
+        if experiment is not None and experiment.description:
+            out.append(experiment.description.strip() + "\n")
+        if experiment is not None:
+            kind = f"{experiment.match_to}-point matches" if experiment.match_to else "money games"
+            out.append(f"{len(frame)} games ({kind}); {experiment.games} deals per pairing, "
+                       f"{'each played with both seatings (duplicate dice)' if experiment.duplicate else 'seats alternating, dice independent'}; "
+                       f"seed {experiment.seed}.\n")
+    labels = short_labels(list(report.matrices[next(iter(report.matrices))].columns))
+    is_match = "match_wins" in report.pairings
+    for condition, standings in report.standings.items():
+        title = "Standings" + (f" — {condition}" if len(report.standings) > 1 else "")
+        if is_match:
+            title += " (share of matches won, then points per game)"
+        out.append(f"{heading} {title}\n".lstrip() if not brief else title)
+        out.append(standings_table(standings) + "\n")
+    if not brief or len(report.pairings) <= 40:
+        out.append(f"{heading} Pairings (first player's side)\n".lstrip() if not brief else "Pairings (first player's side)")
+        out.append(pairings_table(report.pairings) + "\n")
+    line = _duplicate_line(report.pairings)
+    if line:
+        out.append(line + "\n")
+    if len(report.conditions) > 1:
+        out.append(f"{heading} Rule conditions compared (all pairings together)\n".lstrip() if not brief
+                   else "Rule conditions compared (all pairings together)")
+        out.append(conditions_table(report.conditions) + "\n")
+        pivot = report.pairings.pivot_table(index=["player", "opponent"], columns="condition", values="ppg",
+                                            sort=False)
+        headers = ["player", "opponent"] + [f"{c} points/game" for c in pivot.columns]
+        rows = [[labels.get(a, a), labels.get(b, b)] + [f"{v:+.3f}" for v in values]
+                for (a, b), values in pivot.iterrows()]
+        out.append(markdown_table(headers, rows, "ll" + "r" * len(pivot.columns)) + "\n")
+    for condition, matrix in report.matrices.items():
+        if brief and len(matrix) > 10:
+            continue
+        title = ("Match-winning share" if is_match else "Payoff matrix (row's points per game against column)")
+        title += f" — {condition}" if len(report.matrices) > 1 else ""
+        out.append(f"{heading} {title}\n".lstrip() if not brief else title)
+        out.append(matrix_table(matrix, labels, pct=is_match) + "\n")
+        best = report.best[condition]
+        if len(matrix) > 2 and not best.empty and not brief:
+            rows = [[labels.get(r.opponent, r.opponent), labels.get(r.best_response, r.best_response),
+                     f"{100 * r.value:.1f}%" if is_match else f"{r.value:+.3f}"] for r in best.itertuples()]
+            out.append(f"{heading} Best response to each player{f' — {condition}' if len(report.matrices) > 1 else ''}\n")
+            out.append(markdown_table(["against", "best response", "its result"], rows, "llr") + "\n")
+    if report.sweep is not None and experiment is not None:
+        keys = list(experiment.grid_keys)
+        sweep = report.sweep.sort_values("rank")
+        headers = keys + ["rank", "points/game vs field (95% CI)"]
+        has_opp = "ppg_opponent" in sweep
+        if has_opp:
+            headers.append(f"vs {labels.get(experiment.opponent, experiment.opponent)} (95% CI)")
+        rows = []
+        for _, row in sweep.iterrows():
+            cells = [str(row[k]) for k in keys] + [str(row["rank"]),
+                                                   _ci(row["ppg_field"], row["ppg_field_ci"])]
+            if has_opp:
+                cells.append(_ci(row["ppg_opponent"], row["ppg_opponent_ci"]))
+            rows.append(cells)
+        out.append(f"{heading} Threshold sweep, best first\n".lstrip() if not brief else "Threshold sweep, best first")
+        out.append(markdown_table(headers, rows, "r" * len(headers)) + "\n")
+    if report.plots and not brief:
+        out.append(f"{heading} Plots\n")
+        out += [f"![{Path(plot).stem}]({Path(plot).name})\n" for plot in report.plots]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _ci(mean: float, half: float) -> str:
+    if math.isnan(mean):
+        return "n/a"
+    return f"{mean:+.3f}" if math.isnan(half) else f"{mean:+.3f} ± {half:.3f}"
+
+
+def summary_csv(report: Report) -> pd.DataFrame:
+    """Pairings and standings in one table, told apart by ``section``."""
+    parts = [report.pairings.assign(section="pairing")]
+    for condition, standings in report.standings.items():
+        parts.append(standings.assign(section="standings", condition=condition,
+                                      rank=np.arange(1, len(standings) + 1)))
+    table = pd.concat(parts, ignore_index=True)
+    first = ["section", "condition", "rank", "player", "opponent"]
+    return table[[c for c in first if c in table] + [c for c in table.columns if c not in first]]
+
+
+def write_report(folder: Path, frame: pd.DataFrame, experiment: Experiment | None = None,
+                 plots: bool = True) -> Report:
+    """Write ``summary.csv``, ``summary.md`` and the plots for ``frame`` into ``folder``."""
+    folder = Path(folder)
+    report = build_report(frame, experiment)
+    if plots:
+        from .plots import draw_all
+
+        report.plots = draw_all(folder, report, experiment)
+        report.markdown = _text(report, experiment, frame, brief=False)
+    _write_text(folder / "summary.md", report.markdown)
+    table = summary_csv(report)
+    _write_text(folder / "summary.csv", table.to_csv(index=False, float_format="%.6g"))
+    for condition, matrix in report.matrices.items():
+        suffix = "" if len(report.matrices) == 1 else f"-{condition}"
+        _write_text(folder / f"payoff_matrix{suffix}.csv", matrix.to_csv(float_format="%.6g"))
+    return report
+
+
+def _write_text(path: Path, text: str) -> None:
+    import os
+
+    temporary = path.with_name("." + path.name + ".tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
