@@ -155,18 +155,25 @@ def legal_plays(position: Position, roll) -> list[Play]:
 def notation(moves: tuple[Move, ...]) -> str:
     """Standard notation: ``13/7 8/7``, ``bar/22``, ``6/off``, ``8/7*``, ``24/18(2)``.
 
-    Moves of one checker in a row are joined (``24/21 21/16`` is written ``24/16``, a hit on the
-    way shows as ``24/21*/16``); identical moves are counted.
+    Checkers are alike, so the notation describes the play, not the order the search found
+    its moves in: moves are taken from the highest point down, so that moves of one checker in a
+    row are joined whatever order they were found in (``24/21 21/16`` and ``21/16 24/21`` are
+    both written ``24/16``; a hit on the way shows as ``24/21*/16``), the first checker to land
+    on a blot is the one that hits it, and identical moves are counted (``24/18(2)``).  Moves
+    are listed from the highest point down, the shorter first when two start on one point.
     """
-    paths: list[list[Move]] = []
-    for move in moves:
+    hit_points = {target for _, target, hit in moves if hit}
+    paths: list[list[list]] = []  # each path: [from, to, hit] steps of one checker
+    for source, target, _ in sorted(moves, key=lambda move: (-move[0], move[1])):
+        hit = target in hit_points
+        hit_points.discard(target)
         for path in paths:
             # the same checker carries on if some path ends where this move starts
-            if path[-1][1] == move[0] and move[0] != 0:
-                path.append(move)
+            if path[-1][1] == source and source != 0:
+                path.append([source, target, hit])
                 break
         else:
-            paths.append([move])
+            paths.append([[source, target, hit]])
 
     def point_name(point: int) -> str:
         return "bar" if point == BAR else "off" if point == 0 else str(point)

@@ -78,5 +78,5 @@ def pytest_terminal_summary(terminalreporter):
     for source, counts in summary.items():
         text = ", ".join(f"{name} {value}" for name, value in counts.items())
         terminalreporter.write_line(f"{source}: {text}")
-    total = sum(counts["pairs"] for counts in summary.values())
+    total = sum(counts["pairs"] for source, counts in summary.items() if source != "notation")
     terminalreporter.write_line(f"total (position, roll) pairs equal to gnubg: {total}")

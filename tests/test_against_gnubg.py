@@ -18,6 +18,7 @@ printed in the terminal summary.
 from __future__ import annotations
 
 import random
+import re
 
 import gnubg_nn
 import pytest
@@ -340,3 +341,46 @@ def test_the_placements_are_legal_positions():
         assert on_the_bar_against_points(rng).board[25] >= 1
         position = bear_off_with_contact(rng)
         assert position.all_home and any(position.board[p] < 0 for p in range(0, 7))
+
+
+# --- notation against GNU Backgammon's formatter ----------------------------------------------
+
+NOTATION_PAIRS = 3_000
+_TOKEN = re.compile(r"^(.*?)(?:\((\d)\))?$")
+
+
+def _read_notation(text: str) -> tuple[list[str], set[str]]:
+    """The moves of a notation, one ``from/to`` entry per checker, and the points hit.
+
+    GNU Backgammon counts one hitting and two plain checkers on the same path as ``6/2*(3)``
+    (``20/14*/8(2)``) where bgsim writes ``6/2* 6/2(2)`` (``20/14*/8 20/8``); with the hits
+    taken apart the two read the same.
+    """
+    moves, hits = [], set()
+    for token in text.split():
+        path, count = _TOKEN.match(token).groups()
+        stops = path.split("/")
+        hits |= {stop[:-1] for stop in stops if stop.endswith("*")}
+        moves += [stops[0] + "/" + stops[-1].rstrip("*")] * int(count or 1)
+    return sorted(moves), hits
+
+
+def test_notation_reads_like_gnubgs():
+    """bgsim's notation of each play against ``gnubg.movetupletostring`` of the same moves:
+    the same checker paths (joined the same way) and the same hits."""
+    import gnubg
+
+    pairs = random_game_pairs(NOTATION_PAIRS // 2, seed=31) + placement_pairs(NOTATION_PAIRS // 2, seed=37)
+    compared = 0
+    differ = []
+    for position, roll in pairs:
+        board = to_gnubg_board(position)
+        for play in legal_plays(position, roll):
+            # GNU Backgammon's move tuple: from and to per move, points 1..24, 25 the bar, 0 off
+            moves = tuple(point for source, target, _ in play.moves for point in (source, target))
+            theirs = gnubg.movetupletostring(moves, board).strip()
+            compared += 1
+            if _read_notation(theirs) != _read_notation(play.notation):
+                differ.append(f"{position.position_id} {roll}: bgsim {play.notation!r}, gnubg {theirs!r}")
+    SUMMARY["notation"] = {"pairs": len(pairs), "plays written": compared}
+    assert not differ, f"{len(differ)} of {compared} differ:\n" + "\n".join(differ[:10])

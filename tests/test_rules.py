@@ -11,7 +11,7 @@ import pytest
 
 from bgsim import Position, PositionError, RollError, legal_plays
 from bgsim.cube import Rules
-from bgsim.rules import single_moves
+from bgsim.rules import notation, single_moves
 from bgsim.scoring import BACKGAMMON, DROP, GAMMON, SINGLE, points_for, result_of
 
 START_OWN = {24: 2, 13: 5, 8: 3, 6: 5}
@@ -415,6 +415,22 @@ def test_notation_entering_and_moving_on():
     position = Position.from_points(own, {})
     play = play_to(position, (3, 5), after(own, {}, "bar/22", "22/17"))
     assert play.notation == "bar/17"
+
+
+def test_notation_joins_one_checker_whatever_order_its_moves_were_found_in():
+    # 14/9 by a checker already on the 14 and 17/14 by another is the same play as 17/9
+    assert notation(((14, 9, False), (17, 14, False))) == "17/9"
+    assert notation(((17, 14, False), (14, 9, False))) == "17/9"
+    assert notation(((3, 0, False), (5, 3, False))) == "5/off"
+    assert notation(((5, 1, True), (7, 5, False))) == "7/1*"
+
+
+def test_notation_gives_the_hit_to_the_first_checker_to_land():
+    own = {24: 1, 22: 1, 6: 13}
+    opponent = {18: 1, 1: 2}
+    position = Position.from_points(own, opponent)
+    play = play_to(position, (4, 6), after(own, opponent, "24/18*", "22/18"))
+    assert play.notation == "24/18* 22/18"
 
 
 # --- bad input --------------------------------------------------------------------------
