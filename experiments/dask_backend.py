@@ -45,11 +45,18 @@ def parse_address(address: str) -> tuple[str, int | None]:
     raise ValueError(f"--dask {address}: give local, local:N or a scheduler address such as tcp://HOST:8786")
 
 
+def check_address(address: str) -> None:
+    """Fail before a results folder is made: Dask missing or an address of no known form."""
+    _import_distributed()
+    parse_address(address)
+
+
 class Cluster:
     """A connected client, and the LocalCluster behind it when this process started one."""
 
-    def __init__(self, address: str, processes: bool = True, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    def __init__(self, address: str, processes: bool = True, timeout: float | None = None) -> None:
         distributed = _import_distributed()
+        timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
         import dask
 
         kind, workers = parse_address(address)
@@ -87,7 +94,7 @@ class Cluster:
 
 
 def run_on_dask(address: str, state, make_task, finished, make_player=None, processes: bool = True,
-                timeout: float = CONNECT_TIMEOUT_S, task_function=None) -> None:
+                timeout: float | None = None, task_function=None) -> None:
     """Play every ready chunk of ``state`` on the cluster at ``address``; ``finished(task, rows)``
     is called here, in this process, for each chunk as it arrives."""
     _import_distributed()

@@ -335,6 +335,10 @@ def run_experiment(
 ) -> RunResult:
     """Play ``experiment`` into the results folder ``out`` and summarize it from the rows."""
     log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+    if dask:
+        from .dask_backend import check_address
+
+        check_address(dask)
     if out is None:
         if resume:
             out = latest_unfinished(experiment.name)

@@ -1,0 +1,89 @@
+"""bgsim tournament / run / report on the command line: flags, output, one-line errors."""
+
+import json
+
+import pandas as pd
+
+from experiments import cli
+
+PLAYERS = ["heuristic+pipdiff", "heuristic+keith", "heuristic"]
+
+
+def toml(tmp_path, extra=""):
+    path = tmp_path / "tiny.toml"
+    players = ", ".join(f'"{p}"' for p in PLAYERS)
+    path.write_text(f'# tiny\nplayers = [{players}]\ngames = 50\nseed = 3\nengine = "reference"\n{extra}',
+                    encoding="utf-8")
+    return path
+
+
+def test_tournament_without_arguments_is_the_default_experiment(tmp_path, capsys):
+    out = tmp_path / "default"
+    assert cli.main(["tournament", "--games", "1", "--chunk", "1", "--engine", "reference",
+                     "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr()
+    assert "Standings" in printed.out and "heuristic+pipdiff" in printed.out
+    assert f"Results: {out}/" in printed.out
+    assert "played 72 games" in printed.err  # 9 players: 36 pairings × 1 deal × 2 seatings
+    record = json.loads((out / "run.json").read_text())
+    assert record["config"]["name"] == "default_tournament"
+    assert record["command"].startswith("bgsim tournament --games 1 --out ")
+
+
+def test_run_takes_flags_over_the_file_and_report_rebuilds_from_the_rows(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli.main(["run", str(toml(tmp_path)), "--games", "2", "--seed", "11", "--chunk", "1",
+                     "--threads", "1", "--out", str(out), "--no-progress"]) == 0
+    frame = pd.read_parquet(out / "games.parquet")
+    assert len(frame) == 3 * 2 * 2
+    record = json.loads((out / "run.json").read_text())
+    assert (record["config"]["games"], record["seed"], record["config"]["threads"]) == (2, 11, 1)
+    summary = (out / "summary.md").read_text()
+    (out / "summary.md").unlink()
+    capsys.readouterr()
+    assert cli.main(["report", str(out)]) == 0
+    assert (out / "summary.md").read_text() == summary
+    assert "Rewrote" in capsys.readouterr().out
+
+
+def test_run_finds_shipped_experiments_by_name(tmp_path, capsys):
+    assert cli.main(["run", "money_conventions", "--games", "1", "--engine", "reference",
+                     "--out", str(tmp_path / "m"), "--no-progress"]) == 0
+    assert "Rule conditions compared" in capsys.readouterr().out
+
+
+def one_error_line(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0, err
+    assert err.startswith("bgsim: error: ")
+    return err
+
+
+def test_errors_are_one_line_and_exit_2(tmp_path, capsys):
+    assert cli.main(["run", str(tmp_path / "missing.toml"), "--no-progress"]) == 2
+    assert "missing.toml: no such experiment file" in one_error_line(capsys)
+
+    path = toml(tmp_path, 'opponent = "pubeval+wizard"\n')
+    assert cli.main(["run", str(path), "--no-progress", "--out", str(tmp_path / "x")]) == 2
+    assert "tiny.toml: opponent:" in one_error_line(capsys) and not (tmp_path / "x").exists()
+
+    good = toml(tmp_path)
+    assert cli.main(["run", str(good), "--resume", "--force", "--no-progress"]) == 2
+    assert "choose one" in one_error_line(capsys)
+
+    assert cli.main(["run", str(good), "--resume", "--out", str(tmp_path / "none"), "--no-progress"]) == 2
+    assert "nothing to resume" in one_error_line(capsys)
+
+
+def test_a_finished_run_is_refused_by_name(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["run", str(toml(tmp_path)), "--games", "1", "--out", str(out), "--no-progress"]
+    assert cli.main(argv) == 0
+    before = (out / "games.parquet").stat().st_mtime_ns
+    capsys.readouterr()
+    assert cli.main(argv) == 2
+    assert f"results folder {out} holds a finished run" in one_error_line(capsys)
+    assert (out / "games.parquet").stat().st_mtime_ns == before
+    assert cli.main(argv + ["--resume"]) == 0  # nothing left to play: says so, touches no row
+    assert "nothing left to play" in capsys.readouterr().err
+    assert (out / "games.parquet").stat().st_mtime_ns == before
