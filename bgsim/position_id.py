@@ -41,10 +41,10 @@ def from_gnubg_board(opponent, on_roll) -> Position:
     for point in range(1, 25):
         mine = int(on_roll[point - 1])
         theirs = int(opponent[24 - point])
-        if mine and theirs:
-            raise PositionError(f"both sides have checkers on point {point}")
         if mine < 0 or theirs < 0:
             raise PositionError(f"negative checker count on point {point}")
+        if mine and theirs:
+            raise PositionError(f"both sides have checkers on point {point}")
         board[point] = mine - theirs
     return Position(tuple(board))
 

@@ -180,6 +180,15 @@ def test_id_that_runs_out_of_slots_is_rejected():
         Position.from_position_id("/////////////w")  # 80 one bits: no slot ever closes
 
 
+def test_gnubg_board_with_a_negative_count_is_rejected():
+    opponent, on_roll = [0] * 25, [0] * 25
+    on_roll[5], opponent[18] = -1, 2  # our 6-point is the opponent's 19-point
+    with pytest.raises(PositionError, match="negative checker count on point 6"):
+        from_gnubg_board(opponent, on_roll)
+    with pytest.raises(PositionError, match="two arrays of 25"):
+        from_gnubg_board([0] * 24, on_roll)
+
+
 def test_position_id_error_is_a_value_error():
     assert issubclass(PositionIdError, ValueError)
     assert issubclass(PositionIdError, PositionError)
