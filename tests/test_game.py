@@ -351,3 +351,36 @@ def test_the_automatic_double_does_not_turn_the_cube_for_jacoby(random_player):
                 assert record.points == 2  # a single, times the cube of 2
                 return
     raise AssertionError("no gammon after a tied opening among the games searched")
+
+
+# --- the dice stream definition both engines share ---------------------------------------------
+
+
+def test_draws_are_splitmix64():
+    # the first three outputs of SplitMix64 started from state 0, as published with the
+    # reference implementation (Vigna, splitmix64.c)
+    stream = RandomStream(0, 0, 0)
+    stream.key = 0
+    assert [stream.next64() for _ in range(3)] == [
+        0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F]
+
+
+def test_the_stream_key_mixes_seed_game_and_stream_number():
+    from bgsim.dice import mix64
+
+    for seed, game, number in [(0, 0, 0), (2026, 5, 1), (2**63 - 1, 12345, 8)]:
+        assert stream_key(seed, game, number) == mix64(mix64(mix64(seed) ^ game) ^ number)
+    assert len({stream_key(1, 0, 0), stream_key(0, 1, 0), stream_key(0, 0, 1)}) == 3
+
+
+def test_a_die_throws_away_the_draws_that_would_favour_low_numbers():
+    class Scripted(RandomStream):
+        def __init__(self, draws):
+            self.draws_left = list(draws)
+
+        def next64(self):
+            return self.draws_left.pop(0)
+
+    top = (1 << 64) - 1  # 2**64 is 4 more than a multiple of 6: the top 4 values are refused
+    assert Scripted([top, top - 3, 13]).die() == 13 % 6 + 1
+    assert Scripted([top - 4]).die() == (top - 4) % 6 + 1
