@@ -26,8 +26,8 @@ import pytest
 from bgsim import Position, legal_plays
 from bgsim.position_id import from_gnubg_board, to_gnubg_board
 
-RANDOM_GAME_PAIRS = 12_000
-PLACEMENT_PAIRS = 18_000
+RANDOM_GAME_PAIRS = 8_000
+PLACEMENT_PAIRS = 14_000
 
 
 def gnubg_key(position: Position) -> str:

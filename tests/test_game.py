@@ -42,9 +42,12 @@ def find_game(predicate, white, black, rules=Rules(), seed=SEED, limit=400):
 # --- the opening roll and the dice -------------------------------------------------------------
 
 
-def test_the_opening_roll_is_never_a_double_and_the_higher_die_opens(random_player):
-    for game in range(40):
-        record = play_game(random_player("w"), random_player("b"), SEED, game, trace=True)
+def test_the_opening_roll_is_never_a_double_and_the_higher_die_opens(scripted):
+    for game in range(300):
+        # the second side doubles and the opener drops: each game is its opening ply and no more
+        white = scripted("w", doubles=True, answers=Response.DROP)
+        black = scripted("b", doubles=True, answers=Response.DROP)
+        record = play_game(white, black, SEED, game, trace=True)
         first = record.history[0]
         ties, side, roll, _ = opening_from_stream(SEED, game)
         assert first.roll[0] != first.roll[1]
