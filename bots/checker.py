@@ -76,31 +76,39 @@ def pips_of(board) -> tuple[int, int]:
     return own, opponent
 
 
-def racer_score(board, hit: float) -> float:
-    """``(opponent pips - own pips) + hit * (opponent checkers on the bar)``, in float64.
+def racer_score(board, hit: float, blot: float) -> float:
+    """``(opponent pips - own pips) + hit * (opponent checkers on the bar) - blot * exposed``.
 
-    Every full play takes the same pips off the mover's count, so this prefers hits (which add
-    to the opponent's count), then plays that waste fewest pips bearing off.
+    ``exposed`` is the number of own blots with an opponent checker behind them
+    (:func:`bots.heuristic.shots_at`, first value).  Every full play takes the same pips off the
+    mover's count, so the pip term prefers hits (which add to the opponent's count) and plays
+    that waste fewest pips bearing off.  Without the blot term two racers hit each other's
+    blots in their home boards for ever (games of tens of thousands of plies); a small price on
+    a blot left in reach ends that.  Summed left to right in float64.
     """
+    from .heuristic import shots_at
+
     own, opponent = pips_of(board)
-    return float(opponent - own) + hit * float(-board[0])
+    exposed, _ = shots_at(board)
+    return float(opponent - own) + hit * float(-board[0]) - blot * float(exposed)
 
 
 class RacerBot(EvaluationBot):
-    """Greedy on pips and hits: :func:`racer_score` of the resulting board.
+    """Greedy on pips and hits, with a price on blots left in reach: :func:`racer_score`.
 
-    fast_name ``"racer"``; ``fast_params()`` is ``(hit,)``.
+    fast_name ``"racer"``; ``fast_params()`` is ``(hit, blot)``.
     """
 
     name = "racer"
     fast_name = "racer"
-    description = "greedy: maximise the pip lead after the play, with a bonus per checker hit"
+    description = "greedy: the biggest pip lead after the play, a bonus per hit, a price per blot in reach"
     PARAMS = (
         Param("hit", parse_float, 2.0, "bonus per opponent checker on the bar, on top of the pips it loses"),
+        Param("blot", parse_float, 5.0, "price (in pips) per own blot an opponent checker could hit"),
     )
 
     def score(self, board, before):
-        return racer_score(board, self.hit)
+        return racer_score(board, self.hit, self.blot)
 
     def fast_params(self):
-        return (float(self.hit),)
+        return (float(self.hit), float(self.blot))
