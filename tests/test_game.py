@@ -236,6 +236,18 @@ def test_only_the_owner_is_asked_to_redouble(scripted):
     assert record.points == 16 * {"single": 1, "gammon": 2, "backgammon": 3}[record.result]
 
 
+def test_the_side_that_doubled_is_not_asked_again_while_the_taker_holds_the_cube(scripted):
+    # white would double every turn; black takes and never redoubles, so white's one double
+    # leaves the cube on black's side for the rest of the game
+    white = scripted("w", doubles=True)
+    black = scripted("b", doubles=False, answers=Response.TAKE)
+    record = play_game(white, black, SEED, 2, trace=True)
+    assert len(white.offers_asked) == 1 and white.offers_asked[0].centred
+    assert record.doubles == 1 and record.cube_owner == BLACK and record.cube_value == 2
+    assert black.offers_asked and not any(view.centred for view in black.offers_asked[1:])
+    assert all(view.value == 2 for view in black.offers_asked if not view.centred)
+
+
 def test_nobody_is_asked_with_the_cube_off(scripted):
     white, black = scripted("w", doubles=True), scripted("b", doubles=True)
     record = play_game(white, black, SEED, 0, Rules(cube=False))

@@ -78,6 +78,7 @@ def test_the_crawford_game_asks_nobody_to_double(scripted):
         white = scripted("w", doubles=doubles, answers=Response.DROP)
         black = scripted("b", doubles=doubles, answers=Response.DROP)
         record = play_match(white, black, SEED, number, 3)
+        assert sum(game.match.crawford for game in record.games) == 1
         # one question per game with the cube (it is dropped at once), none in the Crawford game
         games_with_cube = [g for g in record.games if not g.match.crawford]
         assert len(asked) == len(games_with_cube)
