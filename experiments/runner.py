@@ -305,8 +305,11 @@ class _Progress:
             try:
                 from tqdm import tqdm
 
+                # A pseudo-terminal can report zero columns, which would hide the bar.
+                width = shutil.get_terminal_size((0, 0)).columns
+                sized = {"dynamic_ncols": True} if width >= 40 else {"ncols": 100}
                 self.bar = tqdm(total=total, initial=initial, unit=f" {unit}", unit_scale=True,
-                                file=sys.stderr, dynamic_ncols=True, disable=None, smoothing=0.1,
+                                file=sys.stderr, disable=None, smoothing=0.1, **sized,
                                 bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]")
             except ImportError:  # tqdm is a dependency, but a bar is not worth failing over
                 self.bar = None

@@ -284,3 +284,11 @@ def test_a_killed_run_keeps_its_chunks_and_resume_equals_an_uninterrupted_run(tm
     pd.testing.assert_frame_equal(load_rows(out), whole)
     # Nothing finished was replayed: the resumed session played only the missing chunks.
     assert record["sessions"][-1]["games"] == len(whole) - 2 * len(kept)
+
+
+def test_same_rows_on_the_fast_engine_whatever_the_thread_count(baseline, tmp_path):
+    _, frame = baseline
+    for threads in (1, 2):
+        fast = run(tiny(engine="fast", threads=threads), tmp_path / f"fast{threads}")
+        pd.testing.assert_frame_equal(fast.frame, frame)
+        assert json.loads((fast.folder / "run.json").read_text())["engines_used"] == ["fast"]
