@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compile import jit
+from .compile import inline_jit, jit
 from .dice import below
 from .moves import kth_play, play_before
 
@@ -68,7 +68,7 @@ CONTACT_WEIGHTS = np.array([
 ])
 
 
-@jit
+@inline_jit
 def _pips(board):
     own = 0
     opponent = 0
@@ -81,7 +81,7 @@ def _pips(board):
     return own, opponent
 
 
-@jit
+@inline_jit
 def _on_board(board):
     count = 0
     for slot in range(1, 26):
@@ -90,7 +90,7 @@ def _on_board(board):
     return count
 
 
-@jit
+@inline_jit
 def is_contact(board):
     highest_own = 0
     for slot in range(1, 26):
@@ -103,10 +103,6 @@ def is_contact(board):
     return highest_own >= lowest_opponent
 
 
-@jit
-def racer_score(board, params):
-    own, opponent = _pips(board)
-    return float(opponent - own) + params[0] * float(-board[0])
 
 
 @jit
@@ -138,6 +134,14 @@ def _shots(board):
             if hit:
                 shots += 1
     return exposed, shots
+
+
+@jit
+def racer_score(board, params):
+    """bots.checker.racer_score: params are (hit, blot)."""
+    own, opponent = _pips(board)
+    exposed, _ = _shots(board)
+    return float(opponent - own) + params[0] * float(-board[0]) - params[1] * float(exposed)
 
 
 @jit

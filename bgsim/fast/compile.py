@@ -1,11 +1,19 @@
-"""The compile options of every kernel, in one place.
+"""The compile options of every kernel, in one place, and a guard against stale caches.
 
 No fastmath: the fast engine must reproduce the reference engine's float64 arithmetic bit for
 bit (same operations, same order), or an evaluation bot could break a tie differently.
 ``error_model="numpy"`` only drops Python's division-by-zero checks, which no kernel relies on.
+
+Numba's on-disk cache checks only the source file of the function it caches, not the files of
+the functions it calls: after an edit of ``moves.py`` a cached ``game.py`` kernel would still
+run the old move generator.  So the cache files of this package are dropped whenever any of its
+sources changed (a hash of them all is kept beside the cache).
 """
 
 from __future__ import annotations
+
+import hashlib
+from pathlib import Path
 
 import numba
 
@@ -13,3 +21,29 @@ OPTIONS = dict(cache=True, nogil=True, error_model="numpy", boundscheck=False)
 
 jit = numba.njit(**OPTIONS)
 parallel_jit = numba.njit(parallel=True, **OPTIONS)
+# For small helpers in hot loops.  Numba calls another compiled function with each array
+# exploded into many arguments plus reference counting; inlining at Numba IR level avoids that.
+inline_jit = numba.njit(inline="always", **OPTIONS)
+
+
+def _drop_stale_cache() -> None:
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for source in sorted(here.glob("*.py")):
+        digest.update(source.name.encode())
+        digest.update(source.read_bytes())
+    stamp = digest.hexdigest()
+    cache = here / "__pycache__"
+    marker = cache / "numba-sources.sha256"
+    try:
+        if marker.exists() and marker.read_text() == stamp:
+            return
+        cache.mkdir(exist_ok=True)
+        for stale in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+            stale.unlink(missing_ok=True)
+        marker.write_text(stamp)
+    except OSError:
+        pass  # a read-only install: Numba then caches elsewhere, keyed on the installed files
+
+
+_drop_stale_cache()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dice import GOLDEN as _GOLDEN
-from .compile import jit
+from .compile import inline_jit, jit
 
 GOLDEN = np.uint64(_GOLDEN)
 M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -22,7 +22,7 @@ ZERO = np.uint64(0)
 ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@jit
+@inline_jit
 def mix64(z):
     z = (z ^ (z >> S30)) * M1
     z = (z ^ (z >> S27)) * M2
@@ -40,7 +40,7 @@ def open_stream(streams, row, seed, game, stream):
     streams[row, 1] = ZERO
 
 
-@jit
+@inline_jit
 def next64(streams, row):
     streams[row, 1] += ONE
     return mix64(streams[row, 0] + streams[row, 1] * GOLDEN)
@@ -62,6 +62,6 @@ def below(streams, row, n):
             return np.int64(draw % un)
 
 
-@jit
+@inline_jit
 def die(streams, row):
     return below(streams, row, 6) + 1

@@ -16,13 +16,13 @@ import numpy as np
 from numba import prange
 
 from .checker import choose
-from .compile import jit, parallel_jit
+from .compile import inline_jit, jit, parallel_jit
 from .cube import (
     BEAVER, DROP, VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_MAX,
     VIEW_OPP_AWAY, VIEW_POST_CRAWFORD, VIEW_SIZE, VIEW_VALUE, offer_double, respond,
 )
 from .dice import die, open_stream
-from .moves import generate, new_buffers, play_before
+from .moves import BOARD_BYTES, generate, new_buffers, play_before
 
 ENGINE_COLUMNS = (
     "game", "winner", "result", "cube_value", "cube_owner", "doubles", "beavers",
@@ -65,7 +65,7 @@ def _start(board):
     board[19] = -5
 
 
-@jit
+@inline_jit
 def _turn(board):
     for slot in range(13):
         other = board[25 - slot]
@@ -121,7 +121,7 @@ def _finish(row, winner, result, value, owner, doubles, beavers, automatic, firs
         row[COL_BLACK_OFF] = 15 - own_on
 
 
-@jit
+@inline_jit
 def _result_of(board):
     """single, gammon or backgammon; ``board`` seen from the winner (all 15 off)."""
     opp_on = 0
@@ -192,8 +192,8 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     d1 = white_die if side == WHITE else black_die
     d2 = black_die if side == WHITE else white_die
 
-    board = np.empty(26, dtype=np.int8)
-    before = np.empty(26, dtype=np.int8)
+    board = np.zeros(BOARD_BYTES, dtype=np.int8)
+    before = np.zeros(BOARD_BYTES, dtype=np.int8)
     _start(board)
     view = np.zeros(VIEW_SIZE, dtype=np.int64)
     plies = 0
@@ -251,7 +251,7 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
             d2 = die(streams, 0)
         opening = False
         plies += 1
-        count = generate(board, d1, d2, plays, keys, slots, table)
+        count = generate(board, d1, d2, plays, keys, slots, table, order)
         rank = -1
         if count > 0:
             index = choose(codes[side], params[side], board, plays, keys, count, order, streams, 1 + side)

@@ -1,18 +1,19 @@
-"""Legal-play generation in Numba: the same set of plays as ``bgsim.rules.legal_plays``.
+"""Legal-play generation in Numba: the same plays as ``bgsim.rules.legal_plays``.
 
 The reference tries every die on every checker and keeps the longest sequences.  Here:
 
-* a non-double tries both orders of the dice on every pair of sources; if no order plays both
-  dice, the single moves of the larger die are the plays, or failing those, of the smaller;
+* a non-double tries both orders of the dice (larger die first, then smaller first); when no
+  order plays both dice, the single moves of the larger die are the plays if there are any;
 * a double walks sources in non-increasing order only (bar, 24, ..., 1).  Any legal sequence
   of one die size can be reordered that way with the same result: a move from a higher point
   never depends on a lower one (hits only open points, and bearing off from a point needs
   nothing above it), so nothing is lost and far fewer sequences are walked;
+* only points that hold a checker or can be reached by one with the dice are ever scanned;
 * results are deduplicated on the fly in an open-addressing table keyed on the Zobrist key of
   ``bgsim.board`` (kept up to date move by move), with a full board compare on a key match.
 
 The canonical order (ascending ``(key, board)``) is not built unless a caller needs it:
-``kth_play`` sorts for the random bot, evaluation bots compare keys only on ties.
+``kth_play`` selects for the random bot, evaluation bots compare keys only on ties.
 """
 
 from __future__ import annotations
@@ -20,17 +21,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..board import ZOBRIST as _ZOBRIST
-from .compile import jit
+from .compile import inline_jit, jit
 
 ZOBRIST = np.array(_ZOBRIST, dtype=np.uint64)  # [slot, count + 15]
 MAX_PLAYS = 4096  # GNU Backgammon's bound on distinct plays is 3060
+# A board is 26 int8 slots padded with zeros to 32 bytes, so that the search compares and
+# copies a board as four 64-bit words.  Every board the kernels handle has this padding.
+BOARD_BYTES = 32
 TABLE_SIZE = 8192  # a power of two, at least twice MAX_PLAYS
 TABLE_MASK = TABLE_SIZE - 1
 
 
 @jit
 def new_buffers():
-    plays = np.empty((MAX_PLAYS, 26), dtype=np.int8)
+    plays = np.zeros((MAX_PLAYS, BOARD_BYTES), dtype=np.int8)
     keys = np.empty(MAX_PLAYS, dtype=np.uint64)
     slots = np.empty(MAX_PLAYS, dtype=np.int64)
     table = np.full(TABLE_SIZE, -1, dtype=np.int64)
@@ -46,219 +50,189 @@ def board_key(board):
     return key
 
 
-@jit
-def _outside(board):
-    """Own checkers not yet home (points 7..24 and the bar): bearing off needs none."""
-    count = 0
-    for slot in range(7, 26):
-        if board[slot] > 0:
-            count += board[slot]
-    return count
+# Offsets in the int64 work buffer: candidate points at 0, then the search stack per depth.
+_IDX, _SRC, _HIT, _OUT, _DEEP = 32, 40, 48, 56, 64
 
 
 @jit
-def _can_move(board, source, die, outside):
-    target = source - die
-    if target >= 1:
-        return board[target] >= -1
-    if outside > 0:
-        return False
-    if target == 0:
-        return True
-    for point in range(source + 1, 7):  # bearing off from below the highest point needs an exact die
-        if board[point] > 0:
-            return False
-    return True
-
-
-@jit
-def _set(board, slot, count, key):
-    key ^= ZOBRIST[slot, board[slot] + 15] ^ ZOBRIST[slot, count + 15]
-    board[slot] = count
-    return key
-
-
-@jit
-def _move(board, source, die, key):
-    """Play one checker from ``source`` by ``die``; returns (new key, hit)."""
-    target = source - die
-    key = _set(board, source, board[source] - 1, key)
-    hit = False
-    if target >= 1:
-        if board[target] == -1:
-            hit = True
-            key = _set(board, target, 0, key)
-            key = _set(board, 0, board[0] - 1, key)
-        key = _set(board, target, board[target] + 1, key)
-    return key, hit
-
-
-@jit
-def _unmove(board, source, die, key, hit):
-    target = source - die
-    if target >= 1:
-        key = _set(board, target, board[target] - 1, key)
-        if hit:
-            key = _set(board, target, -1, key)
-            key = _set(board, 0, board[0] + 1, key)
-    key = _set(board, source, board[source] + 1, key)
-    return key
-
-
-@jit
-def _leaves_home(source, die):
-    return source >= 7 and source - die < 7
-
-
-@jit
-def _insert(board, key, plays, keys, slots, table, count):
-    """Add ``board`` unless already there; returns the new count."""
-    slot = np.int64(key & np.uint64(TABLE_MASK))
-    while True:
-        index = table[slot]
-        if index < 0:
-            break
-        if keys[index] == key:
-            same = True
-            for i in range(26):
-                if plays[index, i] != board[i]:
-                    same = False
-                    break
-            if same:
-                return count
-        slot = (slot + 1) & TABLE_MASK
-    table[slot] = count
-    slots[count] = slot
-    keys[count] = key
-    for i in range(26):
-        plays[count, i] = board[i]
-    return count + 1
-
-
-@jit
-def _clear(table, slots, count):
-    for i in range(count):
-        table[slots[i]] = -1
-
-
-@jit
-def _single_die(board, die, key, outside, plays, keys, slots, table, count):
-    for source in range(25, 0, -1):
-        if board[source] <= 0 or (board[25] > 0 and source != 25):
-            continue
-        if _can_move(board, source, die, outside):
-            key, hit = _move(board, source, die, key)
-            count = _insert(board, key, plays, keys, slots, table, count)
-            key = _unmove(board, source, die, key, hit)
-    return count
-
-
-@jit
-def _two_dice(board, first, second, key, outside, plays, keys, slots, table, count):
-    for source in range(25, 0, -1):
-        if board[source] <= 0 or (board[25] > 0 and source != 25):
-            continue
-        if not _can_move(board, source, first, outside):
-            continue
-        key, hit = _move(board, source, first, key)
-        out1 = outside - 1 if _leaves_home(source, first) else outside
-        for source2 in range(25, 0, -1):
-            if board[source2] <= 0 or (board[25] > 0 and source2 != 25):
-                continue
-            if _can_move(board, source2, second, out1):
-                key, hit2 = _move(board, source2, second, key)
-                count = _insert(board, key, plays, keys, slots, table, count)
-                key = _unmove(board, source2, second, key, hit2)
-        key = _unmove(board, source, first, key, hit)
-    return count
-
-
-@jit
-def _movable(board, source, die, outside):
-    return board[source] > 0 and (board[25] == 0 or source == 25) and _can_move(board, source, die, outside)
-
-
-@jit
-def _leaf(board, key, depth, best, plays, keys, slots, table, count):
-    """Record a sequence that stops at ``depth`` moves; only the deepest ones are plays."""
-    if depth < best:
-        return count, best
-    if depth > best:
-        _clear(table, slots, count)
-        count = 0
-        best = depth
-    return _insert(board, key, plays, keys, slots, table, count), best
-
-
-@jit
-def _doubles(board, die, key, outside, plays, keys, slots, table):
-    """Up to four moves of ``die``, sources non-increasing; keeps the deepest sequences."""
-    count = 0
-    best = 0
-    for s1 in range(25, 0, -1):
-        if not _movable(board, s1, die, outside):
-            continue
-        k1, h1 = _move(board, s1, die, key)
-        o1 = outside - 1 if _leaves_home(s1, die) else outside
-        deeper1 = False
-        for s2 in range(s1, 0, -1):
-            if not _movable(board, s2, die, o1):
-                continue
-            deeper1 = True
-            k2, h2 = _move(board, s2, die, k1)
-            o2 = o1 - 1 if _leaves_home(s2, die) else o1
-            deeper2 = False
-            for s3 in range(s2, 0, -1):
-                if not _movable(board, s3, die, o2):
-                    continue
-                deeper2 = True
-                k3, h3 = _move(board, s3, die, k2)
-                o3 = o2 - 1 if _leaves_home(s3, die) else o2
-                deeper3 = False
-                for s4 in range(s3, 0, -1):
-                    if not _movable(board, s4, die, o3):
-                        continue
-                    deeper3 = True
-                    k4, h4 = _move(board, s4, die, k3)
-                    count, best = _leaf(board, k4, 4, best, plays, keys, slots, table, count)
-                    _unmove(board, s4, die, k4, h4)
-                if not deeper3:
-                    count, best = _leaf(board, k3, 3, best, plays, keys, slots, table, count)
-                _unmove(board, s3, die, k3, h3)
-            if not deeper2:
-                count, best = _leaf(board, k2, 2, best, plays, keys, slots, table, count)
-            _unmove(board, s2, die, k2, h2)
-        if not deeper1:
-            count, best = _leaf(board, k1, 1, best, plays, keys, slots, table, count)
-        _unmove(board, s1, die, k1, h1)
-    return count
-
-
-@jit
-def generate(board, die1, die2, plays, keys, slots, table):
+def generate(board, die1, die2, plays, keys, slots, table, work):
     """Fill ``plays``/``keys`` with the distinct legal plays of the roll; returns how many.
 
-    ``board`` (int8[26], side on roll) is restored before returning.  The table is left empty
-    for the next call.
+    ``board`` (int8[32], side on roll, padded) is restored before returning and the table is
+    left empty for the next call.  ``work`` is an int64 scratch buffer (at least 72 long).
+
+    One flat function with an explicit stack and no calls: Numba passes each array to a helper
+    as a dozen arguments plus reference counting, which cost 2-4x here.  A non-double runs two
+    passes (larger die first, then smaller first), a double one pass of four moves in which
+    each move starts at the previous move's point or lower (see the module docstring).  Only
+    the deepest sequences are kept (the maximum-dice rule): a deeper leaf empties the table.
     """
-    key = board_key(board)
-    outside = _outside(board)
-    if die1 == die2:
-        count = _doubles(board, die1, key, outside, plays, keys, slots, table)
-    else:
-        count = _two_dice(board, die1, die2, key, outside, plays, keys, slots, table, 0)
-        count = _two_dice(board, die2, die1, key, outside, plays, keys, slots, table, count)
-        if count == 0:
-            high = max(die1, die2)
-            low = min(die1, die2)
-            count = _single_die(board, high, key, outside, plays, keys, slots, table, 0)
-            if count == 0:
-                count = _single_die(board, low, key, outside, plays, keys, slots, table, 0)
-    _clear(table, slots, count)
+    board64 = board.view(np.uint64)
+    plays64 = plays.view(np.uint64)
+    key = np.uint64(0)
+    outside = 0
+    for slot in range(26):
+        key ^= ZOBRIST[slot, board[slot] + 15]
+        if slot >= 7 and board[slot] > 0:
+            outside += board[slot]
+    doubles = die1 == die2
+    high = max(die1, die2)
+    low = min(die1, die2)
+    # Candidate sources, highest first: points holding a checker now or reachable by one with
+    # the dice.  Scanning all 25 points at every step cost more than the rest of the search.
+    mark = 0
+    for source in range(25, 0, -1):
+        if board[source] > 0:
+            mark |= 1 << source
+            if doubles:
+                for step in range(1, 4):
+                    if source - step * high >= 1:
+                        mark |= 1 << (source - step * high)
+            else:
+                if source - high >= 1:
+                    mark |= 1 << (source - high)
+                if source - low >= 1:
+                    mark |= 1 << (source - low)
+    npoints = 0
+    for point in range(25, 0, -1):
+        if mark & (1 << point):
+            work[npoints] = point
+            npoints += 1
+    ndice = 4 if doubles else 2
+    passes = 1 if doubles else 2
+    count = 0
+    best = 0
+    high_count = 0
+    high_best = 0
+    for pass_ in range(passes):
+        first = high if pass_ == 0 else low
+        second = low if pass_ == 0 else high
+        if doubles:
+            second = first
+        depth = 0
+        work[_IDX] = 0
+        work[_DEEP] = 0
+        work[_OUT] = outside
+        while True:
+            die = first if depth == 0 else second
+            i = work[_IDX + depth]
+            out = work[_OUT + depth]
+            on_bar = board[25] > 0
+            found = False
+            while i < npoints:
+                source = work[i]
+                if board[source] > 0 and (not on_bar or source == 25):
+                    target = source - die
+                    if target >= 1:
+                        legal = board[target] >= -1
+                    elif out > 0:
+                        legal = False
+                    elif target == 0:
+                        legal = True
+                    else:  # bearing off with a larger die needs no checker above
+                        legal = True
+                        for point in range(source + 1, 7):
+                            if board[point] > 0:
+                                legal = False
+                                break
+                    if legal:
+                        found = True
+                        break
+                i += 1
+            leaf = False
+            if found:
+                work[_DEEP + depth] = 1
+                work[_IDX + depth] = i
+                source = work[i]
+                target = source - die
+                count_here = board[source]
+                key ^= ZOBRIST[source, count_here + 15] ^ ZOBRIST[source, count_here + 14]
+                board[source] = count_here - 1
+                hit = 0
+                if target >= 1:
+                    count_here = board[target]
+                    if count_here == -1:
+                        hit = 1
+                        bar = board[0]
+                        key ^= ZOBRIST[0, bar + 15] ^ ZOBRIST[0, bar + 14]
+                        board[0] = bar - 1
+                        key ^= ZOBRIST[target, 14] ^ ZOBRIST[target, 15]
+                        count_here = 0
+                    key ^= ZOBRIST[target, count_here + 15] ^ ZOBRIST[target, count_here + 16]
+                    board[target] = count_here + 1
+                work[_SRC + depth] = source
+                work[_HIT + depth] = hit
+                depth += 1
+                work[_OUT + depth] = out - 1 if (source >= 7 and target < 7) else out
+                if depth < ndice:
+                    work[_IDX + depth] = i if doubles else 0
+                    work[_DEEP + depth] = 0
+                    continue
+                leaf = True
+            else:
+                leaf = depth > 0 and work[_DEEP + depth] == 0
+            if leaf and depth >= best:
+                if depth > best:
+                    for j in range(count):
+                        table[slots[j]] = -1
+                    count = 0
+                    best = depth
+                slot = np.int64(key & np.uint64(TABLE_MASK))
+                duplicate = False
+                while True:
+                    index = table[slot]
+                    if index < 0:
+                        break
+                    if (keys[index] == key and plays64[index, 0] == board64[0]
+                            and plays64[index, 1] == board64[1] and plays64[index, 2] == board64[2]
+                            and plays64[index, 3] == board64[3]):
+                        duplicate = True
+                        break
+                    slot = (slot + 1) & TABLE_MASK
+                if not duplicate:
+                    table[slot] = count
+                    slots[count] = slot
+                    keys[count] = key
+                    plays64[count, 0] = board64[0]
+                    plays64[count, 1] = board64[1]
+                    plays64[count, 2] = board64[2]
+                    plays64[count, 3] = board64[3]
+                    count += 1
+            if depth == 0:
+                break
+            # take back the move that led here and try the next source at that depth
+            depth -= 1
+            die = first if depth == 0 else second
+            source = work[_SRC + depth]
+            target = source - die
+            if target >= 1:
+                count_here = board[target]
+                key ^= ZOBRIST[target, count_here + 15] ^ ZOBRIST[target, count_here + 14]
+                board[target] = count_here - 1
+                if work[_HIT + depth] != 0:
+                    key ^= ZOBRIST[target, 15] ^ ZOBRIST[target, 14]
+                    board[target] = -1
+                    bar = board[0]
+                    key ^= ZOBRIST[0, bar + 15] ^ ZOBRIST[0, bar + 16]
+                    board[0] = bar + 1
+            count_here = board[source]
+            key ^= ZOBRIST[source, count_here + 15] ^ ZOBRIST[source, count_here + 16]
+            board[source] = count_here + 1
+            work[_IDX + depth] += 1
+        if pass_ == 0:
+            high_count = count
+            high_best = best
+    if not doubles and best == 1 and high_best == 1:
+        # only one die can be played and the larger one can: its moves are the only plays
+        for j in range(high_count, count):
+            table[slots[j]] = -1
+        count = high_count
+    for j in range(count):
+        table[slots[j]] = -1
     return count
 
 
-@jit
+@inline_jit
 def play_before(plays, keys, a, b):
     """Whether play ``a`` comes before play ``b`` in canonical order (key, then board)."""
     if keys[a] != keys[b]:
@@ -282,8 +256,50 @@ def canonical_order(plays, keys, count, order):
 
 @jit
 def kth_play(plays, keys, count, k, order):
-    """Index of the k-th play (from 0) in canonical order."""
-    canonical_order(plays, keys, count, order)
+    """Index of the k-th play (from 0) in canonical order, without a full sort.
+
+    Few plays: the play with exactly k smaller keys, counted without branches (random keys make
+    every compare-and-branch a coin flip for the branch predictor).  Many plays, or a key that
+    two boards share: quickselect on the full (key, board) order.
+    """
+    if count <= 128:
+        for i in range(count):
+            key = keys[i]
+            less = 0
+            for j in range(count):
+                less += np.int64(keys[j] < key)
+            if less == k:
+                shared = 0
+                for j in range(count):
+                    shared += np.int64(keys[j] == key)
+                if shared == 1:
+                    return i
+                break
+    for i in range(count):
+        order[i] = i
+    low = 0
+    high = count - 1
+    while low < high:
+        pivot = order[(low + high) // 2]
+        i = low
+        j = high
+        while i <= j:
+            while play_before(plays, keys, order[i], pivot):
+                i += 1
+            while play_before(plays, keys, pivot, order[j]):
+                j -= 1
+            if i <= j:
+                swap = order[i]
+                order[i] = order[j]
+                order[j] = swap
+                i += 1
+                j -= 1
+        if k <= j:
+            high = j
+        elif k >= i:
+            low = i
+        else:
+            return order[k]
     return order[k]
 
 
@@ -291,10 +307,11 @@ def kth_play(plays, keys, count, k, order):
 def legal_results(board, die1, die2):
     """All distinct results in canonical order, as a fresh (n, 26) int8 array."""
     plays, keys, slots, table, order = new_buffers()
-    work = board.copy()
-    count = generate(work, die1, die2, plays, keys, slots, table)
+    work = np.zeros(BOARD_BYTES, dtype=np.int8)
+    work[:26] = board[:26]
+    count = generate(work, die1, die2, plays, keys, slots, table, order)
     canonical_order(plays, keys, count, order)
     out = np.empty((count, 26), dtype=np.int8)
     for i in range(count):
-        out[i, :] = plays[order[i], :]
+        out[i, :] = plays[order[i], :26]
     return out
