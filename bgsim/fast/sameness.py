@@ -55,13 +55,23 @@ class _Bot:
 
 
 class FastRandomPlayer:
-    """random checker play, no cube: enough to walk the fast engine through real games."""
+    """random checker play, no cube, in both engines (the bots package's ``random`` player
+    without importing it): enough to walk the engines through real games."""
 
     name = "random"
 
     def __init__(self) -> None:
         self.checker = _Bot("random")
         self.cube = _Bot("none")
+
+    def choose_play(self, position, roll, plays, random):
+        return plays[random.below(len(plays))]
+
+    def offer_double(self, position, cube) -> bool:
+        return False
+
+    def respond_to_double(self, position, cube) -> str:
+        return "take"
 
 
 def played_positions(seed: int, games: int) -> list[Position]:
