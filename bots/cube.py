@@ -97,8 +97,9 @@ class PipDiff(CubeBot):
       **doubler's** own pip count; ``take=12%``: ``100.0 * lead <= 12 * own``.  Percent is
       always of the doubler's count, for the taker as well (the 8-9-12 rule's convention).
 
-    Defaults are the 8-9-12 race rule (Trice, "Backgammon Boot Camp"; Keith's count articles):
-    double at a lead of 8% of your own count, redouble at 9%, take when down by at most 12%.
+    Defaults are the well-known 8-9-12 race rule (popularised by Walter Trice): double with a
+    lead of at least 8% of your own count, redouble with 9%, take when down by at most 12% of
+    the doubler's count.
 
     ``race_only=true``: doubles only when ``position.is_race``; asked to take a double in a
     position with contact it always takes (its pip rule says nothing about contact positions,
