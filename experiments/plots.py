@@ -12,7 +12,7 @@ matplotlib.use("Agg")  # files only: a run must draw on a machine without a disp
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from .report import Report, short_labels  # noqa: E402
+from .report import Report  # noqa: E402
 
 
 def draw_all(folder: Path, report: Report, experiment=None) -> list[str]:
@@ -43,7 +43,7 @@ def payoff_heatmap(path: Path, report: Report) -> Path:
     cell = 0.55 if size > 8 else 0.8
     fig, axes = plt.subplots(rows, cols, figsize=(max(5.5, cell * size + 3) * cols, max(4.5, cell * size + 2) * rows),
                              squeeze=False)
-    labels = short_labels(list(panels[0][1].columns))
+    labels = report.labels
     for ax, (condition, matrix) in zip(axes.flat, panels):
         values = matrix.to_numpy(dtype=float)
         if is_match:  # shares: even at 50%
@@ -78,13 +78,13 @@ def standings_plot(path: Path, report: Report) -> Path:
     fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 0.38 * size + 1.8), squeeze=False)
     for ax, (condition, table) in zip(axes.flat, panels):
         table = table.iloc[::-1]
-        labels = short_labels(list(table["player"]))
+        labels = report.labels
         y = np.arange(len(table))
         values = table[key].to_numpy(dtype=float)
         errors = np.nan_to_num(table[ci].to_numpy(dtype=float))
         ax.errorbar(values, y, xerr=errors, fmt="o", capsize=3, color="tab:blue")
         ax.axvline(0.5 if is_match else 0.0, color="grey", linewidth=0.8)
-        ax.set_yticks(y, [labels[name] for name in table["player"]], fontsize=8)
+        ax.set_yticks(y, [labels.get(name, name) for name in table["player"]], fontsize=8)
         ax.set_xlabel("share of matches won (95% CI)" if is_match else "points per game (95% CI)")
         ax.set_title(condition if len(panels) > 1 else "standings", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
@@ -99,7 +99,7 @@ def sweep_plot(path: Path, report: Report, experiment) -> Path:
     fig, axes = plt.subplots(1, 2 if has_opp else 1, figsize=(12 if has_opp else 6.5, 4.5), squeeze=False)
     series = [("ppg_field", "ppg_field_ci", "against the whole field")]
     if has_opp:
-        opp = short_labels(list(experiment.everyone)).get(experiment.opponent, experiment.opponent)
+        opp = report.labels.get(experiment.opponent, experiment.opponent)
         series.append(("ppg_opponent", "ppg_opponent_ci", f"against {opp}"))
     groups = sweep.groupby(others, sort=True) if others else [((), sweep)]
     for ax, (key, ci, title) in zip(axes.flat, series):

@@ -8,6 +8,7 @@ players), so ``bgsim report DIR`` can rebuild every summary of a finished run fr
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,8 +58,6 @@ def assemble(folder: Path, plan: list[tuple[int, list[Path]]]) -> pd.DataFrame:
             raise ValueError("the run has no games to assemble")
         writer.close()
         writer = None
-        import os
-
         with open(temporary, "rb") as handle:
             os.fsync(handle.fileno())
         os.replace(temporary, target)
@@ -88,6 +87,7 @@ class Report:
     text: str  # what the terminal shows
     markdown: str
     plots: list[str] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)  # short names for tables and plots
 
 
 def short_labels(names: list[str]) -> dict[str, str]:
@@ -116,6 +116,10 @@ def build_report(frame: pd.DataFrame, experiment: Experiment | None = None) -> R
     if experiment is not None and experiment.grid:
         sweep = sweep_table(experiment, standings[conditions[0]], pairings, order)
     report = Report(pairings, standings, matrices, best, condition_table, sweep, "", "")
+    report.labels = short_labels(order)
+    if experiment is not None:  # a grid player is best named by its grid values
+        for spec, params in experiment.grid.items():
+            report.labels[spec] = " ".join(f"{key}={value}" for key, value in params.items())
     report.text = _text(report, experiment, frame, brief=True)
     report.markdown = _text(report, experiment, frame, brief=False)
     return report
@@ -152,7 +156,21 @@ def _duplicate_line(pairings: pd.DataFrame) -> str | None:
             f"{ratios.min():.1f}× to {ratios.max():.1f}×), compared with dealing each seating its own dice.")
 
 
-def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, brief: bool) -> str:
+def _run_line(run: dict) -> str | None:
+    if not run or run.get("status") != "finished":
+        return None
+    parts = [f"bgsim {run.get('bgsim_version', '?')}"]
+    if run.get("git_commit"):
+        parts.append(f"commit {run['git_commit'][:12]}{'+dirty' if run['git_commit'].endswith('+dirty') else ''}")
+    engines = "/".join(run.get("engines_used") or [str(run.get("engine"))])
+    parts.append(f"{engines} engine, {run.get('threads')} threads" + (f", Dask {run['dask']}" if run.get("dask") else ""))
+    if run.get("elapsed_s"):
+        parts.append(f"{run.get('games'):,} games in {run['elapsed_s']:.0f} s ({run.get('games_per_s') or 0:,.0f} games/s)")
+    return f"Played with {'; '.join(parts)}.  Command: `{run.get('command', '')}`\n"
+
+
+def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, brief: bool,
+          run: dict | None = None) -> str:
     out = []
     name = experiment.name if experiment else "run"
     heading = "##" if not brief else ""
@@ -165,7 +183,10 @@ def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, br
             out.append(f"{len(frame)} games ({kind}); {experiment.games} deals per pairing, "
                        f"{'each played with both seatings (duplicate dice)' if experiment.duplicate else 'seats alternating, dice independent'}; "
                        f"seed {experiment.seed}.\n")
-    labels = short_labels(list(report.matrices[next(iter(report.matrices))].columns))
+        line = _run_line(run)
+        if line:
+            out.append(line)
+    labels = report.labels
     is_match = "match_wins" in report.pairings
     for condition, standings in report.standings.items():
         title = "Standings" + (f" — {condition}" if len(report.standings) > 1 else "")
@@ -242,15 +263,22 @@ def summary_csv(report: Report) -> pd.DataFrame:
 
 
 def write_report(folder: Path, frame: pd.DataFrame, experiment: Experiment | None = None,
-                 plots: bool = True) -> Report:
-    """Write ``summary.csv``, ``summary.md`` and the plots for ``frame`` into ``folder``."""
+                 plots: bool = True, run: dict | None = None) -> Report:
+    """Write ``summary.csv``, ``summary.md`` and the plots for ``frame`` into ``folder``.
+
+    ``run`` (default: the folder's ``run.json``) only adds how the games were played.
+    """
     folder = Path(folder)
+    if run is None:
+        from .runner import read_run
+
+        run = read_run(folder)
     report = build_report(frame, experiment)
     if plots:
         from .plots import draw_all
 
         report.plots = draw_all(folder, report, experiment)
-        report.markdown = _text(report, experiment, frame, brief=False)
+    report.markdown = _text(report, experiment, frame, brief=False, run=run)
     _write_text(folder / "summary.md", report.markdown)
     table = summary_csv(report)
     _write_text(folder / "summary.csv", table.to_csv(index=False, float_format="%.6g"))
@@ -261,8 +289,6 @@ def write_report(folder: Path, frame: pd.DataFrame, experiment: Experiment | Non
 
 
 def _write_text(path: Path, text: str) -> None:
-    import os
-
     temporary = path.with_name("." + path.name + ".tmp")
     try:
         temporary.write_text(text, encoding="utf-8")

@@ -25,7 +25,6 @@ compared on common dice, so their differences are measured with less noise.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import itertools
 import json
@@ -38,7 +37,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -446,7 +445,6 @@ def run_experiment(
     from .report import assemble, write_report
 
     frame = assemble(folder, state.plan())
-    report = write_report(folder, frame, experiment)
     session["games"] = played_rows
     session["elapsed_s"] = round(elapsed, 3)
     total_elapsed = sum(s.get("elapsed_s", 0.0) for s in run["sessions"])
@@ -462,7 +460,10 @@ def run_experiment(
         "elapsed_s": round(total_elapsed, 3),
         "games_per_s": round(total_played / total_elapsed, 1) if total_elapsed > 0 else None,
     })
+    # Finished once the rows are whole: a kill while the summaries are written leaves a run
+    # that --resume completes by summarizing its games.parquet again.
     write_json(run, folder / RUN_FILE)
+    report = write_report(folder, frame, experiment, run=run)
     shutil.rmtree(folder / CHUNK_DIR, ignore_errors=True)
     rate = played_rows / elapsed if elapsed > 0 else float("nan")
     log(f"played {played_rows} games in {elapsed:.1f} s ({rate:,.0f} games/s); results in {folder}")

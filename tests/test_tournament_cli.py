@@ -87,3 +87,29 @@ def test_a_finished_run_is_refused_by_name(tmp_path, capsys):
     assert cli.main(argv + ["--resume"]) == 0  # nothing left to play: says so, touches no row
     assert "nothing left to play" in capsys.readouterr().err
     assert (out / "games.parquet").stat().st_mtime_ns == before
+
+
+def test_default_folder_and_a_bare_resume_find_the_unfinished_run(tmp_path, monkeypatch, capsys):
+    from experiments import runner
+
+    monkeypatch.chdir(tmp_path)
+    path = toml(tmp_path)
+    real, calls = runner.write_table, []
+
+    def full_disk_after_one(frame, target):
+        calls.append(target)
+        if len(calls) > 1:
+            raise OSError(28, "No space left on device")
+        real(frame, target)
+
+    monkeypatch.setattr(runner, "write_table", full_disk_after_one)
+    assert cli.main(["run", str(path), "--games", "2", "--chunk", "1", "--no-progress"]) == 2
+    folders = list((tmp_path / "results" / "runs").glob("tiny-*"))
+    assert len(folders) == 1 and len(list((folders[0] / "chunks").glob("*.parquet"))) == 1
+    hint = one_error_line(capsys)
+    assert "No space left on device" in hint
+    monkeypatch.undo()
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", str(path), "--games", "2", "--chunk", "1", "--no-progress", "--resume"]) == 0
+    assert "resuming: 1 finished chunks on disk" in capsys.readouterr().err
+    assert json.loads((folders[0] / "run.json").read_text())["status"] == "finished"
