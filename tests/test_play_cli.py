@@ -26,7 +26,7 @@ def test_play_writes_rows_and_prints_the_summary(tmp_path, capsys):
     summary = summarize_games(frame)
     assert f"{summary['white_ppg']:+.3f}" in out
     for words in ("white points per game", "95% CI", "gammons", "backgammons", "drops",
-                  "mean final cube", "doubles per game", "wrote 12 rows"):
+                  "mean final cube", "doubles per game", "wrote 12 rows", "reference engine"):
         assert words in out
     assert not [path for path in tmp_path.iterdir() if path.name != "games.parquet"]  # no temp left
 
@@ -94,6 +94,12 @@ def test_out_must_be_parquet_in_an_existing_folder(tmp_path, capsys):
                  "--out", str(tmp_path / "missing" / "rows.parquet")]) == 2
     err = capsys.readouterr().err
     assert "Parquet" in err and "does not exist" in err
+
+
+def test_auto_engine_says_which_engine_played(tmp_path, capsys):
+    assert main(["play", "gnubg", "random", "--games", "1", "--seed", "2",
+                 "--out", str(tmp_path / "g.parquet")]) == 0
+    assert "reference engine" in capsys.readouterr().out  # gnubg never runs in the fast engine
 
 
 def test_bots_lists_every_bot(capsys):

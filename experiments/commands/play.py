@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -119,6 +120,15 @@ def format_match_summary(summary: dict, white: str, black: str) -> str:
     ])
 
 
+def engine_used(engine: str, white, black) -> str:
+    """Which engine ``play_games`` runs for ``engine`` (``auto`` picks fast when both players can)."""
+    if engine != "auto":
+        return engine
+    from bgsim import fast
+
+    return "fast" if fast.supports(white) and fast.supports(black) else "reference"
+
+
 def run_play(args) -> int:
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, got {args.games}")
@@ -131,13 +141,17 @@ def run_play(args) -> int:
     rules = rules_from_args(args)
     if args.match_to:
         rules.check_for_match()
+    started = time.perf_counter()
     frame = play_games(white, black, args.seed, args.games, rules,
                        match_to=args.match_to, engine=args.engine, threads=args.threads)
+    elapsed = time.perf_counter() - started
     write_rows(frame, path)
     print(format_summary(summarize_games(frame), white.name, black.name))
     if args.match_to:
         summary = match_summary(frame)
         summary["match_to"] = args.match_to
         print(format_match_summary(summary, white.name, black.name))
-    print(f"wrote {len(frame)} rows to {path}")
+    engine = engine_used(args.engine, white, black)
+    print(f"wrote {len(frame)} rows to {path}  ({engine} engine, {elapsed:.1f} s, "
+          f"{len(frame) / max(elapsed, 1e-9):,.0f} games/s)")
     return 0
