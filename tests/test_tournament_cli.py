@@ -106,8 +106,8 @@ def test_default_folder_and_a_bare_resume_find_the_unfinished_run(tmp_path, monk
     assert cli.main(["run", str(path), "--games", "2", "--chunk", "1", "--no-progress"]) == 2
     folders = list((tmp_path / "results" / "runs").glob("tiny-*"))
     assert len(folders) == 1 and len(list((folders[0] / "chunks").glob("*.parquet"))) == 1
-    hint = one_error_line(capsys)
-    assert "No space left on device" in hint
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.startswith("bgsim: error: cannot write") and "No space left on device" in error
     monkeypatch.undo()
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", str(path), "--games", "2", "--chunk", "1", "--no-progress", "--resume"]) == 0
