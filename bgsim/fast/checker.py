@@ -82,15 +82,6 @@ def _pips(board):
 
 
 @inline_jit
-def _on_board(board):
-    count = 0
-    for slot in range(1, 26):
-        if board[slot] > 0:
-            count += board[slot]
-    return count
-
-
-@inline_jit
 def is_contact(board):
     highest_own = 0
     for slot in range(1, 26):
@@ -103,22 +94,24 @@ def is_contact(board):
     return highest_own >= lowest_opponent
 
 
+@inline_jit
+def _shots(plays, row, behind):
+    """(exposed blots, hitting rolls of 36), as bots.heuristic.shots_at, with bit masks.
 
-
-@jit
-def _shots(board):
-    """(exposed blots, hitting rolls of 36), as bots.heuristic.shots_at."""
-    reach = np.zeros(25, dtype=np.bool_)
+    Bit q of ``behind`` marks an opponent checker on point q (0 is its bar); bit d of ``reach``
+    marks a distance d from some opponent checker up to some own blot.  No array is allocated:
+    this runs for every play an evaluation bot scores.
+    """
+    reach = 0
     exposed = 0
     for point in range(1, 25):
-        if board[point] == 1:
-            behind = False
-            for source in range(0, point):
-                if board[source] < 0:
-                    reach[point - source] = True
-                    behind = True
-            if behind:
+        if plays[row, point] == 1:
+            below = behind & ((1 << point) - 1)
+            if below != 0:
                 exposed += 1
+                for source in range(0, point):
+                    if (below >> source) & 1:
+                        reach |= 1 << (point - source)
     if exposed == 0:
         return 0, 0
     shots = 0
@@ -127,45 +120,71 @@ def _shots(board):
             if first == second:
                 hit = False
                 for steps in range(1, 5):
-                    if first * steps <= 24 and reach[first * steps]:
+                    if first * steps <= 24 and (reach >> (first * steps)) & 1:
                         hit = True
             else:
-                hit = reach[first] or reach[second] or reach[first + second]
+                hit = (((reach >> first) & 1) != 0 or ((reach >> second) & 1) != 0
+                       or ((reach >> (first + second)) & 1) != 0)
             if hit:
                 shots += 1
     return exposed, shots
 
 
+@inline_jit
+def _survey(plays, row):
+    """One pass over a play's board: (own pips, opponent pips, own on board, contact, behind)."""
+    own = 0
+    opponent = 0
+    on_board = 0
+    highest_own = 0
+    lowest_opponent = 25
+    behind = 0
+    for slot in range(26):
+        count = plays[row, slot]
+        if count > 0:
+            own += slot * count
+            on_board += count
+            highest_own = slot
+        elif count < 0:
+            opponent += (25 - slot) * -count
+            if lowest_opponent == 25 and slot < 25:
+                lowest_opponent = slot
+            behind |= 1 << slot
+    return own, opponent, on_board, highest_own >= lowest_opponent, behind
+
+
 @jit
-def racer_score(board, params):
+def racer_score(plays, row, params):
     """bots.checker.racer_score: params are (hit, blot)."""
-    own, opponent = _pips(board)
-    exposed, _ = _shots(board)
-    return float(opponent - own) + params[0] * float(-board[0]) - params[1] * float(exposed)
+    own, opponent, _, _, behind = _survey(plays, row)
+    exposed, _ = _shots(plays, row, behind)
+    return float(opponent - own) + params[0] * float(-plays[row, 0]) - params[1] * float(exposed)
 
 
 @jit
-def heuristic_score(board, weights):
-    own_pips, opponent_pips = _pips(board)
+def heuristic_score(plays, row, weights):
+    """bots.heuristic.heuristic_score: the eleven weighted features, summed in order."""
+    own_pips, opponent_pips, on_board, contact, behind = _survey(plays, row)
     race = opponent_pips - own_pips
-    off = 15 - _on_board(board)
-    if not is_contact(board):
+    off = 15 - on_board
+    if not contact:
         score = 0.0
         score += weights[0] * float(race)
         score += weights[1] * float(off)
         for index in range(2, 11):
             score += weights[index] * 0.0
         return score
-    hit = -board[0]
-    blot, shot = _shots(board)
+    hit = -plays[row, 0]
+    blot, shot = _shots(plays, row, behind)
     home = 0
     outer = 0
     anchor = 0
     prime = 0
     run = 0
     stack = 0
+    back = np.int64(plays[row, 25])
     for point in range(1, 25):
-        count = board[point]
+        count = plays[row, point]
         if count >= 2:
             if point <= 6:
                 home += 1
@@ -180,10 +199,8 @@ def heuristic_score(board, weights):
             run = 0
         if count > 3:
             stack += count - 3
-    back = np.int64(board[25])
-    for point in range(19, 25):
-        if board[point] > 0:
-            back += board[point]
+        if point >= 19 and count > 0:
+            back += count
     score = 0.0
     score += weights[0] * float(race)
     score += weights[1] * float(off)
@@ -200,20 +217,20 @@ def heuristic_score(board, weights):
 
 
 @jit
-def is_race_board(board):
-    return not is_contact(board)
-
-
-@jit
-def pubeval_score(board, race):
-    off = 15 - _on_board(board)
+def pubeval_score(plays, row, race):
+    """bots.pubeval.pubeval_score; ``race`` is decided on the board before the play."""
+    on_board = 0
+    for slot in range(1, 26):
+        if plays[row, slot] > 0:
+            on_board += plays[row, slot]
+    off = 15 - on_board
     if off == 15:
         return ALL_OFF
     weights = RACE_WEIGHTS if race else CONTACT_WEIGHTS
     score = 0.0
     # inputs in index order; zero inputs add nothing, as in the reference
     for j in range(1, 25):
-        n = board[25 - j]
+        n = plays[row, 25 - j]
         base = 5 * (j - 1)
         if n == -1:
             score += weights[base] * 1.0
@@ -225,7 +242,7 @@ def pubeval_score(board, race):
             score += weights[base + 3] * 1.0
         if n >= 4:
             score += weights[base + 4] * ((n - 3) / 2.0)
-    bar = -board[0] / 2.0
+    bar = -plays[row, 0] / 2.0
     if bar != 0.0:
         score += weights[120] * bar
     offs = off / 15.0
@@ -235,24 +252,24 @@ def pubeval_score(board, race):
 
 
 @jit
-def evaluate(code, params, before, play):
-    if code == RACER:
-        return racer_score(play, params)
-    if code == HEURISTIC:
-        return heuristic_score(play, params)
-    return pubeval_score(play, is_race_board(before))
-
-
-@jit
 def choose(code, params, board, plays, keys, count, order, streams, row):
-    """Index (into the buffers) of the play the bot ``code`` picks; ``count`` >= 1."""
+    """Index (into the buffers) of the play the bot ``code`` picks; ``count`` >= 1.
+
+    Evaluation bots: the highest score, a tie going to the play first in canonical order.
+    """
     if code == RANDOM:
         return kth_play(plays, keys, count, below(streams, row, count), order)
-    best = 0
-    best_score = evaluate(code, params, board, plays[0])
-    for index in range(1, count):
-        value = evaluate(code, params, board, plays[index])
-        if value > best_score or (value == best_score and play_before(plays, keys, index, best)):
+    race = not is_contact(board)  # pubeval picks its weights on the position before the play
+    best = -1
+    best_score = 0.0
+    for index in range(count):
+        if code == RACER:
+            value = racer_score(plays, index, params)
+        elif code == HEURISTIC:
+            value = heuristic_score(plays, index, params)
+        else:
+            value = pubeval_score(plays, index, race)
+        if best < 0 or value > best_score or (value == best_score and play_before(plays, keys, index, best)):
             best = index
             best_score = value
     return best
