@@ -127,8 +127,9 @@ def conditions_plot(path: Path, report: Report) -> Path:
     axes[0].bar(x, table["points_per_game"], yerr=np.nan_to_num(table["points_per_game_ci"].to_numpy(dtype=float)),
                 capsize=3, color="tab:blue")
     axes[0].set_title("points changing hands per game", fontsize=10)
-    axes[1].bar(x - 0.2, 100 * table["gammons"], width=0.4, label="gammons", color="tab:orange")
-    axes[1].bar(x + 0.2, 100 * table["backgammons"], width=0.4, label="backgammons", color="tab:red")
+    axes[1].bar(x - 0.27, 100 * table["gammons"], width=0.27, label="gammons played", color="tab:orange")
+    axes[1].bar(x, 100 * table["gammons_scored"], width=0.27, label="gammons scored", color="tab:brown")
+    axes[1].bar(x + 0.27, 100 * table["backgammons"], width=0.27, label="backgammons", color="tab:red")
     axes[1].set_title("share of games (%)", fontsize=10)
     axes[1].legend(fontsize=8)
     axes[2].bar(x, table["mean_cube"], color="tab:green")

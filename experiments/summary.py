@@ -292,6 +292,8 @@ def summarize_conditions(frame: pd.DataFrame) -> pd.DataFrame:
             "games": len(rows),
             "points_per_game": magnitude, "points_per_game_ci": half,
             "gammons": float(result.isin(GAMMONS).mean()),
+            # Under the Jacoby rule a gammon with the cube never turned scores as a single.
+            "gammons_scored": float((result.isin(GAMMONS) & (rows["points"] > rows["cube_value"])).mean()),
             "backgammons": float((result == "backgammon").mean()),
             "drops": float((result == "drop").mean()),
             "mean_cube": float(rows["cube_value"].mean()),
@@ -390,10 +392,11 @@ def matrix_table(matrix: pd.DataFrame, labels: dict[str, str] | None = None, pct
 
 
 def conditions_table(conditions: pd.DataFrame) -> str:
-    headers = ["condition", "games", "points changing hands/game (95% CI)", "gammons", "backgammons",
-               "drops", "mean cube", "doubles/game", "beavers/game", "automatic doubles/game"]
+    headers = ["condition", "games", "points changing hands/game (95% CI)", "gammons", "gammons scored",
+               "backgammons", "drops", "mean cube", "doubles/game", "beavers/game", "automatic doubles/game"]
     rows = [[row.condition, str(row.games), _fmt_ci(row.points_per_game, row.points_per_game_ci, signed=False),
-             _fmt_pct(row.gammons), _fmt_pct(row.backgammons), _fmt_pct(row.drops), f"{row.mean_cube:.2f}",
+             _fmt_pct(row.gammons), _fmt_pct(row.gammons_scored), _fmt_pct(row.backgammons),
+             _fmt_pct(row.drops), f"{row.mean_cube:.2f}",
              f"{row.doubles_per_game:.3f}", f"{row.beavers_per_game:.3f}",
              f"{row.automatic_doubles_per_game:.3f}"] for row in conditions.itertuples(index=False)]
     return markdown_table(headers, rows)

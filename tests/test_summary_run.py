@@ -134,11 +134,14 @@ def test_payoff_matrix_is_zero_sum_and_best_responses_read_columns():
     assert best.loc["C", "best_response"] == "B"
 
 
-def test_conditions_summary_counts_points_changing_hands():
-    frame = _frame([(0, 0, "A", "B", "white", "gammon", 2, 1), (0, 1, "A", "B", "black", "single", 1, 0)])
+def test_conditions_summary_counts_points_changing_hands_and_gammons_scored():
+    frame = _frame([(0, 0, "A", "B", "white", "gammon", 2, 1), (0, 1, "A", "B", "black", "single", 1, 0),
+                    (0, 2, "A", "B", "black", "gammon", 1, 0)])
+    frame.loc[2, ["points", "white_points"]] = [1, -1]  # Jacoby: no double, scored as a single
     frame["beavers"] = 0
-    frame["automatic_doubles"] = [1, 0]
+    frame["automatic_doubles"] = [1, 0, 0]
     table = summarize_conditions(frame).iloc[0]
-    assert table["points_per_game"] == pytest.approx(2.5)
-    assert table["gammons"] == pytest.approx(0.5)
-    assert table["automatic_doubles_per_game"] == pytest.approx(0.5)
+    assert table["points_per_game"] == pytest.approx(6 / 3)
+    assert table["gammons"] == pytest.approx(2 / 3)
+    assert table["gammons_scored"] == pytest.approx(1 / 3)
+    assert table["automatic_doubles_per_game"] == pytest.approx(1 / 3)
