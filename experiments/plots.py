@@ -131,7 +131,7 @@ def conditions_plot(path: Path, report: Report) -> Path:
     axes[1].bar(x, 100 * table["gammons_scored"], width=0.27, label="gammons scored", color="tab:brown")
     axes[1].bar(x + 0.27, 100 * table["backgammons"], width=0.27, label="backgammons", color="tab:red")
     axes[1].set_title("share of games (%)", fontsize=10)
-    axes[1].legend(fontsize=8)
+    axes[1].legend(fontsize=7, loc="lower right", framealpha=0.9)
     axes[2].bar(x, table["mean_cube"], color="tab:green")
     axes[2].set_title("mean final cube", fontsize=10)
     for ax in axes:

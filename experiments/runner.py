@@ -428,7 +428,10 @@ def run_experiment(
                     finished(task, play_chunk(task, make_player))
     except KeyboardInterrupt:
         bar.close()
-        _close_session(folder, run, session, started, played_rows)
+        try:
+            _close_session(folder, run, session, started, played_rows)
+        except OSError:  # the chunks matter, the session's timing does not
+            pass
         log(f"interrupted: {len(state.on_disk)} finished chunks are kept in {folder / CHUNK_DIR}; "
             f"finish with: {_resume_command(command_text, folder)}")
         raise
