@@ -29,6 +29,8 @@ CODED = ("winner", "result", "cube_owner", "first_doubler")
 
 def _bot_code(bot, role: str, codes: dict[str, int], owner) -> tuple[int, tuple[float, ...]]:
     name = getattr(bot, "fast_name", "")
+    if role == "checker" and name == "custom" and callable(getattr(bot, "evaluate", None)):
+        return -1, ()  # a user's evaluation function: see bgsim.fast.custom
     label = getattr(bot, "name", None) or type(bot).__name__
     who = getattr(owner, "name", repr(owner))
     if not name:
@@ -70,12 +72,27 @@ def supports(player) -> bool:
     return True
 
 
+def _kernels(white, black):
+    """The compiled (play_batch, trace_number) that can play these two players."""
+    from .custom import kernels
+
+    evaluations = [player.checker.evaluate if player_codes(player)[0] < 0 else None
+                   for player in (white, black)]
+    if evaluations == [None, None]:
+        from .game import play_batch, trace_number
+
+        return play_batch, trace_number
+    return kernels(*evaluations)
+
+
 def _arrays(white, black, rules: Rules):
+    from .custom import CUSTOM_BLACK, CUSTOM_WHITE
+
     codes = np.zeros(4, dtype=np.int64)
     params = np.zeros((4, MAX_PARAMS), dtype=np.float64)
     for side, player in enumerate((white, black)):
         checker_code, checker_params, cube_code, cube_params = player_codes(player)
-        codes[side] = checker_code
+        codes[side] = checker_code if checker_code >= 0 else (CUSTOM_WHITE, CUSTOM_BLACK)[side]
         codes[2 + side] = cube_code
         params[side, : len(checker_params)] = checker_params
         params[2 + side, : len(cube_params)] = cube_params
@@ -131,9 +148,8 @@ def play_columns(white, black, seed, games, rules: Rules = Rules(), match_to: in
     A 10-million-game run never holds more than one chunk of int64 rows plus the compact
     columns of the chunks already yielded (if the caller keeps them).
     """
-    from .game import play_batch
-
     numbers, (rule_array, codes, params) = _check(white, black, seed, games, rules, match_to)
+    play_batch, _ = _kernels(white, black)
     per = 1 if match_to == 0 else 2 * match_to - 1
     step = max(1, chunk_rows // per)
     previous = numba.get_num_threads()
@@ -178,9 +194,8 @@ def trace_game(white, black, seed, number, rules: Rules = Rules(), match_to: int
     play (-1 for none), the board before the roll (26) and after the play (26), both from the
     side on roll.
     """
-    from .game import trace_number
-
     numbers, (rule_array, codes, params) = _check(white, black, seed, [number], rules, match_to)
+    _, trace_number = _kernels(white, black)
     per = 1 if match_to == 0 else 2 * match_to - 1
     rows = np.zeros((per, ROW_SIZE), dtype=np.int64)
     trace = np.zeros((max_plies, TRACE_SIZE), dtype=np.int64)
