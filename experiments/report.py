@@ -258,6 +258,7 @@ def summary_csv(report: Report) -> pd.DataFrame:
         parts.append(standings.assign(section="standings", condition=condition,
                                       rank=np.arange(1, len(standings) + 1)))
     table = pd.concat(parts, ignore_index=True)
+    table["rank"] = table["rank"].astype("Int64")  # blank on pairing rows, whole numbers elsewhere
     first = ["section", "condition", "rank", "player", "opponent"]
     return table[[c for c in first if c in table] + [c for c in table.columns if c not in first]]
 
