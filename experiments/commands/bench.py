@@ -70,9 +70,11 @@ def _fast(white, black, seed, games, threads):
     from bgsim.series import play_games
 
     started = time.perf_counter()
+    cpu = time.process_time()
     frame = play_games(white, black, seed, games, engine="fast", threads=threads)
     seconds = time.perf_counter() - started
-    return games / seconds, int(frame["plies"].sum()) / seconds
+    # CPU seconds per wall second: how many cores the run actually got (all threads counted)
+    return games / seconds, int(frame["plies"].sum()) / seconds, (time.process_time() - cpu) / seconds
 
 
 def _reference(white, black, seed, games):
@@ -245,7 +247,7 @@ def measure(games: int, rounds: int, seed: int, log=print) -> dict:
     _fast(heuristic, heuristic, seed, 20, cores)
     _fast_generations(boards[:5], 1)
 
-    best: dict[str, tuple[float, float]] = {}
+    best: dict[str, tuple] = {}
 
     def keep(name, figures):
         if name not in best or figures[0] > best[name][0]:
@@ -269,8 +271,12 @@ def measure(games: int, rounds: int, seed: int, log=print) -> dict:
         for name, run in contenders:
             keep(name, run())
         log(f"  round {round_number + 1}/{rounds} done")
-    return {name: {"per_s": round(value[0], 2), "plies_per_s": round(value[1], 1)}
-            for name, value in best.items()}
+    figures = {}
+    for name, value in best.items():
+        figures[name] = {"per_s": round(value[0], 2), "plies_per_s": round(value[1], 1)}
+        if len(value) > 2:
+            figures[name]["cores_used"] = round(value[2], 2)
+    return figures
 
 
 def ratios(figures: dict) -> dict:
@@ -280,6 +286,13 @@ def ratios(figures: dict) -> dict:
         out["all_cores_vs_1thread_random"] = get("fast_random_all") / get("fast_random_1thread")
     if get("fast_heuristic_1thread") and get("fast_heuristic_all"):
         out["all_cores_vs_1thread_heuristic"] = get("fast_heuristic_all") / get("fast_heuristic_1thread")
+    used = lambda name: figures.get(name, {}).get("cores_used")  # noqa: E731
+    if used("fast_random_all") and used("fast_random_1thread"):
+        # games per CPU-second, all threads against one: near 1.0 means the threads scale and
+        # only the cores the machine could spare limited the wall-clock gain
+        out["all_cores_cpu_efficiency_random"] = (
+            (get("fast_random_all") / used("fast_random_all"))
+            / (get("fast_random_1thread") / used("fast_random_1thread")))
     if get("reference_random"):
         out["fast_1thread_vs_reference_random"] = get("fast_random_1thread") / get("reference_random")
     if get("reference_heuristic"):
@@ -354,6 +367,8 @@ def run_bench(args) -> int:
     width = max(len(name) for name in run["figures"])
     for name, figure in run["figures"].items():
         plies = f"  {figure['plies_per_s']:>12,.0f} plies/s" if figure["plies_per_s"] else ""
+        if "cores_used" in figure:
+            plies += f"  ({figure['cores_used']:.2f} cores busy)"
         unit = "generations/s" if name.endswith("generations") else "games/s"
         print(f"  {name:<{width}}  {figure['per_s']:>12,.1f} {unit}{plies}")
     print("ratios:")
