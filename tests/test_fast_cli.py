@@ -1,0 +1,62 @@
+"""``bgsim validate`` and the parts of ``bgsim bench`` that decide pass or fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from experiments.cli import main
+from experiments.commands.bench import compare, ratios
+
+
+def test_validate_passes_on_a_small_run(capsys):
+    assert main(["validate", "--games", "2", "--positions", "3", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "no difference" in out and "63 position-roll pairs" in out
+
+
+def test_validate_one_pairing_with_rule_options(capsys):
+    code = main(["validate", "--games", "3", "--positions", "0", "--jobs", "1", "--players",
+                 "racer+pipdiff(double=3,take=20)", "pubeval+keith", "--beaver", "--jacoby",
+                 "--automatic-doubles", "1", "--max-cube", "8"])
+    assert code == 0
+    assert "3 games (3 games) identical" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["validate", "--games", "0"], "--games"),
+    (["validate", "--players", "gnubg", "random", "--games", "1"], "cannot run in the fast engine"),
+    (["validate", "--players", "nosuchbot", "random", "--games", "1"], "nosuchbot"),
+    (["validate", "--players", "random", "random", "--match-to", "3", "--jacoby"], "match"),
+])
+def test_validate_refuses_bad_input(argv, message, capsys):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def _run(random_1thread, gnubg=None):
+    figures = {name: {"per_s": value, "plies_per_s": 0.0} for name, value in (
+        ("fast_random_1thread", random_1thread), ("fast_random_all", 2 * random_1thread),
+        ("fast_heuristic_1thread", 100.0), ("fast_heuristic_all", 190.0), ("fast_generations", 1e5))}
+    if gnubg:
+        figures["gnubg_nn_random"] = {"per_s": gnubg, "plies_per_s": 0.0}
+    return {"figures": figures}
+
+
+def test_compare_flags_only_a_slowdown_beyond_the_margin():
+    baseline = _run(1000.0, gnubg=200.0)
+    assert compare(_run(800.0, gnubg=200.0), baseline, 0.3) == []
+    slower = compare(_run(600.0, gnubg=200.0), baseline, 0.3)
+    assert [line.split(":")[0] for line in slower] == ["fast_random_1thread", "fast_random_all"]
+    # against the gnubg-nn loop, a slower machine is no slowdown
+    assert compare(_run(500.0, gnubg=100.0), baseline, 0.3) == []
+    # without the loop in both runs, games/s are compared as they are
+    assert compare(_run(500.0), baseline, 0.3) != []
+
+
+def test_ratios_are_figures_over_figures():
+    run = _run(1000.0, gnubg=200.0)["figures"]
+    run["reference_random"] = {"per_s": 5.0, "plies_per_s": 0.0}
+    out = ratios(run)
+    assert out["fast_random_1thread_vs_gnubg_nn_random"] == 5.0
+    assert out["all_cores_vs_1thread_random"] == 2.0
+    assert out["fast_1thread_vs_reference_random"] == 200.0
