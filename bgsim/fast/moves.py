@@ -259,10 +259,11 @@ def kth_play(plays, keys, count, k, order):
     """Index of the k-th play (from 0) in canonical order, without a full sort.
 
     Few plays: the play with exactly k smaller keys, counted without branches (random keys make
-    every compare-and-branch a coin flip for the branch predictor).  Many plays, or a key that
-    two boards share: quickselect on the full (key, board) order.
+    every compare-and-branch a coin flip for the branch predictor).  More: quickselect on a copy
+    of the keys (in ``order``, free once the plays are generated).  A key that two boards share
+    (never seen, but allowed by the canonical order): quickselect on the full (key, board) order.
     """
-    if count <= 128:
+    if count <= 48:
         for i in range(count):
             key = keys[i]
             less = 0
@@ -274,7 +275,49 @@ def kth_play(plays, keys, count, k, order):
                     shared += np.int64(keys[j] == key)
                 if shared == 1:
                     return i
-                break
+                return _kth_by_board(plays, keys, count, k, order)
+        return _kth_by_board(plays, keys, count, k, order)
+    values = order.view(np.uint64)
+    for i in range(count):
+        values[i] = keys[i]
+    low = 0
+    high = count - 1
+    while low < high:
+        pivot = values[(low + high) // 2]
+        i = low
+        j = high
+        while i <= j:
+            while values[i] < pivot:
+                i += 1
+            while pivot < values[j]:
+                j -= 1
+            if i <= j:
+                swap = values[i]
+                values[i] = values[j]
+                values[j] = swap
+                i += 1
+                j -= 1
+        if k <= j:
+            high = j
+        elif k >= i:
+            low = i
+        else:
+            break
+    key = values[k]
+    found = -1
+    shared = 0
+    for i in range(count):
+        if keys[i] == key:
+            found = i
+            shared += 1
+    if shared == 1:
+        return found
+    return _kth_by_board(plays, keys, count, k, order)
+
+
+@jit
+def _kth_by_board(plays, keys, count, k, order):
+    """Quickselect on the full canonical order (key, then board)."""
     for i in range(count):
         order[i] = i
     low = 0
