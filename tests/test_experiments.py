@@ -23,7 +23,7 @@ def test_each_shipped_experiment_says_what_it_asks_and_validates(name):
 
 @pytest.mark.parametrize("name", FILES)
 def test_each_shipped_experiment_runs_at_a_small_size(name, tmp_path):
-    experiment = load_experiment(SHIPPED / f"{name}.toml", {"games": 1, "engine": "reference", "chunk": 1})
+    experiment = load_experiment(SHIPPED / f"{name}.toml", {"games": 1, "chunk": 1})  # on its own engine
     result = run_experiment(experiment, tmp_path / name, progress=False, log=lambda text: None)
     files = {path.name for path in result.folder.iterdir()}
     assert {"games.parquet", "summary.md", "summary.csv", "run.json", "payoff_matrix.png",
