@@ -48,6 +48,14 @@ def _zobrist_table() -> tuple[tuple[int, ...], ...]:
 ZOBRIST = _zobrist_table()
 
 
+def is_race(board) -> bool:
+    """No contact on a 26-slot board: every own checker (bar = 25) is below every opponent
+    checker (bar = 0), so neither side can hit the other again."""
+    highest_own = max((slot for slot in range(1, 26) if board[slot] > 0), default=0)
+    lowest_opponent = min((slot for slot in range(0, 25) if board[slot] < 0), default=25)
+    return highest_own < lowest_opponent
+
+
 @dataclass(frozen=True)
 class Position:
     """A backgammon position seen from the side on roll; see the module docstring."""
@@ -153,11 +161,7 @@ class Position:
     @property
     def is_race(self) -> bool:
         """True when contact is over: every own checker is past every opponent checker."""
-        own = [point for point in range(1, 26) if self.board[point] > 0]
-        opponent = [point for point in range(0, 25) if self.board[point] < 0]
-        if not own or not opponent:
-            return True
-        return max(own) < min(opponent)
+        return is_race(self.board)
 
     @property
     def key(self) -> int:

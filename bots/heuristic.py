@@ -7,6 +7,8 @@ counting except the final weighted sum, so the fast engine can mirror it exactly
 
 from __future__ import annotations
 
+from bgsim.board import is_race
+
 from .checker import EvaluationBot, pips_of
 from .params import Param, parse_float
 
@@ -24,18 +26,6 @@ FEATURES = (
     "stack",    # own checkers beyond three on a point, summed over points 1..24
     "back",     # own checkers on 19..24 and on the bar
 )
-
-
-def is_contact(board) -> bool:
-    highest_own = 0
-    for slot in range(1, 26):
-        if board[slot] > 0:
-            highest_own = slot
-    lowest_opponent = 25
-    for slot in range(24, -1, -1):
-        if board[slot] < 0:
-            lowest_opponent = slot
-    return highest_own >= lowest_opponent
 
 
 def shots_at(board) -> tuple[int, int]:
@@ -85,7 +75,7 @@ def heuristic_features(board) -> tuple[int, ...]:
             on_board += board[slot]
     race = opponent_pips - own_pips
     off = 15 - on_board
-    if not is_contact(board):
+    if is_race(board):
         return (race, off, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     hit = -board[0]
     blot, shot = shots_at(board)

@@ -11,6 +11,8 @@ bar at 25, minus the opponent's bar at 0); pubeval's ``pos[26]`` is our checkers
 
 from __future__ import annotations
 
+from bgsim.board import is_race
+
 from .checker import EvaluationBot
 
 RACE_WEIGHTS = (
@@ -91,19 +93,6 @@ def checkers_off(board) -> int:
     return 15 - on_board
 
 
-def is_race_board(board) -> bool:
-    """No contact: every own checker (bar = 25) is below every opponent checker (bar = 0)."""
-    highest_own = 0
-    for slot in range(1, 26):
-        if board[slot] > 0:
-            highest_own = slot
-    lowest_opponent = 25
-    for slot in range(24, -1, -1):
-        if board[slot] < 0:
-            lowest_opponent = slot
-    return highest_own < lowest_opponent
-
-
 def pubeval_score(board, race: bool) -> float:
     """pubeval of the board after a play; ``race`` is decided on the board *before* it.
 
@@ -123,7 +112,7 @@ def pubeval_score(board, race: bool) -> float:
 
 class PubevalBot(EvaluationBot):
     """Tesauro's pubeval: :func:`pubeval_score` of each play, race weights when the position
-    before the play is a race (:func:`is_race_board`).
+    before the play is a race (:func:`is_race`).
 
     fast_name ``"pubeval"``; ``fast_params()`` is ``()`` (the weights are fixed:
     :data:`RACE_WEIGHTS`, :data:`CONTACT_WEIGHTS`).
@@ -134,7 +123,7 @@ class PubevalBot(EvaluationBot):
     description = "Tesauro's public evaluation function (linear, race and contact weights)"
 
     def choose(self, position, roll, plays, random):
-        race = is_race_board(position.board)
+        race = is_race(position.board)
         best = plays[0]
         best_score = pubeval_score(best.result.board, race)
         for play in plays[1:]:
@@ -144,4 +133,4 @@ class PubevalBot(EvaluationBot):
         return best
 
     def score(self, board, before):
-        return pubeval_score(board, is_race_board(before.board))
+        return pubeval_score(board, is_race(before.board))

@@ -10,7 +10,8 @@ from bgsim import Position, legal_plays
 from bgsim.position_id import to_gnubg_board
 from bots import make_player
 from bots.gnubg_bots import apply_gnubg_moves
-from bots.pubeval import CONTACT_WEIGHTS, RACE_WEIGHTS, is_race_board, pubeval_inputs, pubeval_score
+from bgsim.board import is_race
+from bots.pubeval import CONTACT_WEIGHTS, RACE_WEIGHTS, pubeval_inputs, pubeval_score
 
 
 def gnubg_pubeval_result(position: Position, roll) -> tuple[int, ...]:
@@ -33,7 +34,7 @@ def test_same_play_as_gnubg_on_thousands_of_positions():
                 mine = bot.choose_play(position, roll, plays, None).result.board
                 theirs = gnubg_pubeval_result(position, roll)
                 compared += 1
-                race = is_race_board(position.board)
+                race = is_race(position.board)
                 races += race
                 if mine != theirs:
                     # GNU Backgammon sums in float32: only a near-exact tie may go the other way
