@@ -10,7 +10,8 @@ A "first double" is a double from the centred cube (even if automatic doubles ha
 a "redouble" is a double of a cube the doubler owns.
 
 Match play: these bots ignore the score (they are money rules); the engine still keeps them out
-of the Crawford game.  None of them ever beavers.
+of the Crawford game.  Only ``pipdiff`` with a ``beaver`` threshold ever beavers (and only where
+the CubeView allows it); the others never do.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from __future__ import annotations
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
 
-from .params import Bot, Param, SpecError, Threshold, parse_bool, parse_float, parse_threshold
+from .params import (
+    Bot, Param, SpecError, Threshold, parse_bool, parse_float, parse_signed_threshold_or_off,
+    parse_threshold,
+)
 
 
 class CubeBot(Bot):
@@ -88,7 +92,9 @@ class PipDiff(CubeBot):
 
     * offer a first double (cube centred) when ``double.reached(lead, own)``;
     * offer a redouble (cube owned) when ``redouble.reached(lead, own)``;
-    * take when ``take.within(lead, own)``, else drop.
+    * take when ``take.within(lead, own)``, else drop;
+    * beaver instead of taking when ``cube.beaver_allowed`` and ``beaver.within(lead, own)``
+      (``beaver`` is off by default: the bot then never beavers).
 
     ``Threshold.reached``/``within`` compare exactly (float64, no rounding):
 
@@ -96,6 +102,8 @@ class PipDiff(CubeBot):
     * percent ``double=8%``: ``100.0 * lead >= 8 * own``, i.e. the lead is at least 8% of the
       **doubler's** own pip count; ``take=12%``: ``100.0 * lead <= 12 * own``.  Percent is
       always of the doubler's count, for the taker as well (the 8-9-12 rule's convention).
+    * ``beaver`` may be negative: ``beaver=-2%`` is ``100.0 * lead <= -2 * own``, a beaver when
+      the doubler *trails* by at least 2% of its own count; ``beaver=0``: ``lead <= 0``.
 
     Defaults are the well-known 8-9-12 race rule (popularised by Walter Trice): double with a
     lead of at least 8% of your own count, redouble with 9%, take when down by at most 12% of
@@ -105,10 +113,15 @@ class PipDiff(CubeBot):
     position with contact it always takes (its pip rule says nothing about contact positions,
     and a take keeps the game going rather than conceding a position it cannot judge).
     Without race_only the rule is applied in contact too: this is the crude rule under study.
+    With race_only it never beavers in contact either (it only takes there).
+
+    ``beaver`` must be in the same units as ``take`` and below it, so a beaver is always a
+    position the bot would take (a beaver is a take that at once redoubles).
 
     fast_name ``"pipdiff"``; ``fast_params()`` is
-    ``(double, double_is_percent, redouble, redouble_is_percent, take, take_is_percent, race_only)``
-    with flags as 0.0/1.0 and values as numbers (8.0 for ``8%``, 10.0 for ``10``).
+    ``(double, double_is_percent, redouble, redouble_is_percent, take, take_is_percent, race_only,
+    beaver, beaver_is_percent, beaver_on)`` with flags as 0.0/1.0 and values as numbers (8.0 for
+    ``8%``, 10.0 for ``10``, -2.0 for ``-2%``); with beaver off the last three are 0.0.
     """
 
     name = "pipdiff"
@@ -123,12 +136,17 @@ class PipDiff(CubeBot):
               "take when the pip deficit is at most this (% of the doubler's count)"),
         Param("race_only", parse_bool, False,
               "double only in pure races (and take every double in contact)"),
+        Param("beaver", parse_signed_threshold_or_off, None,
+              "beaver (if allowed) when the lead is at most this, e.g. -2% = trails by 2%+ "
+              "(units of take, below it)"),
     )
 
     def check(self) -> None:
         for key in ("double", "redouble", "take"):
             if not isinstance(getattr(self, key), Threshold):
                 raise SpecError(f"pipdiff: {key} must be a threshold, got {getattr(self, key)!r}")
+        if self.beaver is not None:
+            self._check_beaver()
         # Same units and take < double: this player would drop every double it offers itself,
         # which is no cube strategy at all.
         for key in ("double", "redouble"):
@@ -138,6 +156,23 @@ class PipDiff(CubeBot):
                     f"pipdiff: take={self.take} is below {key}={offer}: the player would drop "
                     f"every {key} it offers itself"
                 )
+
+    def _check_beaver(self) -> None:
+        beaver, take = self.beaver, self.take
+        if not isinstance(beaver, Threshold):
+            raise SpecError(f"pipdiff: beaver must be a threshold or off, got {beaver!r}")
+        # Percent and pips cannot be ordered for every pip count, and a beaver where the same
+        # player would drop is no cube strategy: demand the units of take and a smaller value.
+        if beaver.percent != take.percent:
+            raise SpecError(
+                f"pipdiff: beaver={beaver} must be in the same units as take={take} "
+                f"({'percent' if take.percent else 'pips'})"
+            )
+        if not beaver.value < take.value:
+            raise SpecError(
+                f"pipdiff: beaver={beaver} must be below take={take}: the player would beaver "
+                f"doubles it should only take (or drop)"
+            )
 
     def offer_double(self, position: Position, cube: CubeView) -> bool:
         if self.race_only and not position.is_race:
@@ -152,7 +187,11 @@ class PipDiff(CubeBot):
             return Response.TAKE
         own = position.pip_count
         lead = position.opponent_pip_count - own
-        return Response.TAKE if self.take.within(lead, own) else Response.DROP
+        if not self.take.within(lead, own):
+            return Response.DROP
+        if self.beaver is not None and cube.beaver_allowed and self.beaver.within(lead, own):
+            return Response.BEAVER
+        return Response.TAKE
 
     def fast_params(self) -> tuple[float, ...]:
         return (
@@ -160,6 +199,9 @@ class PipDiff(CubeBot):
             float(self.redouble.value), float(self.redouble.percent),
             float(self.take.value), float(self.take.percent),
             float(self.race_only),
+            float(self.beaver.value) if self.beaver is not None else 0.0,
+            float(self.beaver.percent) if self.beaver is not None else 0.0,
+            float(self.beaver is not None),
         )
 
 

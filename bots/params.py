@@ -59,6 +59,24 @@ def _number(value: float) -> str:
 
 
 def parse_threshold(text: str) -> Threshold:
+    return _threshold(text, signed=False)
+
+
+OFF = "off"
+
+
+def parse_signed_threshold_or_off(text: str) -> Threshold | None:
+    """A threshold that may be negative (a trailing lead), or ``off`` (None): for rules that
+    compare a lead that can be either side of zero and that a player may not use at all."""
+    if text.strip().lower() == OFF:
+        return None
+    try:
+        return _threshold(text, signed=True)
+    except ValueError as error:
+        raise ValueError(f"{error}, or off") from None
+
+
+def _threshold(text: str, signed: bool) -> Threshold:
     raw = text.strip()
     percent = raw.endswith("%")
     number = raw[:-1].strip() if percent else raw
@@ -68,7 +86,7 @@ def parse_threshold(text: str) -> Threshold:
         raise ValueError(f"expected pips (e.g. 10) or a percent (e.g. 8%), got {text!r}") from None
     if not math.isfinite(value):
         raise ValueError(f"a threshold must be a finite number, got {text!r}")
-    if value < 0:
+    if value < 0 and not signed:
         raise ValueError(f"a threshold cannot be negative, got {text!r}")
     if not percent and not value.is_integer():
         raise ValueError(f"an absolute threshold is whole pips, got {text!r} (use a % for a fraction)")
@@ -106,6 +124,8 @@ def parse_bool(text: str) -> bool:
 
 
 def format_value(value: Any) -> str:
+    if value is None:  # an optional rule switched off
+        return OFF
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, Threshold):

@@ -233,6 +233,47 @@ def test_pipdiff_race_only():
     assert race_only.respond_to_double(race(100, 113), view()) is Response.DROP
 
 
+@pytest.mark.parametrize("deficit, answer", [(-3, Response.BEAVER), (-2, Response.BEAVER), (-1, Response.TAKE)])
+def test_pipdiff_beavers_when_the_doubler_trails_by_two_percent(deficit, answer):
+    # -2% of the doubler's 100 pips: it trails by 2 pips or more
+    player = make_player("racer+pipdiff(beaver=-2%)")
+    assert player.respond_to_double(race(100, 100 + deficit), view(beaver=True)) is answer
+
+
+@pytest.mark.parametrize("deficit, answer", [(4, Response.BEAVER), (5, Response.BEAVER), (6, Response.TAKE),
+                                             (15, Response.TAKE), (16, Response.DROP)])
+def test_pipdiff_absolute_beaver(deficit, answer):
+    player = make_player("racer+pipdiff(double=10,take=15,beaver=5)")
+    assert player.respond_to_double(race(60, 60 + deficit), view(beaver=True)) is answer
+
+
+@pytest.mark.parametrize("lead, answer", [(3, Response.BEAVER), (4, Response.BEAVER), (5, Response.TAKE)])
+def test_pipdiff_percent_beaver_of_a_longer_race(lead, answer):
+    # 3% of 150 pips is 4.5: a fraction of a pip, compared exactly (100*lead <= 3*150)
+    player = make_player("racer+pipdiff(beaver=3%)")
+    assert player.respond_to_double(race(150, 150 + lead), view(beaver=True)) is answer
+
+
+def test_pipdiff_beavers_only_where_allowed_and_in_races_when_race_only():
+    close = race(100, 100)
+    assert make_player("racer+pipdiff(beaver=0%)").respond_to_double(close, view(beaver=True)) is Response.BEAVER
+    assert make_player("racer+pipdiff(beaver=0%)").respond_to_double(close, view(beaver=False)) is Response.TAKE
+    assert make_player("racer+pipdiff").respond_to_double(close, view(beaver=True)) is Response.TAKE  # off by default
+    contact = Position.from_points({24: 2, 6: 13}, {1: 2, 13: 13})
+    race_only = make_player("racer+pipdiff(race_only=true,beaver=11%)")
+    assert race_only.respond_to_double(contact, view(beaver=True)) is Response.TAKE
+    assert race_only.respond_to_double(close, view(beaver=True)) is Response.BEAVER
+
+
+def test_pipdiff_beaver_spec_and_fast_params():
+    player = make_player("racer+pipdiff(beaver=-2%)")
+    assert player.name == "racer+pipdiff(beaver=-2%)"
+    assert player.cube.fast_params()[7:] == (-2.0, 1.0, 1.0)
+    assert make_player("racer+pipdiff(beaver=off)").name == "racer+pipdiff"
+    assert make_player("racer+pipdiff").cube.fast_params()[7:] == (0.0, 0.0, 0.0)
+    assert make_player("racer+pipdiff(take=9,double=9,beaver=0)").cube.fast_params()[7:] == (0.0, 0.0, 1.0)
+
+
 # --- Keith and Thorp on hand-computed races ---------------------------------------------
 
 ROLLER = {1: 3, 2: 2, 3: 5, 6: 2}  # 34 pips; Keith 34+4+1+2+2 = 43; Thorp 34+24+3-4 = 57
@@ -328,7 +369,7 @@ def test_canonical_names(spec, name):
 def test_parsed_parameters_reach_the_bots():
     player = make_player("heuristic(hit=0.5)+pipdiff(double=10,take=12.5%,race_only=true)")
     assert player.checker.fast_params()[2] == 0.5
-    assert player.cube.fast_params() == (10.0, 0.0, 9.0, 1.0, 12.5, 1.0, 1.0)
+    assert player.cube.fast_params() == (10.0, 0.0, 9.0, 1.0, 12.5, 1.0, 1.0, 0.0, 0.0, 0.0)
 
 
 @pytest.mark.parametrize("spec, words", [
@@ -344,6 +385,12 @@ def test_parsed_parameters_reach_the_bots():
     ("random+pipdiff(double=10%,take=5%)", "would drop every double"),
     ("random+pipdiff(double=10,take=8)", "would drop every double"),
     ("random+pipdiff(race_only=maybe)", "true or false"),
+    ("random+pipdiff(beaver=12%)", "beaver=12% must be below take=12%"),
+    ("random+pipdiff(take=20,double=10,beaver=25)", "beaver=25 must be below take=20"),
+    ("random+pipdiff(beaver=-2)", "beaver=-2 must be in the same units as take=12%"),
+    ("random+pipdiff(double=5,take=8,beaver=2%)", "beaver=2% must be in the same units as take=8"),
+    ("random+pipdiff(beaver=soon)", "bad value for beaver"),
+    ("random+pipdiff(beaver=-1.5)", "whole pips"),
     ("random+keith(take=5)", "would drop"),
     ("gnubg(plies=5)", "at most 2"),
     ("random+pipdiff(double=8%", "unclosed"),
