@@ -136,7 +136,13 @@ def respond(code, params, board, view):
         if params[6] != 0.0 and not is_race(board):
             return TAKE
         own, opponent = _pips(board)
-        return TAKE if _within(params[4], params[5], opponent - own, own) else DROP
+        lead = opponent - own
+        if not _within(params[4], params[5], lead, own):
+            return DROP
+        # params[9] is beaver_on: params[7] alone cannot say off, 0 pips is a real threshold
+        if params[9] != 0.0 and view[VIEW_BEAVER] != 0 and _within(params[7], params[8], lead, own):
+            return BEAVER
+        return TAKE
     if code == KEITH or code == THORP:
         if not is_race(board):
             return TAKE
