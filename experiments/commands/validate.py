@@ -29,6 +29,10 @@ DEFAULT_CASES = (
      Rules(jacoby=True, beaver=True, automatic_doubles=1, max_cube=16), 0),
     ("pubeval+" + AGGRESSIVE, "racer+pipdiff(double=10,redouble=10,take=15)",
      Rules(automatic_doubles=2, max_cube=4, backgammon_as_gammon=True), 0),
+    # Beavers played, not just allowed: white doubles on 2 pips, both sides beaver small leads,
+    # and max_cube=8 refuses the beavers of a cube already on 2.
+    ("racer+pipdiff(double=2,redouble=3,take=20,beaver=5)",
+     "heuristic+pipdiff(double=4%,redouble=5%,take=25%,beaver=8%)", Rules(beaver=True, max_cube=8), 0),
     ("heuristic+thorp", "pubeval+pipdiff", Rules(cube=False), 0),
     ("heuristic+" + AGGRESSIVE, "pubeval+pipdiff(double=6,redouble=8,take=14)", Rules(), 5),
 )
