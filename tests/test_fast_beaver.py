@@ -136,3 +136,17 @@ def test_validate_plays_a_beavering_pairing():
     white, black, rules, _ = beavering[0]
     rows = play_games(make_player(white), make_player(black), 1, 100, rules, engine="fast")
     assert rows["beavers"].sum() > 0
+
+
+def test_the_money_conventions_experiment_has_a_player_that_beavers():
+    from pathlib import Path
+
+    from experiments.config import load_experiment
+
+    experiment = load_experiment(Path(__file__).resolve().parent.parent / "experiments" / "money_conventions.toml")
+    rules = dict(experiment.conditions)["beaver"]
+    beaverers = [spec for spec in experiment.players if "beaver=" in spec]
+    assert rules.beaver and beaverers
+    others = [spec for spec in experiment.players if spec not in beaverers]
+    rows = play_games(make_player(beaverers[0]), make_player(others[0]), 1, 300, rules, engine="fast")
+    assert rows["beavers"].sum() > 0
