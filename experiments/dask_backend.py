@@ -94,16 +94,21 @@ class Cluster:
 
 
 def run_on_dask(address: str, state, make_task, finished, make_player=None, processes: bool = True,
-                timeout: float | None = None, task_function=None) -> None:
+                timeout: float | None = None, task_function=None, cluster: Cluster | None = None) -> None:
     """Play every ready chunk of ``state`` on the cluster at ``address``; ``finished(task, rows)``
-    is called here, in this process, for each chunk as it arrives."""
+    is called here, in this process, for each chunk as it arrives.
+
+    A ``cluster`` already connected by the caller is used and left open for the caller to close.
+    """
     _import_distributed()
     from distributed import as_completed
 
     from .runner import RunError, play_chunk
 
     function = task_function or play_chunk
-    cluster = Cluster(address, processes=processes, timeout=timeout)
+    owned = cluster is None
+    if owned:
+        cluster = Cluster(address, processes=processes, timeout=timeout)
     futures = {}
     try:
         client = cluster.client
@@ -141,4 +146,5 @@ def run_on_dask(address: str, state, make_task, finished, make_player=None, proc
     finally:
         for future in list(futures):
             future.cancel()
-        cluster.close()
+        if owned:
+            cluster.close()

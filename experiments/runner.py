@@ -337,10 +337,24 @@ def run_experiment(
 ) -> RunResult:
     """Play ``experiment`` into the results folder ``out`` and summarize it from the rows."""
     log = log or (lambda text: print(text, file=sys.stderr, flush=True))
-    if dask:
-        from .dask_backend import check_address
+    if not dask:
+        return _run_experiment(experiment, out, resume, force, None, None, make_player, progress,
+                               command, log, dask_options)
+    from .dask_backend import Cluster, check_address
 
-        check_address(dask)
+    check_address(dask)
+    options = dict(dask_options or {})
+    # Connect before any folder is made: an unreachable scheduler leaves nothing behind.
+    cluster = Cluster(dask, processes=options.pop("processes", True), timeout=options.pop("timeout", None))
+    try:
+        return _run_experiment(experiment, out, resume, force, dask, cluster, make_player, progress,
+                               command, log, options)
+    finally:
+        cluster.close()
+
+
+def _run_experiment(experiment, out, resume, force, dask, cluster, make_player, progress, command,
+                    log, dask_options) -> RunResult:
     if out is None:
         if resume:
             out = latest_unfinished(experiment.name)
@@ -417,7 +431,7 @@ def run_experiment(
             from .dask_backend import run_on_dask
 
             run_on_dask(dask, state, lambda p, c: make_task(experiment, p, c, threads), finished,
-                        make_player, **(dask_options or {}))
+                        make_player, cluster=cluster, **(dask_options or {}))
         else:
             while True:
                 ready = state.ready_tasks()

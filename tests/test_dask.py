@@ -93,6 +93,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, monkeypatch, caps
     assert code == 2
     error = capsys.readouterr().err.strip().splitlines()
     assert error[-1].startswith("bgsim: error: cannot reach the Dask scheduler at tcp://127.0.0.1:1 within 1 s")
+    assert not (tmp_path / "run").exists()  # nothing half-made to trip over a rerun
 
 
 def test_dask_addresses_are_checked_before_anything_is_written(tmp_path, capsys):
