@@ -8,9 +8,30 @@ The reference tries every die on every checker and keeps the longest sequences. 
   of one die size can be reordered that way with the same result: a move from a higher point
   never depends on a lower one (hits only open points, and bearing off from a point needs
   nothing above it), so nothing is lost and far fewer sequences are walked;
+* the second order (smaller die first) moves, as its second move, only the checker the first
+  move moved or a checker bearing off, unless the first move entered from the bar.  Every
+  other second move repeats a result of the first order (below);
 * only points that hold a checker or can be reached by one with the dice are ever scanned;
 * results are deduplicated on the fly in an open-addressing table keyed on the Zobrist key of
   ``bgsim.board`` (kept up to date move by move), with a full board compare on a key match.
+
+Why the second order may skip those moves.  Let the smaller die ``l`` move a checker from ``s``
+(not the bar) and then the larger die ``h`` move a checker from ``t`` to ``t - h >= 1``, with
+``t != s - l`` (another checker, or a second one from ``s``).  Then ``h`` from ``t`` and ``l``
+from ``s`` in that order is legal too, and the two moves commute to the same board (a blot
+on a shared target is hit once either way), so the first order has found the result:
+
+* ``t`` held a checker before (the first move only added one at ``s - l``), two if ``t == s``;
+* the bar was empty (else the first move would have had to enter);
+* ``t - h`` was not an opponent point: a move only adds own checkers or removes a blot;
+* ``l`` from ``s`` afterwards: the move from ``t`` only added a checker at ``t - h``.  If it
+  bears off, all checkers were home already and stay home; bearing off with a larger die
+  needed no checker above ``s``, so ``t <= s`` and ``t - h`` is below ``s`` too.
+
+So every result left out is one the first order reached with both dice, which makes two dice
+the maximum: results with one die are then not plays, and the leaf and maximum-dice logic
+sees no difference.  Order matters only for bar entry and for bearing off (a first move can
+bring the last checker home or clear the points above), and those are still walked.
 
 The canonical order (ascending ``(key, board)``) is not built unless a caller needs it:
 ``kth_play`` selects for the random bot, evaluation bots compare keys only on ties.
@@ -37,7 +58,8 @@ def new_buffers():
     plays = np.zeros((MAX_PLAYS, BOARD_BYTES), dtype=np.int8)
     keys = np.empty(MAX_PLAYS, dtype=np.uint64)
     slots = np.empty(MAX_PLAYS, dtype=np.int64)
-    table = np.full(TABLE_SIZE, -1, dtype=np.int64)
+    # int16 (play indices stay below MAX_PLAYS): 16 KiB, so the table stays in the L1 cache
+    table = np.full(TABLE_SIZE, -1, dtype=np.int16)
     order = np.empty(MAX_PLAYS, dtype=np.int64)
     return plays, keys, slots, table, order
 
@@ -51,7 +73,8 @@ def board_key(board):
 
 
 # Offsets in the int64 work buffer: candidate points at 0, then the search stack per depth.
-_IDX, _SRC, _HIT, _OUT, _DEEP = 32, 40, 48, 56, 64
+# and where each point stands in the candidate list (-1: not in it).
+_IDX, _SRC, _HIT, _OUT, _DEEP, _POS = 32, 40, 48, 56, 64, 72
 
 
 @jit
@@ -59,7 +82,7 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
     """Fill ``plays``/``keys`` with the distinct legal plays of the roll; returns how many.
 
     ``board`` (int8[32], side on roll, padded) is restored before returning and the table is
-    left empty for the next call.  ``work`` is an int64 scratch buffer (at least 72 long).
+    left empty for the next call.  ``work`` is an int64 scratch buffer (at least 98 long).
 
     One flat function with an explicit stack and no calls: Numba passes each array to a helper
     as a dozen arguments plus reference counting, which cost 2-4x here.  A non-double runs two
@@ -78,8 +101,12 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
     doubles = die1 == die2
     high = max(die1, die2)
     low = min(die1, die2)
-    # Candidate sources, highest first: points holding a checker now or reachable by one with
-    # the dice.  Scanning all 25 points at every step cost more than the rest of the search.
+    # Candidate sources, highest first: points holding a checker now, and for a double the
+    # points a checker can reach with the dice.  Scanning all 25 points at every step cost
+    # more than the rest of the search.  A non-double's second move can only start from a
+    # point held now or from where the first move's checker stands: that point is tried as
+    # one extra candidate after the list when it is not in it (the order in which plays are
+    # found does not matter: the table is not the canonical order).
     mark = 0
     for source in range(25, 0, -1):
         if board[source] > 0:
@@ -88,14 +115,11 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
                 for step in range(1, 4):
                     if source - step * high >= 1:
                         mark |= 1 << (source - step * high)
-            else:
-                if source - high >= 1:
-                    mark |= 1 << (source - high)
-                if source - low >= 1:
-                    mark |= 1 << (source - low)
     npoints = 0
     for point in range(25, 0, -1):
+        work[_POS + point] = -1
         if mark & (1 << point):
+            work[_POS + point] = npoints
             work[npoints] = point
             npoints += 1
     ndice = 4 if doubles else 2
@@ -118,9 +142,32 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
             i = work[_IDX + depth]
             out = work[_OUT + depth]
             on_bar = board[25] > 0
+            # Second pass (smaller die first), second move: unless the first move entered from
+            # the bar, only the checker just moved and bear-offs can give a result the first
+            # pass has not found (proof in the module docstring).
+            limit = npoints
+            follow = 0  # where the first move's checker now stands (non-doubles, second move)
+            if not doubles and depth == 1:
+                follow = work[_SRC] - first
+                follow_index = npoints  # the extra candidate
+                if follow >= 1 and work[_POS + follow] >= 0:
+                    follow_index = work[_POS + follow]
+                elif follow >= 1:
+                    limit = npoints + 1
+                if pass_ == 1 and work[_SRC] != 25 and out > 0:
+                    # nothing can bear off: the moved checker is the only candidate
+                    if follow >= 1 and i <= follow_index:
+                        i = follow_index
+                        limit = follow_index + 1
+                    else:
+                        i = limit
+            restrict = pass_ == 1 and depth == 1 and work[_SRC] != 25
             found = False
-            while i < npoints:
-                source = work[i]
+            while i < limit:
+                source = work[i] if i < npoints else follow
+                if restrict and source != follow and source > die:
+                    i += 1
+                    continue
                 if board[source] > 0 and (not on_bar or source == 25):
                     target = source - die
                     if target >= 1:
@@ -143,7 +190,6 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
             if found:
                 work[_DEEP + depth] = 1
                 work[_IDX + depth] = i
-                source = work[i]
                 target = source - die
                 count_here = board[source]
                 key ^= ZOBRIST[source, count_here + 15] ^ ZOBRIST[source, count_here + 14]
@@ -263,6 +309,8 @@ def kth_play(plays, keys, count, k, order):
     of the keys (in ``order``, free once the plays are generated).  A key that two boards share
     (never seen, but allowed by the canonical order): quickselect on the full (key, board) order.
     """
+    if count == 1:
+        return 0
     if count <= 48:
         for i in range(count):
             key = keys[i]
