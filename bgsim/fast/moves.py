@@ -11,7 +11,8 @@ The reference tries every die on every checker and keeps the longest sequences. 
 * the second order (smaller die first) moves, as its second move, only the checker the first
   move moved or a checker bearing off, unless the first move entered from the bar.  Every
   other second move repeats a result of the first order (below);
-* only points that hold a checker or can be reached by one with the dice are ever scanned;
+* the legal sources of a die are computed as a bit mask of points (held, not moving onto an
+  opponent point, bearing off only when allowed) and taken highest first;
 * results are deduplicated on the fly in an open-addressing table keyed on the Zobrist key of
   ``bgsim.board`` (kept up to date move by move), with a full board compare on a key match.
 
@@ -42,6 +43,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..board import ZOBRIST as _ZOBRIST
+from numba.cpython.unsafe.numbers import leading_zeros
+
 from .compile import inline_jit, jit
 
 ZOBRIST = np.array(_ZOBRIST, dtype=np.uint64)  # [slot, count + 15]
@@ -72,9 +75,9 @@ def board_key(board):
     return key
 
 
-# Offsets in the int64 work buffer: candidate points at 0, then the search stack per depth.
-# and where each point stands in the candidate list (-1: not in it).
-_IDX, _SRC, _HIT, _OUT, _DEEP, _POS = 32, 40, 48, 56, 64, 72
+# Offsets in the int64 work buffer: the search stack per depth (highest source still to try,
+# source moved, whether it hit, checkers outside home, whether the depth found a move).
+_IDX, _SRC, _HIT, _OUT, _DEEP = 32, 40, 48, 56, 64
 
 
 @jit
@@ -82,7 +85,7 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
     """Fill ``plays``/``keys`` with the distinct legal plays of the roll; returns how many.
 
     ``board`` (int8[32], side on roll, padded) is restored before returning and the table is
-    left empty for the next call.  ``work`` is an int64 scratch buffer (at least 98 long).
+    left empty for the next call.  ``work`` is an int64 scratch buffer (at least 72 long).
 
     One flat function with an explicit stack and no calls: Numba passes each array to a helper
     as a dozen arguments plus reference counting, which cost 2-4x here.  A non-double runs two
@@ -101,27 +104,18 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
     doubles = die1 == die2
     high = max(die1, die2)
     low = min(die1, die2)
-    # Candidate sources, highest first: points holding a checker now, and for a double the
-    # points a checker can reach with the dice.  Scanning all 25 points at every step cost
-    # more than the rest of the search.  A non-double's second move can only start from a
-    # point held now or from where the first move's checker stands: that point is tried as
-    # one extra candidate after the list when it is not in it (the order in which plays are
-    # found does not matter: the table is not the canonical order).
-    mark = 0
-    for source in range(25, 0, -1):
-        if board[source] > 0:
-            mark |= 1 << source
-            if doubles:
-                for step in range(1, 4):
-                    if source - step * high >= 1:
-                        mark |= 1 << (source - step * high)
-    npoints = 0
-    for point in range(25, 0, -1):
-        work[_POS + point] = -1
-        if mark & (1 << point):
-            work[_POS + point] = npoints
-            work[npoints] = point
-            npoints += 1
+    # The legal sources of a die are found with bit masks, not by testing point after point
+    # (every such test was a branch the processor could not predict): bit p of ``occupied``
+    # marks a checker of the side on roll on point p (25: the bar), bit p of ``blocked`` an
+    # opponent point there.  Our moves never make or break an opponent point (a hit only
+    # takes a blot), so ``blocked`` holds for the whole search; ``occupied`` follows each move.
+    occupied = np.int64(0)
+    blocked = np.int64(0)
+    for slot in range(1, 26):
+        if board[slot] > 0:
+            occupied |= np.int64(1) << slot
+        elif board[slot] <= -2:
+            blocked |= np.int64(1) << slot
     ndice = 4 if doubles else 2
     passes = 1 if doubles else 2
     count = 0
@@ -134,66 +128,43 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
         if doubles:
             second = first
         depth = 0
-        work[_IDX] = 0
+        work[_IDX] = 25  # the highest source still to try at each depth
         work[_DEEP] = 0
         work[_OUT] = outside
         while True:
             die = first if depth == 0 else second
-            i = work[_IDX + depth]
+            top = work[_IDX + depth]
             out = work[_OUT + depth]
-            on_bar = board[25] > 0
-            # Second pass (smaller die first), second move: unless the first move entered from
-            # the bar, only the checker just moved and bear-offs can give a result the first
-            # pass has not found (proof in the module docstring).
-            limit = npoints
-            follow = 0  # where the first move's checker now stands (non-doubles, second move)
-            if not doubles and depth == 1:
+            sources = occupied & (np.int64(1) << 25) if board[25] > 0 else occupied
+            # moves inside the board: the source is above the die and the target not blocked
+            legal = sources & ~(blocked << die) & ~((np.int64(2) << die) - 1)
+            if out == 0:  # all home (so none on the bar): bearing off
+                legal |= sources & (np.int64(1) << die)  # exactly
+                highest = 63 - leading_zeros(sources)  # -1 when none is left
+                if 1 <= highest < die:  # with a larger die: only from the highest point
+                    legal |= np.int64(1) << highest
+            if not doubles and pass_ == 1 and depth == 1 and work[_SRC] != 25:
+                # Second pass (smaller die first), second move: unless the first move entered
+                # from the bar, only the checker just moved and bear-offs can give a result
+                # the first pass has not found (proof in the module docstring).
+                keep = (np.int64(2) << die) - 1
                 follow = work[_SRC] - first
-                follow_index = npoints  # the extra candidate
-                if follow >= 1 and work[_POS + follow] >= 0:
-                    follow_index = work[_POS + follow]
-                elif follow >= 1:
-                    limit = npoints + 1
-                if pass_ == 1 and work[_SRC] != 25 and out > 0:
-                    # nothing can bear off: the moved checker is the only candidate
-                    if follow >= 1 and i <= follow_index:
-                        i = follow_index
-                        limit = follow_index + 1
-                    else:
-                        i = limit
-            restrict = pass_ == 1 and depth == 1 and work[_SRC] != 25
-            found = False
-            while i < limit:
-                source = work[i] if i < npoints else follow
-                if restrict and source != follow and source > die:
-                    i += 1
-                    continue
-                if board[source] > 0 and (not on_bar or source == 25):
-                    target = source - die
-                    if target >= 1:
-                        legal = board[target] >= -1
-                    elif out > 0:
-                        legal = False
-                    elif target == 0:
-                        legal = True
-                    else:  # bearing off with a larger die needs no checker above
-                        legal = True
-                        for point in range(source + 1, 7):
-                            if board[point] > 0:
-                                legal = False
-                                break
-                    if legal:
-                        found = True
-                        break
-                i += 1
+                if follow >= 1:
+                    keep |= np.int64(1) << follow
+                legal &= keep
+            legal &= (np.int64(2) << top) - 1
+            found = legal != 0
+            source = 63 - leading_zeros(legal)
             leaf = False
             if found:
                 work[_DEEP + depth] = 1
-                work[_IDX + depth] = i
+                work[_IDX + depth] = source
                 target = source - die
                 count_here = board[source]
                 key ^= ZOBRIST[source, count_here + 15] ^ ZOBRIST[source, count_here + 14]
                 board[source] = count_here - 1
+                if count_here == 1:
+                    occupied &= ~(np.int64(1) << source)
                 hit = 0
                 if target >= 1:
                     count_here = board[target]
@@ -206,12 +177,13 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
                         count_here = 0
                     key ^= ZOBRIST[target, count_here + 15] ^ ZOBRIST[target, count_here + 16]
                     board[target] = count_here + 1
+                    occupied |= np.int64(1) << target
                 work[_SRC + depth] = source
                 work[_HIT + depth] = hit
                 depth += 1
                 work[_OUT + depth] = out - 1 if (source >= 7 and target < 7) else out
                 if depth < ndice:
-                    work[_IDX + depth] = i if doubles else 0
+                    work[_IDX + depth] = source if doubles else 25
                     work[_DEEP + depth] = 0
                     continue
                 leaf = True
@@ -261,10 +233,13 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
                     bar = board[0]
                     key ^= ZOBRIST[0, bar + 15] ^ ZOBRIST[0, bar + 16]
                     board[0] = bar + 1
+                if board[target] <= 0:
+                    occupied &= ~(np.int64(1) << target)
             count_here = board[source]
             key ^= ZOBRIST[source, count_here + 15] ^ ZOBRIST[source, count_here + 16]
             board[source] = count_here + 1
-            work[_IDX + depth] += 1
+            occupied |= np.int64(1) << source
+            work[_IDX + depth] = source - 1
         if pass_ == 0:
             high_count = count
             high_best = best
