@@ -42,9 +42,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..board import ZOBRIST as _ZOBRIST
+# Numba's count-leading-zeros intrinsic (one instruction): the highest set bit of a mask.
 from numba.cpython.unsafe.numbers import leading_zeros
 
+from ..board import ZOBRIST as _ZOBRIST
 from .compile import inline_jit, jit
 
 ZOBRIST = np.array(_ZOBRIST, dtype=np.uint64)  # [slot, count + 15]
@@ -286,7 +287,9 @@ def kth_play(plays, keys, count, k, order):
     """
     if count == 1:
         return 0
-    if count <= 48:
+    # up to 128 plays the branch-free count beats quickselect's unpredictable branches
+    # (measured on the plays of random games: doubles average 42 plays)
+    if count <= 128:
         for i in range(count):
             key = keys[i]
             less = 0
