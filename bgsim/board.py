@@ -48,6 +48,13 @@ def _zobrist_table() -> tuple[tuple[int, ...], ...]:
 ZOBRIST = _zobrist_table()
 
 
+def pip_counts(board) -> tuple[int, int]:
+    """(own pips, opponent pips) of a 26-slot board; a checker on the bar is 25 pips away."""
+    own = sum(point * count for point, count in enumerate(board) if count > 0)
+    opponent = sum((25 - point) * -count for point, count in enumerate(board) if count < 0)
+    return own, opponent
+
+
 def is_race(board) -> bool:
     """No contact on a 26-slot board: every own checker (bar = 25) is below every opponent
     checker (bar = 0), so neither side can hit the other again."""
@@ -139,11 +146,11 @@ class Position:
     @property
     def pip_count(self) -> int:
         """Pips the side on roll needs to bear off everything (a bar checker counts 25)."""
-        return sum(point * count for point, count in enumerate(self.board) if count > 0)
+        return pip_counts(self.board)[0]
 
     @property
     def opponent_pip_count(self) -> int:
-        return sum((25 - point) * -count for point, count in enumerate(self.board) if count < 0)
+        return pip_counts(self.board)[1]
 
     @property
     def checkers_off(self) -> int:

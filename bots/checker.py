@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from bgsim.board import Position
+from bgsim.board import Position, pip_counts
 from bgsim.dice import RandomStream
 from bgsim.rules import Play
 
@@ -63,17 +63,6 @@ class RandomBot(CheckerBot):
         return plays[random.below(len(plays))]
 
 
-def pips_of(board) -> tuple[int, int]:
-    """(own pips, opponent pips) of a board seen from the side whose checkers are positive."""
-    own = 0
-    opponent = 0
-    for slot in range(26):
-        count = board[slot]
-        if count > 0:
-            own += slot * count
-        elif count < 0:
-            opponent += (25 - slot) * -count
-    return own, opponent
 
 
 def racer_score(board, hit: float, blot: float) -> float:
@@ -88,7 +77,7 @@ def racer_score(board, hit: float, blot: float) -> float:
     """
     from .heuristic import shots_at
 
-    own, opponent = pips_of(board)
+    own, opponent = pip_counts(board)
     exposed, _ = shots_at(board)
     return float(opponent - own) + hit * float(-board[0]) - blot * float(exposed)
 

@@ -7,9 +7,9 @@ counting except the final weighted sum, so the fast engine can mirror it exactly
 
 from __future__ import annotations
 
-from bgsim.board import is_race
+from bgsim.board import is_race, pip_counts
 
-from .checker import EvaluationBot, pips_of
+from .checker import EvaluationBot
 from .params import Param, parse_float
 
 # Feature order is the order of the weighted sum in heuristic_score (and of fast_params).
@@ -68,7 +68,7 @@ def heuristic_features(board) -> tuple[int, ...]:
 
     In a race (no contact) only ``race`` and ``off`` are counted; the others are 0.
     """
-    own_pips, opponent_pips = pips_of(board)
+    own_pips, opponent_pips = pip_counts(board)
     on_board = 0
     for slot in range(1, 26):
         if board[slot] > 0:
