@@ -202,10 +202,15 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     first_ply = 0
     first_doubler = 0
     cube_on = rules[RULE_CUBE] != 0 and not crawford
+    winner = -1  # set when the game ends: a drop or the last checker off
+    result = SINGLE
     while plies < MAX_PLIES:
         action = 0
         if tracing:
-            before[:] = board
+            # element by element: a slice assignment of arrays compiles a shape-mismatch error
+            # path with string formatting (seconds of cold compile) for a case that cannot occur
+            for j in range(BOARD_BYTES):
+                before[j] = board[j]
         if not opening:
             if cube_on and (owner == CENTRE or owner == side + 1) and value * 2 <= rules[RULE_MAX_CUBE]:
                 view[VIEW_VALUE] = value
@@ -230,9 +235,9 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                         if tracing:
                             _trace_ply(trace, tcount, game_in_match, plies + 1, side,
                                        CUBE_ACTION_DROP, 0, 0, 0, -1, before, board)
-                        _finish(row, side, RESULT_DROP, value, owner, doubles, beavers, automatic,
-                                first_ply, first_doubler, plies, board, rules, in_match)
-                        return
+                        winner = side
+                        result = RESULT_DROP
+                        break
                     if answer == BEAVER:
                         if view[VIEW_BEAVER] == 0:
                             row[COL_ERROR] = ERROR_BAD_BEAVER
@@ -260,7 +265,8 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                 for i in range(count):
                     if play_before(plays, keys, i, index):
                         rank += 1
-            board[:] = plays[index]
+            for j in range(BOARD_BYTES):  # not board[:] = plays[index]: see ``before`` above
+                board[j] = plays[index, j]
         if tracing:
             _trace_ply(trace, tcount, game_in_match, plies, side, action, d1, d2, count, rank,
                        before, board)
@@ -270,12 +276,18 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                 all_off = False
                 break
         if all_off:
-            _finish(row, side, _result_of(board), value, owner, doubles, beavers, automatic,
-                    first_ply, first_doubler, plies, board, rules, in_match)
-            return
+            winner = side
+            result = _result_of(board)
+            break
         _turn(board)
         side = 1 - side
-    row[COL_ERROR] = ERROR_TOO_LONG
+    if winner < 0:
+        row[COL_ERROR] = ERROR_TOO_LONG
+        return
+    # One call site with variable arguments: each call with different constant arguments would
+    # compile another copy of _finish (cold compile time).
+    _finish(row, winner, result, value, owner, doubles, beavers, automatic, first_ply,
+            first_doubler, plies, board, rules, in_match)
 
 
 @jit
@@ -285,16 +297,16 @@ def play_number(seed, number, match_to, rules, codes, params, rows, first_row, p
 
     Returns how many rows (games) it wrote.  Follows ``bgsim.match.play_match``.
     """
-    if match_to == 0:
-        play_one(seed, number, 0, 0, 0, 0, False, False, rules, codes, params, rows[first_row],
-                 plays, keys, slots, table, order, trace, tcount, tracing)
-        return 1
-    white_score = 0
-    black_score = 0
-    crawford_next = False
-    crawford_done = False
-    games = 0
-    while white_score < match_to and black_score < match_to:
+    # A money game is a "match" of one game.  One call site, and no argument of it typed as a
+    # constant: Numba compiles a separate copy of play_one for every combination of constant
+    # argument types it meets (a plain ``games = 0`` is one while types are still being worked
+    # out), several seconds of cold compile each.  np.int64(0) and np.bool_(False) are not.
+    white_score = np.int64(0)
+    black_score = np.int64(0)
+    crawford_next = np.bool_(False)
+    crawford_done = np.bool_(False)
+    games = np.int64(0)
+    while True:
         crawford = crawford_next
         crawford_next = False
         row = rows[first_row + games]
@@ -302,7 +314,7 @@ def play_number(seed, number, match_to, rules, codes, params, rows, first_row, p
                  crawford_done and not crawford, rules, codes, params, row, plays, keys, slots,
                  table, order, trace, tcount, tracing)
         games += 1
-        if row[COL_ERROR] != ERROR_NONE:
+        if match_to == 0 or row[COL_ERROR] != ERROR_NONE:
             return games
         if row[COL_WINNER] == WHITE:
             white_score += row[COL_POINTS]
@@ -310,10 +322,11 @@ def play_number(seed, number, match_to, rules, codes, params, rows, first_row, p
         else:
             black_score += row[COL_POINTS]
             new_score = black_score
+        if new_score >= match_to:
+            return games
         if not crawford_done and new_score == match_to - 1:
             crawford_next = True
             crawford_done = True
-    return games
 
 
 @parallel_jit
