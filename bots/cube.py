@@ -38,46 +38,42 @@ class CubeBot(Bot):
         return ()
 
 
-class NoCube(CubeBot):
-    """The cube side of a bare CHECKER spec: never doubles, always takes.
-
-    fast_name ``"none"``; ``fast_params()`` is ``()``.
-    """
-
-    name = "none"
-    fast_name = "none"
-    description = "no cube play: never doubles, takes every double (what a bare CHECKER spec uses)"
+class NeverDoubles(CubeBot):
+    """The shared half of the three bots that never offer a double; they differ in the answer."""
 
     def offer_double(self, position, cube):
         return False
 
-    def respond(self, position, cube):
-        return Response.TAKE
 
-
-class AlwaysTake(CubeBot):
+class AlwaysTake(NeverDoubles):
     """Never doubles and takes every double.  fast_name ``"always-take"``; ``fast_params()`` is ``()``."""
 
     name = "always-take"
     fast_name = "always-take"
     description = "never doubles, takes every double"
 
-    def offer_double(self, position, cube):
-        return False
-
     def respond(self, position, cube):
         return Response.TAKE
 
 
-class NeverTake(CubeBot):
+class NoCube(AlwaysTake):
+    """The cube side of a bare CHECKER spec: never doubles, always takes.
+
+    It plays exactly as ``always-take`` but keeps its own name, so a bare CHECKER's spec stays
+    bare.  fast_name ``"none"``; ``fast_params()`` is ``()``.
+    """
+
+    name = "none"
+    fast_name = "none"
+    description = "no cube play: never doubles, takes every double (what a bare CHECKER spec uses)"
+
+
+class NeverTake(NeverDoubles):
     """Never doubles and drops every double.  fast_name ``"never-take"``; ``fast_params()`` is ``()``."""
 
     name = "never-take"
     fast_name = "never-take"
     description = "never doubles, drops every double"
-
-    def offer_double(self, position, cube):
-        return False
 
     def respond(self, position, cube):
         return Response.DROP
