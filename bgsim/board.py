@@ -58,9 +58,11 @@ def pip_counts(board) -> tuple[int, int]:
 def is_race(board) -> bool:
     """No contact on a 26-slot board: every own checker (bar = 25) is below every opponent
     checker (bar = 0), so neither side can hit the other again."""
-    highest_own = max((slot for slot in range(1, 26) if board[slot] > 0), default=0)
-    lowest_opponent = min((slot for slot in range(0, 25) if board[slot] < 0), default=25)
-    return highest_own < lowest_opponent
+    own = [slot for slot in range(1, 26) if board[slot] > 0]
+    opponent = [slot for slot in range(0, 25) if board[slot] < 0]
+    if not own or not opponent:
+        return True  # a side with everything off cannot be hit nor hit
+    return max(own) < min(opponent)
 
 
 @dataclass(frozen=True)

@@ -81,17 +81,20 @@ def _pips(board):
     return own, opponent
 
 
-@inline_jit
-def is_contact(board):
+@jit
+def is_race(board):
+    """``Position.is_race``: every own checker past every opponent checker (or a side has none)."""
     highest_own = 0
     for slot in range(1, 26):
         if board[slot] > 0:
             highest_own = slot
-    lowest_opponent = 25
+    lowest_opponent = 99
     for slot in range(24, -1, -1):
         if board[slot] < 0:
             lowest_opponent = slot
-    return highest_own >= lowest_opponent
+    if highest_own == 0 or lowest_opponent == 99:
+        return True
+    return highest_own < lowest_opponent
 
 
 @inline_jit
@@ -259,7 +262,7 @@ def choose(code, params, board, plays, keys, count, order, streams, row):
     """
     if code == RANDOM:
         return kth_play(plays, keys, count, below(streams, row, count), order)
-    race = not is_contact(board)  # pubeval picks its weights on the position before the play
+    race = is_race(board)  # pubeval picks its weights on the position before the play
     best = -1
     best_score = 0.0
     for index in range(count):

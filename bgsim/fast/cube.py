@@ -6,7 +6,7 @@ asks them.  ``view`` is the CubeView as int64s: see ``VIEW_*``.
 
 from __future__ import annotations
 
-from .checker import _pips
+from .checker import _pips, is_race
 from .compile import jit
 
 NONE, ALWAYS_TAKE, NEVER_TAKE, PIPDIFF, KEITH, THORP = 0, 1, 2, 3, 4, 5
@@ -18,22 +18,6 @@ TAKE, DROP, BEAVER = 0, 1, 2
 
 VIEW_VALUE, VIEW_CENTRED, VIEW_MAX, VIEW_BEAVER, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD = range(9)
 VIEW_SIZE = 9
-
-
-@jit
-def is_race(board):
-    """``Position.is_race``: every own checker past every opponent checker (or a side has none)."""
-    highest_own = 0
-    for slot in range(1, 26):
-        if board[slot] > 0:
-            highest_own = slot
-    lowest_opponent = 99
-    for slot in range(24, -1, -1):
-        if board[slot] < 0:
-            lowest_opponent = slot
-    if highest_own == 0 or lowest_opponent == 99:
-        return True
-    return highest_own < lowest_opponent
 
 
 @jit
