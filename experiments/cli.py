@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "experiments.commands.validate",
     "experiments.commands.bench",
     "experiments.commands.tournament",
+    "experiments.commands.met",
 )
 
 
