@@ -52,6 +52,17 @@ def play_games_reference(
     return frame_from_columns(columns_from_records(records), seed, white.name, black.name, rules)
 
 
+def engine_for(engine: str, white: Player, black: Player) -> str:
+    """The engine ``play_games`` runs for ``engine``: ``auto`` is fast when both players can run there."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}: choose from {', '.join(ENGINES)}")
+    if engine != "auto":
+        return engine
+    from . import fast
+
+    return "fast" if fast.supports(white) and fast.supports(black) else "reference"
+
+
 def play_games(
     white: Player,
     black: Player,
@@ -68,12 +79,8 @@ def play_games(
     it gets a row.  ``engine`` is ``"fast"``, ``"reference"`` or ``"auto"`` (fast whenever
     both players can run there).
     """
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}: choose from {', '.join(ENGINES)}")
-    if engine == "reference":
+    if engine_for(engine, white, black) == "reference":
         return play_games_reference(white, black, seed, games, rules, match_to)
     from . import fast
 
-    if engine == "auto" and not (fast.supports(white) and fast.supports(black)):
-        return play_games_reference(white, black, seed, games, rules, match_to)
     return fast.play_games(white, black, seed, games, rules, match_to=match_to, threads=threads)

@@ -1,7 +1,7 @@
 """Playing a run's chunks on Dask workers (the optional ``dask`` extra).
 
 Workers get plain tasks (spec strings, a seed, game numbers) and call the same
-:func:`experiments.runner.play_chunk` a local run calls, so the rows are the same.  Results
+:func:`experiments.plan.play_chunk` a local run calls, so the rows are the same.  Results
 come back to this process, which writes every chunk to disk as soon as it arrives: a worker
 or the scheduler going away loses only the chunks being played.
 
@@ -103,7 +103,8 @@ def run_on_dask(address: str, state, make_task, finished, make_player=None, proc
     _import_distributed()
     from distributed import as_completed
 
-    from .runner import RunError, play_chunk
+    from .folder import RunError
+    from .plan import play_chunk
 
     function = task_function or play_chunk
     owned = cluster is None
@@ -115,7 +116,9 @@ def run_on_dask(address: str, state, make_task, finished, make_player=None, proc
         pending = as_completed()
 
         def submit_ready() -> None:
-            for pairing, chunk in state.ready_tasks():
+            # A bounded queue: a billion-game run does not list its millions of chunks at once.
+            room = max(4, 2 * len(client.scheduler_info().get("workers", {}))) - len(futures)
+            for pairing, chunk in state.ready_tasks(limit=max(room, 0)):
                 task = make_task(pairing, chunk)
                 if cluster.local_workers and task["threads"] is None:
                     task["threads"] = 1  # one worker per core already: no threads on top

@@ -8,7 +8,6 @@ players), so ``bgsim report DIR`` can rebuild every summary of a finished run fr
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .config import Experiment
+from .files import explain, write_atomic, write_text
 from .summary import (
     best_responses,
     conditions_table,
@@ -43,29 +43,28 @@ def assemble(folder: Path, plan: list[tuple[int, list[Path]]]) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     folder = Path(folder)
-    target = folder / GAMES_FILE
-    temporary = folder / ("." + GAMES_FILE + ".tmp")
-    writer = None
-    try:
-        for _, paths in plan:
-            frame = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
-            frame = frame.sort_values(["leg", "game", "game_in_match"], kind="mergesort")
-            table = pa.Table.from_pandas(frame, preserve_index=False)
-            if writer is None:
-                writer = pq.ParquetWriter(temporary, table.schema)
-            writer.write_table(table.cast(writer.schema))
-        if writer is None:
-            raise ValueError("the run has no games to assemble")
-        writer.close()
+
+    def write(temporary: Path) -> None:
         writer = None
-        with open(temporary, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        if writer is not None:
-            writer.close()
-        temporary.unlink(missing_ok=True)
-        raise
+        try:
+            for _, paths in plan:
+                frame = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+                frame = frame.sort_values(["leg", "game", "game_in_match"], kind="mergesort")
+                table = pa.Table.from_pandas(frame, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(temporary, table.schema)
+                writer.write_table(table.cast(writer.schema))
+            if writer is None:
+                raise ValueError("the run has no games to assemble")
+        finally:
+            if writer is not None:
+                writer.close()
+
+    target = folder / GAMES_FILE
+    try:
+        write_atomic(target, write)
+    except OSError as error:
+        raise explain(error, target, "and finish with --resume (the chunk files are kept)") from None
     return load_rows(folder)
 
 
@@ -157,15 +156,27 @@ def _duplicate_line(pairings: pd.DataFrame) -> str | None:
 
 
 def _run_line(run: dict) -> str | None:
+    """How the games were played: version, commit, engine, and the speed of the last session."""
     if not run or run.get("status") != "finished":
         return None
     parts = [f"bgsim {run.get('bgsim_version', '?')}"]
     if run.get("git_commit"):
-        parts.append(f"commit {run['git_commit'][:12]}{'+dirty' if run['git_commit'].endswith('+dirty') else ''}")
+        commit = run["git_commit"].removesuffix("+dirty")
+        dirty = run.get("git_dirty") or run["git_commit"].endswith("+dirty")
+        parts.append(f"commit {commit[:12]}{'+dirty' if dirty else ''}")
     engines = "/".join(run.get("engines_used") or [str(run.get("engine"))])
     parts.append(f"{engines} engine, {run.get('threads')} threads" + (f", Dask {run['dask']}" if run.get("dask") else ""))
-    if run.get("elapsed_s"):
-        parts.append(f"{run.get('games'):,} games in {run['elapsed_s']:.0f} s ({run.get('games_per_s') or 0:,.0f} games/s)")
+    sessions = len(run.get("sessions") or [None])
+    played = run.get("games_played_last_session", run.get("games"))
+    if run.get("elapsed_s") and played:
+        rate = f"{run['elapsed_s']:.0f} s ({played / run['elapsed_s']:,.0f} games/s)"
+        if sessions > 1:
+            parts.append(f"{run.get('games'):,} games over {sessions} sessions, the last one playing "
+                         f"{played:,} of them in {rate}")
+        else:
+            parts.append(f"{run.get('games'):,} games in {rate}")
+    elif sessions > 1:
+        parts.append(f"{run.get('games'):,} games over {sessions} sessions, none left for the last one")
     return f"Played with {'; '.join(parts)}.  Command: `{run.get('command', '')}`\n"
 
 
@@ -271,7 +282,7 @@ def write_report(folder: Path, frame: pd.DataFrame, experiment: Experiment | Non
     """
     folder = Path(folder)
     if run is None:
-        from .runner import read_run
+        from .folder import read_run
 
         run = read_run(folder)
     report = build_report(frame, experiment)
@@ -290,10 +301,7 @@ def write_report(folder: Path, frame: pd.DataFrame, experiment: Experiment | Non
 
 
 def _write_text(path: Path, text: str) -> None:
-    temporary = path.with_name("." + path.name + ".tmp")
     try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+        write_text(text, path)
+    except OSError as error:
+        raise explain(error, path, "and rebuild the summaries with `bgsim report`") from None

@@ -126,10 +126,19 @@ def variance_ratio(values, legs, keys) -> float:
     return float(plain / paired)
 
 
+def last_games(frame: pd.DataFrame, match: list[str]) -> pd.DataFrame:
+    """The last game of each match, the columns ``match`` naming a match (e.g. ``["game"]``).
+
+    A match's winner is the winner of its last game.
+    """
+    ordered = frame.sort_values([*match, "game_in_match"], kind="mergesort")
+    return ordered.groupby(match, sort=False).tail(1)
+
+
 def match_results(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per match: its pairing, leg, number, white, black and winner (from its last game)."""
     ordered = frame.sort_values(["pairing", "leg", "game", "game_in_match"], kind="mergesort")
-    last = ordered.groupby(["pairing", "leg", "game"], sort=False).tail(1)
+    last = last_games(ordered, ["pairing", "leg", "game"])
     games = ordered.groupby(["pairing", "leg", "game"], sort=False).size().to_numpy()
     out = last[["pairing", "condition", "leg", "game", "white", "black", "winner"]].reset_index(drop=True)
     out["games_in_match"] = games

@@ -1,0 +1,99 @@
+"""Files written whole or not at all, with the same permissions, and errors that say what to do.
+
+Every file bgsim writes (chunk files, ``games.parquet``, ``run.json``, summaries, the rows of
+``bgsim play``) goes through :func:`write_atomic`: it is written under a temporary name beside
+its target, flushed to disk, then renamed, so a file that exists is whole.  The temporary name
+is fixed (``.NAME.tmp``), not a ``mkstemp`` name, so that leftovers of a killed run are easy to
+recognise and every file gets the usual mode (0666 less the umask, 0644 by default) instead of
+``mkstemp``'s 0600.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+# What a user can do about a failed write, by errno; anything else gets its own text only.
+_REMEDIES = {
+    errno.ENOSPC: "the disk is full: make room",
+    errno.EDQUOT: "the disk quota is used up: make room",
+    errno.EROFS: "the file system is read-only: choose a writable folder",
+    errno.EACCES: "no permission to write there: choose a folder you can write to",
+    errno.EPERM: "no permission to write there: choose a folder you can write to",
+}
+
+
+class WriteError(OSError):
+    """A file that could not be written; the message names it and what to do about it."""
+
+    def __str__(self) -> str:  # the message alone, without OSError's "[Errno 28]" prefix
+        return self.strerror or super().__str__()
+
+
+def temporary_name(path: Path) -> Path:
+    return path.with_name("." + path.name + ".tmp")
+
+
+def is_temporary(path: Path) -> bool:
+    return path.name.startswith(".") and path.name.endswith(".tmp")
+
+
+def reason(error: OSError, then: str = "and run again") -> str:
+    """Why a write failed and what to do: 'No space left on device; the disk is full: make room
+    and run again' (``then`` says how to go on once the cause is gone)."""
+    text = error.strerror or str(error)
+    remedy = _REMEDIES.get(error.errno)
+    return f"{text}; {remedy} {then}" if remedy else f"{text}; fix that {then}"
+
+
+def explain(error: OSError, path: Path, then: str = "and run again") -> WriteError:
+    """One line: which file, why, and what to do (``then`` says how to go on afterwards)."""
+    if isinstance(error, WriteError):
+        return error
+    return WriteError(error.errno, f"cannot write {path}: {reason(error, then)}")
+
+
+def write_atomic(path: Path, write: Callable[[Path], None], sync: bool = True) -> None:
+    """Call ``write(temporary)`` and rename the temporary file to ``path``.
+
+    ``sync`` flushes the data to disk before the rename, so that after a power cut the name
+    never points at a file whose blocks were not yet written.
+    """
+    path = Path(path)
+    temporary = temporary_name(path)
+    try:
+        write(temporary)
+        if sync:
+            with open(temporary, "rb") as handle:
+                os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def write_table(frame: pd.DataFrame, path: Path) -> None:
+    """``frame`` as Parquet at ``path``, whole or not at all."""
+    write_atomic(path, lambda temporary: frame.to_parquet(temporary, index=False))
+
+
+def write_text(text: str, path: Path) -> None:
+    write_atomic(path, lambda temporary: temporary.write_text(text, encoding="utf-8"), sync=False)
+
+
+def write_json(data: dict, path: Path) -> None:
+    write_text(json.dumps(data, indent=2, default=_json_default) + "\n", path)
+
+
+def _json_default(value):
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
