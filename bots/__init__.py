@@ -27,8 +27,6 @@ def describe_bots() -> str:
     for title, registry in (("checker bots", checker_bots()), ("cube bots", cube_bots())):
         lines.append(f"{title}:")
         for name, bot in registry.items():
-            if name == "none":
-                continue
             engine = "" if getattr(bot, "fast_name", "") else "  [reference engine only]"
             lines.append(f"  {name:<12} {bot.description}{engine}")
             for param in bot.PARAMS:

@@ -106,6 +106,6 @@ def test_bots_lists_every_bot(capsys):
     assert main(["bots"]) == 0
     out = capsys.readouterr().out
     for name in ("random", "racer", "heuristic", "pubeval", "gnubg", "pipdiff", "keith", "thorp",
-                 "always-take", "never-take"):
+                 "always-take", "never-take", "none"):
         assert name in out
     assert "race_only=false" in out and "reference engine only" in out
