@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import signal
 from pathlib import Path
 from typing import Callable
 
@@ -97,3 +98,17 @@ def _json_default(value):
     if isinstance(value, np.floating):
         return float(value)
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+STOP_AFTER = "BGSIM_STOP_AFTER"
+
+
+def stop_hook(written: int) -> None:
+    """Send this process the signal ``BGSIM_STOP_AFTER=K[:SIGNAL]`` asks for (default SIGINT)
+    once ``written`` reaches K: tests interrupt a run at a known point instead of racing it."""
+    wanted = os.environ.get(STOP_AFTER)
+    if not wanted:
+        return
+    count, _, name = wanted.partition(":")
+    if written == int(count):
+        os.kill(os.getpid(), getattr(signal, name or "SIGINT"))

@@ -15,7 +15,7 @@ computed from that file.
 
 For tests, the environment variable ``BGSIM_STOP_AFTER=K[:SIGNAL]`` makes a run send itself
 SIGNAL (default SIGINT) right after its K-th chunk file of the session is written, so an
-interruption happens at a known point instead of racing a timer.
+interruption happens at a known point instead of racing a timer (:func:`files.stop_hook`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from bgsim.series import engine_for
 
 from .chunks import CHUNK_NAME, Chunks, finished_chunks, stopping_units  # noqa: F401 (public names)
 from .config import Experiment, default_player_factory
-from .files import WriteError, explain, reason, write_json, write_table
+from .files import WriteError, explain, reason, stop_hook, write_json, write_table
 from .folder import (  # noqa: F401 (public names)
     CHUNK_DIR,
     DEFAULT_RUNS,
@@ -63,9 +62,6 @@ from .plan import (  # noqa: F401 (public names)
 )
 from .progress import Progress
 
-STOP_AFTER = "BGSIM_STOP_AFTER"
-
-
 @dataclass
 class RunResult:
     folder: Path
@@ -74,16 +70,6 @@ class RunResult:
     played: int  # games played in this session
     elapsed: float
     already_finished: bool = False
-
-
-def stop_hook(written: int) -> None:
-    """Send this process the signal ``BGSIM_STOP_AFTER`` asks for once ``written`` files are out."""
-    wanted = os.environ.get(STOP_AFTER)
-    if not wanted:
-        return
-    count, _, name = wanted.partition(":")
-    if written == int(count):
-        os.kill(os.getpid(), getattr(signal, name or "SIGINT"))
 
 
 def run_experiment(

@@ -1,0 +1,37 @@
+"""What this machine can do for a command: how many threads, and whether the fast engine is
+compiled yet (so that a silent first-use compile is announced instead of looking like a hang)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def thread_limit() -> int:
+    """The most threads the fast engine can run here (Numba's limit, normally the core count)."""
+    import numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+def cap_threads(requested: int | None, log) -> int | None:
+    """``requested`` threads, lowered to :func:`thread_limit` with a note when it asks for more."""
+    if requested is None:
+        return None
+    limit = thread_limit()
+    if requested > limit:
+        log(f"--threads {requested}: this machine runs at most {limit} threads; using {limit}")
+        return limit
+    return requested
+
+
+def fast_compile_pending() -> bool:
+    """Whether the first fast game will compile the engine (no kernel in memory, none cached)."""
+    from bgsim.fast import game
+
+    if game.play_batch.signatures:
+        return False
+    cache = Path(game.__file__).resolve().parent / "__pycache__"
+    return not any(cache.glob("game.play_batch-*.nbi"))
+
+
+COMPILING = "compiling the fast engine (first use, ~20 s)"
