@@ -22,13 +22,17 @@ ENGINES = ("auto", "fast", "reference")
 
 def game_numbers(games: int | range | Iterable[int]) -> list[int]:
     """``games`` as a list of game numbers: an int N means games 0..N-1."""
-    if isinstance(games, bool):
-        raise ValueError(f"games must be a count or a range of game numbers, got {games!r}")
+    if isinstance(games, bool) or isinstance(games, (float, str, bytes)):
+        raise TypeError(f"games must be a whole number of games or an iterable of game numbers, got {games!r}")
     if isinstance(games, int):
         if games < 0:
             raise ValueError(f"the number of games cannot be negative, got {games}")
         return list(range(games))
-    numbers = [int(g) for g in games]
+    try:
+        numbers = [int(g) for g in games]
+    except TypeError:
+        raise TypeError(f"games must be a whole number of games or an iterable of game numbers, "
+                        f"got {type(games).__name__}") from None
     for number in numbers:
         check_seed(number, "game number")
     return numbers
@@ -38,6 +42,7 @@ def play_games_reference(
     white: Player, black: Player, seed: int, games, rules: Rules = Rules(), match_to: int = 0
 ) -> pd.DataFrame:
     """The reference engine: plain Python, one game after another."""
+    check_players(white, black)
     check_seed(seed)
     numbers = game_numbers(games)
     records = []
@@ -50,6 +55,23 @@ def play_games_reference(
     if not records:
         return empty_frame()
     return frame_from_columns(columns_from_records(records), seed, white.name, black.name, rules)
+
+
+def check_players(white, black) -> None:
+    """A clear TypeError for anything that is not a player, a spec string above all.
+
+    bgsim never imports the bots package (imports flow bgsim <- bots <- experiments), so it
+    cannot turn "heuristic+pipdiff" into a player itself: that is ``bots.make_player``'s job.
+    """
+    for seat, player in (("white", white), ("black", black)):
+        if isinstance(player, str):
+            raise TypeError(f"{seat} is the string {player!r}: play_games takes player objects; "
+                            f"build one with bots.make_player({player!r})")
+        missing = [name for name in ("name", "choose_play", "offer_double", "respond_to_double")
+                   if not hasattr(player, name)]
+        if missing:
+            raise TypeError(f"{seat} ({type(player).__name__}) is not a player: it lacks "
+                            f"{', '.join(missing)} (see bgsim.decisions.Player, or bots.make_player)")
 
 
 def engine_for(engine: str, white: Player, black: Player) -> str:
@@ -79,6 +101,7 @@ def play_games(
     it gets a row.  ``engine`` is ``"fast"``, ``"reference"`` or ``"auto"`` (fast whenever
     both players can run there).
     """
+    check_players(white, black)
     if engine_for(engine, white, black) == "reference":
         return play_games_reference(white, black, seed, games, rules, match_to)
     from . import fast

@@ -52,6 +52,57 @@ def summarize_games(frame: pd.DataFrame) -> dict:
     }
 
 
+class GameTally:
+    """What :func:`summarize_games` and :func:`match_summary` report, gathered batch by batch, so
+    that a stream of a billion games needs no frame of them (batches hold whole matches)."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.points = 0.0
+        self.squares = 0.0
+        self.counts = {"white_wins": 0, "gammons": 0, "backgammons": 0, "drops": 0}
+        self.sums = {"mean_cube": 0.0, "doubles_per_game": 0.0, "plies_per_game": 0.0}
+        self.matches = 0
+        self.white_matches = 0
+
+    def add(self, frame: pd.DataFrame) -> None:
+        points = frame["white_points"].to_numpy(dtype=np.float64)
+        result = frame["result"]
+        self.games += len(frame)
+        self.points += float(points.sum())
+        self.squares += float((points * points).sum())
+        self.counts["white_wins"] += int((frame["winner"] == "white").sum())
+        self.counts["gammons"] += int(result.isin(GAMMONS).sum())
+        self.counts["backgammons"] += int((result == "backgammon").sum())
+        self.counts["drops"] += int((result == "drop").sum())
+        for key, column in (("mean_cube", "cube_value"), ("doubles_per_game", "doubles"), ("plies_per_game", "plies")):
+            self.sums[key] += float(frame[column].sum())
+        if len(frame) and int(frame["match_to"].max()) > 0:
+            last = last_games(frame, ["game"])
+            self.matches += len(last)
+            self.white_matches += int((last["winner"] == "white").sum())
+
+    def summary(self) -> dict:
+        """The dict :func:`summarize_games` returns for all the rows added."""
+        count = self.games
+        mean = self.points / count if count else math.nan
+        half = math.nan
+        if count >= 2:
+            variance = max(self.squares - count * mean * mean, 0.0) / (count - 1)
+            half = Z95 * math.sqrt(variance / count)
+        out = {"games": count, "white_ppg": mean, "white_ppg_ci": half}
+        out.update({key: value / count if count else math.nan for key, value in self.counts.items()})
+        out.update({key: value / count if count else math.nan for key, value in self.sums.items()})
+        return out
+
+    def match_summary(self) -> dict:
+        if not self.matches:
+            return {"matches": 0, "white_matches": 0, "black_matches": 0}
+        return {"matches": self.matches, "white_matches": self.white_matches,
+                "black_matches": self.matches - self.white_matches,
+                "games_per_match": self.games / self.matches}
+
+
 def format_summary(summary: dict, white: str, black: str) -> str:
     """A few readable lines for the terminal."""
     def pct(value: float) -> str:
