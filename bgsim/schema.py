@@ -3,7 +3,12 @@
 Both engines produce the same columns through :func:`frame_from_columns`: the reference engine
 turns its :class:`~bgsim.game.GameRecord` objects into column arrays, the fast engine fills the
 arrays directly.  Categorical values travel as small integer codes (the ``*_CODES`` tuples
-below) and become text only here.
+below) and become pandas categoricals only here.
+
+"Nobody doubled" is a null (``pd.NA``) in ``first_double_ply`` and ``first_doubler``, not 0 or
+"", so that ``frame.first_double_ply.mean()`` is the mean over games that had a double.  The
+engines still pass 0 for it; the nulls are made here.  ``COLUMNS`` gives the engines' storage
+type; :data:`DTYPES` the frame's.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ SIDES = ("white", "black")
 WINNER_CODES = SIDES  # 0 white, 1 black
 RESULT_CODES = ("single", "gammon", "backgammon", "drop")
 OWNER_CODES = ("centre", "white", "black")
-DOUBLER_CODES = ("", "white", "black")  # "" when nobody doubled
+DOUBLER_CODES = ("", "white", "black")  # code 0 when nobody doubled: a null in the frame
 
 # name -> (dtype, description).  Order here is column order in every frame.
 COLUMNS: dict[str, tuple[str, str]] = {
@@ -28,15 +33,15 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "seed": ("int64", "run seed; with `game` it fixes every die of the game"),
     "white": ("string", "white's player spec"),
     "black": ("string", "black's player spec"),
-    "winner": ("string", "`white` or `black`"),
-    "result": ("string", "`single`, `gammon`, `backgammon` or `drop` (a refused double)"),
+    "winner": ("category", "`white` or `black`"),
+    "result": ("category", "`single`, `gammon`, `backgammon` or `drop` (a refused double)"),
     "cube_value": ("int64", "final cube value; for a drop, the value before the refused double"),
-    "cube_owner": ("string", "`centre`, `white` or `black` at the end of the game"),
+    "cube_owner": ("category", "`centre`, `white` or `black` at the end of the game"),
     "doubles": ("int16", "accepted doubles (a beaver counts as a further double)"),
     "beavers": ("int16", "beavers (a take that at once redoubled)"),
     "automatic_doubles": ("int16", "automatic doubles from tied opening rolls"),
-    "first_double_ply": ("int32", "ply at which the first double was offered, 0 if none"),
-    "first_doubler": ("string", "who offered the first double: `white`, `black` or empty"),
+    "first_double_ply": ("int32", "ply at which the first double was offered, null if none"),
+    "first_doubler": ("category", "who offered the first double: `white`, `black`, null if none"),
     "dropped": ("bool", "the game ended on a dropped double"),
     "points": ("int64", "points won by the winner, every option applied"),
     "white_points": ("int64", "points from white's side: +points if white won, else -points"),
@@ -74,10 +79,38 @@ CODED = {
 }
 
 
+# The frame's categories of each categorical column (fixed, so frames concatenate as categoricals).
+CATEGORIES = {
+    "winner": SIDES,
+    "result": RESULT_CODES,
+    "cube_owner": OWNER_CODES,
+    "first_doubler": SIDES,
+}
+# Integer columns whose engine value 0 means "did not happen": nulls in the frame.
+NULL_WHEN_ZERO = {"first_double_ply": "Int32"}
+
+
+def _frame_dtype(name: str):
+    if name in CATEGORIES:
+        return pd.CategoricalDtype(list(CATEGORIES[name]))
+    return NULL_WHEN_ZERO.get(name, COLUMNS[name][0])
+
+
+DTYPES = {name: _frame_dtype(name) for name in COLUMNS}
+
+
+def conform(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the schema's dtypes (a Parquet file read back keeps only the categories it
+    saw, in its own order); other columns, such as a run's, are left alone."""
+    wanted = {name: dtype for name, dtype in DTYPES.items() if name in frame.columns}
+    return frame.astype(wanted)
+
+
 def describe() -> str:
     """The schema as a Markdown table (for documentation and ``bgsim schema``)."""
     lines = ["| column | dtype | meaning |", "|---|---|---|"]
-    lines += [f"| `{name}` | {dtype} | {text} |" for name, (dtype, text) in COLUMNS.items()]
+    lines += [f"| `{name}` | {'category' if name in CATEGORIES else DTYPES[name]} | {text} |"
+              for name, (_, text) in COLUMNS.items()]
     return "\n".join(lines)
 
 
@@ -92,8 +125,14 @@ def frame_from_columns(
     data: dict[str, object] = {}
     for name in COLUMNS:
         if name in CODED:
-            labels = np.array(CODED[name], dtype=object)
-            data[name] = labels[np.asarray(columns[name], dtype=np.int64)]
+            codes = np.asarray(columns[name], dtype=np.int64)
+            if name == "first_doubler":
+                codes = codes - 1  # DOUBLER_CODES start with "nobody", which becomes -1: null
+            data[name] = pd.Categorical.from_codes(codes, dtype=DTYPES[name])
+        elif name in NULL_WHEN_ZERO:
+            values = np.asarray(columns[name])
+            data[name] = pd.array(values, dtype=DTYPES[name])
+            data[name][values == 0] = pd.NA
         elif name in columns:
             data[name] = np.asarray(columns[name])
     data["seed"] = np.full(count, seed)
@@ -106,7 +145,7 @@ def frame_from_columns(
     for option, value in asdict(rules).items():
         data["rule_" + option] = np.full(count, value)
     frame = pd.DataFrame({name: data[name] for name in COLUMNS})
-    return frame.astype({name: dtype for name, (dtype, _) in COLUMNS.items()})
+    return frame.astype(DTYPES)
 
 
 def columns_from_records(records: Iterable) -> dict[str, np.ndarray]:
@@ -144,4 +183,4 @@ def columns_from_records(records: Iterable) -> dict[str, np.ndarray]:
 
 
 def empty_frame() -> pd.DataFrame:
-    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, (dtype, _) in COLUMNS.items()})
+    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in DTYPES.items()})

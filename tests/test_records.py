@@ -81,7 +81,7 @@ def test_cubeless_games_end_with_cube_one_in_the_centre():
     frame = play_games(make_player(AGGRESSIVE), make_player(AGGRESSIVE), 2, 30, Rules(cube=False))
     assert (frame["cube_value"] == 1).all()
     assert (frame["cube_owner"] == "centre").all()
-    assert (frame["doubles"] == 0).all() and (frame["first_double_ply"] == 0).all()
+    assert (frame["doubles"] == 0).all() and frame["first_double_ply"].isna().all()
     assert (frame["points"] == frame["result"].map(MULTIPLIER)).all()
 
 

@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..board import Position
 from ..cube import Rules
+from ..decisions import RandomPlayer
 from ..rules import legal_plays
 from . import legal_plays_fast, trace_game
 
@@ -45,38 +46,13 @@ def scattered_position(rng: _random.Random) -> Position:
     return Position(tuple(board))
 
 
-class _Bot:
-    def __init__(self, fast_name: str) -> None:
-        self.fast_name = fast_name
-        self.name = fast_name
-
-    def fast_params(self) -> tuple[float, ...]:
-        return ()
-
-
-class FastRandomPlayer:
-    """random checker play, no cube, in both engines (the bots package's ``random`` player
-    without importing it): enough to walk the engines through real games."""
-
-    name = "random"
-
-    def __init__(self) -> None:
-        self.checker = _Bot("random")
-        self.cube = _Bot("none")
-
-    def choose_play(self, position, roll, plays, random):
-        return plays[random.below(len(plays))]
-
-    def offer_double(self, position, cube) -> bool:
-        return False
-
-    def respond_to_double(self, position, cube) -> str:
-        return "take"
+# random checker play and no cube, in both engines, without the bots package
+FastRandomPlayer = RandomPlayer
 
 
 def played_positions(seed: int, games: int) -> list[Position]:
     """Every position on roll in ``games`` random-vs-random games of the fast engine."""
-    player = FastRandomPlayer()
+    player = RandomPlayer()
     positions = []
     for number in range(games):
         _, trace = trace_game(player, player, seed, number)
@@ -150,9 +126,11 @@ def compare_frames(reference: pd.DataFrame, fast: pd.DataFrame) -> RowMismatch |
     rows = min(len(reference), len(fast))
     first = None
     for name in reference.columns:
-        ref = reference[name].to_numpy()[:rows]
-        got = fast[name].to_numpy()[:rows]
-        differ = np.nonzero(ref != got)[0]
+        ref = reference[name].iloc[:rows].reset_index(drop=True)
+        got = fast[name].iloc[:rows].reset_index(drop=True)
+        # Nulls ("nobody doubled") are equal to each other and to nothing else.
+        same = ref.eq(got).fillna(False).to_numpy(dtype=bool) | (ref.isna() & got.isna()).to_numpy()
+        differ = np.nonzero(~same)[0]
         if len(differ) and (first is None or differ[0] < first[0]):
             first = (int(differ[0]), name)
     if first is None:
