@@ -35,3 +35,62 @@ class Player(Protocol):
 
 class DecisionError(ValueError):
     """A player answered something the rules do not allow."""
+
+
+# --- the two simplest answers, for bgsim's own use (tests, bench, custom players) -----------
+# The bots package builds its ``random`` bot and ``none`` cube on these, so each rule is
+# written once for the reference engine (bgsim never imports bots).
+
+
+def random_play(plays: Sequence[Play], random: RandomStream) -> Play:
+    """The random bot's rule, as the fast engine mirrors it: one draw below ``len(plays)``."""
+    return plays[random.below(len(plays))]
+
+
+class NoDoubling:
+    """A cube side that never doubles and takes every double (fast name ``none``)."""
+
+    name = "none"
+    fast_name = "none"
+
+    def fast_params(self) -> dict[str, float]:
+        return {}
+
+    def offer_double(self, position: Position, cube: CubeView) -> bool:
+        return False
+
+    def respond(self, position: Position, cube: CubeView) -> Response:
+        return Response.TAKE
+
+
+class RandomChecker:
+    """The random checker bot without the bots package (fast name ``random``)."""
+
+    name = "random"
+    fast_name = "random"
+
+    def fast_params(self) -> dict[str, float]:
+        return {}
+
+    def choose(self, position: Position, roll: tuple[int, int], plays: Sequence[Play],
+               random: RandomStream) -> Play:
+        return random_play(plays, random)
+
+
+class RandomPlayer:
+    """Random checker play and no cube, in both engines: enough to walk them through real games."""
+
+    name = "random"
+
+    def __init__(self) -> None:
+        self.checker = RandomChecker()
+        self.cube = NoDoubling()
+
+    def choose_play(self, position, roll, plays, random) -> Play:
+        return self.checker.choose(position, roll, plays, random)
+
+    def offer_double(self, position, cube) -> bool:
+        return self.cube.offer_double(position, cube)
+
+    def respond_to_double(self, position, cube) -> Response:
+        return self.cube.respond(position, cube)

@@ -9,13 +9,20 @@ Contract shared with the fast engine (``docs/ARCHITECTURE.md``):
 
 Every evaluation is a module-level function of the board and the parameters, so the Numba
 kernels can mirror it line by line.
+
+A bot with a fast kernel sets ``fast_name`` to a name declared in ``bgsim/layouts.py`` and
+returns its values by the names declared there: ``fast_params()`` ``{parameter: number}`` and,
+if the layout declares arrays, ``fast_arrays()`` ``{array: numpy array}``.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
+from typing import Mapping
+
 from bgsim.board import Position, pip_counts
+from bgsim.decisions import random_play
 from bgsim.dice import RandomStream
 from bgsim.rules import Play
 
@@ -29,8 +36,13 @@ class CheckerBot(Bot):
                random: RandomStream) -> Play:
         raise NotImplementedError
 
-    def fast_params(self) -> tuple[float, ...]:
-        return ()
+    def fast_params(self) -> Mapping[str, float]:
+        """The fast kernel's parameters by the names of its layout in ``bgsim/layouts.py``."""
+        return {}
+
+    def fast_arrays(self) -> Mapping[str, object]:
+        """The fast kernel's arrays by the names of its layout (numpy arrays, read-only)."""
+        return {}
 
 
 class EvaluationBot(CheckerBot):
@@ -50,19 +62,14 @@ class EvaluationBot(CheckerBot):
 
 
 class RandomBot(CheckerBot):
-    """Uniform over the distinct legal plays: ``plays[random.below(len(plays))]``.
-
-    fast_name ``"random"``; ``fast_params()`` is ``()``.
-    """
+    """Uniform over the distinct legal plays: :func:`bgsim.decisions.random_play`."""
 
     name = "random"
     fast_name = "random"
     description = "uniform over the distinct legal plays, from the seat's own random stream"
 
     def choose(self, position, roll, plays, random):
-        return plays[random.below(len(plays))]
-
-
+        return random_play(plays, random)
 
 
 def racer_score(board, hit: float, blot: float) -> float:
@@ -83,10 +90,7 @@ def racer_score(board, hit: float, blot: float) -> float:
 
 
 class RacerBot(EvaluationBot):
-    """Greedy on pips and hits, with a price on blots left in reach: :func:`racer_score`.
-
-    fast_name ``"racer"``; ``fast_params()`` is ``(hit, blot)``.
-    """
+    """Greedy on pips and hits, with a price on blots left in reach: :func:`racer_score`."""
 
     name = "racer"
     fast_name = "racer"
@@ -100,4 +104,4 @@ class RacerBot(EvaluationBot):
         return racer_score(board, self.hit, self.blot)
 
     def fast_params(self):
-        return (float(self.hit), float(self.blot))
+        return {"hit": float(self.hit), "blot": float(self.blot)}

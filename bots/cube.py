@@ -16,6 +16,8 @@ the CubeView allows it); the others never do.
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
 
@@ -34,8 +36,13 @@ class CubeBot(Bot):
     def respond(self, position: Position, cube: CubeView) -> Response:
         raise NotImplementedError
 
-    def fast_params(self) -> tuple[float, ...]:
-        return ()
+    def fast_params(self) -> Mapping[str, float]:
+        """The fast kernel's parameters by the names of its layout in ``bgsim/layouts.py``."""
+        return {}
+
+    def fast_arrays(self) -> Mapping[str, object]:
+        """The fast kernel's arrays by the names of its layout (numpy arrays, read-only)."""
+        return {}
 
 
 class NeverDoubles(CubeBot):
@@ -46,7 +53,7 @@ class NeverDoubles(CubeBot):
 
 
 class AlwaysTake(NeverDoubles):
-    """Never doubles and takes every double.  fast_name ``"always-take"``; ``fast_params()`` is ``()``."""
+    """Never doubles and takes every double."""
 
     name = "always-take"
     fast_name = "always-take"
@@ -60,7 +67,7 @@ class NoCube(AlwaysTake):
     """The cube side of a bare CHECKER spec: never doubles, always takes.
 
     It plays exactly as ``always-take`` but keeps its own name, so a bare CHECKER's spec stays
-    bare.  fast_name ``"none"``; ``fast_params()`` is ``()``.
+    bare.
     """
 
     name = "none"
@@ -69,7 +76,7 @@ class NoCube(AlwaysTake):
 
 
 class NeverTake(NeverDoubles):
-    """Never doubles and drops every double.  fast_name ``"never-take"``; ``fast_params()`` is ``()``."""
+    """Never doubles and drops every double."""
 
     name = "never-take"
     fast_name = "never-take"
@@ -114,10 +121,9 @@ class PipDiff(CubeBot):
     ``beaver`` must be in the same units as ``take`` and below it, so a beaver is always a
     position the bot would take (a beaver is a take that at once redoubles).
 
-    fast_name ``"pipdiff"``; ``fast_params()`` is
-    ``(double, double_is_percent, redouble, redouble_is_percent, take, take_is_percent, race_only,
-    beaver, beaver_is_percent, beaver_on)`` with flags as 0.0/1.0 and values as numbers (8.0 for
-    ``8%``, 10.0 for ``10``, -2.0 for ``-2%``); with beaver off the last three are 0.0.
+    ``fast_params()`` gives each threshold as a number (8.0 for ``8%``, 10.0 for ``10``, -2.0
+    for ``-2%``) with a 0.0/1.0 ``_percent`` flag; with beaver off, beaver_on and both beaver
+    values are 0.0.
     """
 
     name = "pipdiff"
@@ -189,16 +195,17 @@ class PipDiff(CubeBot):
             return Response.BEAVER
         return Response.TAKE
 
-    def fast_params(self) -> tuple[float, ...]:
-        return (
-            float(self.double.value), float(self.double.percent),
-            float(self.redouble.value), float(self.redouble.percent),
-            float(self.take.value), float(self.take.percent),
-            float(self.race_only),
-            float(self.beaver.value) if self.beaver is not None else 0.0,
-            float(self.beaver.percent) if self.beaver is not None else 0.0,
-            float(self.beaver is not None),
-        )
+    def fast_params(self) -> Mapping[str, float]:
+        beaver = self.beaver
+        return {
+            "double": float(self.double.value), "double_percent": float(self.double.percent),
+            "redouble": float(self.redouble.value), "redouble_percent": float(self.redouble.percent),
+            "take": float(self.take.value), "take_percent": float(self.take.percent),
+            "race_only": float(self.race_only),
+            "beaver": float(beaver.value) if beaver is not None else 0.0,
+            "beaver_percent": float(beaver.percent) if beaver is not None else 0.0,
+            "beaver_on": float(beaver is not None),
+        }
 
 
 def keith_count(board) -> int:
@@ -267,8 +274,8 @@ class _RaceCount(CubeBot):
                 f"redouble={self.redouble:g}: the player would drop the doubles it offers itself"
             )
 
-    def fast_params(self) -> tuple[float, ...]:
-        return (float(self.double), float(self.redouble), float(self.take))
+    def fast_params(self) -> Mapping[str, float]:
+        return {"double": float(self.double), "redouble": float(self.redouble), "take": float(self.take)}
 
 
 class Keith(_RaceCount):
@@ -285,8 +292,6 @@ class Keith(_RaceCount):
     Computed without division: double when ``8*R - 7*O <= 7*double`` (likewise redouble), take
     when ``8*R - 7*O >= 7*take``, in float64 (exact for whole-number margins).  The margins are
     parameters.  In contact: never doubles, always takes.
-
-    fast_name ``"keith"``; ``fast_params()`` is ``(double, redouble, take)``.
     """
 
     name = "keith"
@@ -324,8 +329,6 @@ class Thorp(_RaceCount):
     without fractions: when ``L > 30``, ``11*L - 10*T`` is compared with ``10*margin``;
     otherwise ``L - T`` with ``margin`` (float64; exact for whole-number margins).  In contact:
     never doubles, always takes.
-
-    fast_name ``"thorp"``; ``fast_params()`` is ``(double, redouble, take)``.
     """
 
     name = "thorp"

@@ -7,25 +7,26 @@ counting except the final weighted sum, so the fast engine can mirror it exactly
 
 from __future__ import annotations
 
+from bgsim import layouts
 from bgsim.board import is_race, pip_counts
 
 from .checker import EvaluationBot
 from .params import Param, parse_float
 
-# Feature order is the order of the weighted sum in heuristic_score (and of fast_params).
-FEATURES = (
-    "race",     # opponent pips - own pips
-    "off",      # own checkers borne off
-    "hit",      # opponent checkers on the bar
-    "blot",     # own blots with an opponent checker behind them (able to hit, ignoring blocks)
-    "shot",     # of the 36 rolls, how many hit at least one such blot (direct or combined)
-    "home",     # own made points (2+) in the home board, points 1..6
-    "outer",    # own made points on 7..18
-    "anchor",   # own made points in the opponent's home board, 19..24
-    "prime",    # longest run of consecutive own made points on 1..24
-    "stack",    # own checkers beyond three on a point, summed over points 1..24
-    "back",     # own checkers on 19..24 and on the bar
-)
+# The features in the order of the weighted sum in heuristic_score, which is the fast layout's
+# parameter order (declared once, in bgsim/layouts.py):
+#   race    opponent pips - own pips
+#   off     own checkers borne off
+#   hit     opponent checkers on the bar
+#   blot    own blots with an opponent checker behind them (able to hit, ignoring blocks)
+#   shot    of the 36 rolls, how many hit at least one such blot (direct or combined)
+#   home    own made points (2+) in the home board, points 1..6
+#   outer   own made points on 7..18
+#   anchor  own made points in the opponent's home board, 19..24
+#   prime   longest run of consecutive own made points on 1..24
+#   stack   own checkers beyond three on a point, summed over points 1..24
+#   back    own checkers on 19..24 and on the bar
+FEATURES = layouts.HEURISTIC.params
 
 
 def shots_at(board) -> tuple[int, int]:
@@ -117,9 +118,6 @@ def heuristic_score(board, weights) -> float:
 class HeuristicBot(EvaluationBot):
     """A weighted evaluation of the resulting position: :func:`heuristic_score`.
 
-    fast_name ``"heuristic"``; ``fast_params()`` is the eleven weights in :data:`FEATURES` order:
-    ``(race, off, hit, blot, shot, home, outer, anchor, prime, stack, back)``.
-
     The defaults were tuned by coordinate search against ``pubeval`` (cubeless, 2 x 3,000 games
     per trial on the same dice with seats swapped): from a first guess at -0.77 points per game
     to about -0.37.  Made points matter most; an extra weight on anchors did not help beyond
@@ -151,4 +149,4 @@ class HeuristicBot(EvaluationBot):
         return heuristic_score(board, self.weights)
 
     def fast_params(self):
-        return self.weights
+        return dict(zip(FEATURES, self.weights))

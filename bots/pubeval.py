@@ -11,6 +11,8 @@ bar at 25, minus the opponent's bar at 0); pubeval's ``pos[26]`` is our checkers
 
 from __future__ import annotations
 
+import numpy as np
+
 from bgsim.board import is_race
 
 from .checker import EvaluationBot
@@ -56,6 +58,15 @@ CONTACT_WEIGHTS = (
 assert len(RACE_WEIGHTS) == len(CONTACT_WEIGHTS) == 122
 
 ALL_OFF = 99999999.0  # pubeval's score for a play that bears off the last checker
+
+# The same weights as the fast kernel's arrays (the layout's race_weights, contact_weights):
+# one array object each, so the engine stores them once however many seats play pubeval.
+_FAST_ARRAYS = {
+    "race_weights": np.array(RACE_WEIGHTS, dtype=np.float64),
+    "contact_weights": np.array(CONTACT_WEIGHTS, dtype=np.float64),
+}
+for _array in _FAST_ARRAYS.values():
+    _array.flags.writeable = False
 
 
 def pubeval_inputs(board) -> list[float]:
@@ -114,8 +125,7 @@ class PubevalBot(EvaluationBot):
     """Tesauro's pubeval: :func:`pubeval_score` of each play, race weights when the position
     before the play is a race (:func:`is_race`).
 
-    fast_name ``"pubeval"``; ``fast_params()`` is ``()`` (the weights are fixed:
-    :data:`RACE_WEIGHTS`, :data:`CONTACT_WEIGHTS`).
+    The fast kernel gets :data:`RACE_WEIGHTS` and :data:`CONTACT_WEIGHTS` as its arrays.
     """
 
     name = "pubeval"
@@ -134,3 +144,6 @@ class PubevalBot(EvaluationBot):
 
     def score(self, board, before):
         return pubeval_score(board, is_race(before.board))
+
+    def fast_arrays(self):
+        return _FAST_ARRAYS

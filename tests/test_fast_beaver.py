@@ -13,12 +13,12 @@ import pytest
 
 from bgsim import Position
 from bgsim.cube import CubeView, Response, Rules
-from bgsim.fast import player_codes, trace_game
+from bgsim.fast import seats, trace_game
 from bgsim.fast.cube import BEAVER, DROP, TAKE, VIEW_BEAVER, VIEW_CENTRED, VIEW_SIZE, VIEW_VALUE, respond
 from bgsim.fast.sameness import compare_frames, explain_game, random_positions
 from bgsim.series import play_games
 from bots import make_player
-from experiments.commands.validate import DEFAULT_CASES
+from experiments.commands.validate import default_cases
 
 # White doubles on a 2-pip lead, so doubles small enough to beaver come often; both sides beaver.
 BEAVERER = "racer+pipdiff(double=2,redouble=3,take=20,beaver=5)"
@@ -83,9 +83,9 @@ def test_a_beavered_game_agrees_ply_for_ply():
 ])
 def test_the_kernel_answers_as_the_bot_on_random_positions(spec):
     player = make_player(spec)
-    _, _, code, values = player_codes(player)
-    params = np.zeros(16)
-    params[: len(values)] = values
+    packed = seats(player, player)
+    cube_seat = (packed.codes[2], packed.params[2], packed.offsets[2], packed.float64s, packed.int32s,
+                 packed.int64s)
     answers = set()
     for position in random_positions(300, seed=3):
         for beaver_allowed in (False, True):
@@ -94,7 +94,7 @@ def test_the_kernel_answers_as_the_bot_on_random_positions(spec):
             view[VIEW_VALUE], view[VIEW_CENTRED], view[VIEW_BEAVER] = 1, 1, int(beaver_allowed)
             board = np.array(position.board, dtype=np.int8)
             expected = player.respond_to_double(position, cube)
-            assert CODES[respond(code, params, board, view)] is expected, position.position_id
+            assert CODES[respond(*cube_seat, board, view)] is expected, position.position_id
             answers.add(expected)
     assert Response.BEAVER in answers or "beaver" not in spec
 
@@ -117,20 +117,20 @@ def _race(own_pips: int, opponent_pips: int) -> Position:
 def test_the_kernel_beavers_takes_and_drops_at_the_thresholds_exactly(lead):
     # the doubler has 150 pips: 4% is 6 pips (beaver up to a 6-pip lead), 12% is 18 (take up to 18)
     player = make_player("racer+pipdiff(beaver=4%)")
-    _, _, code, values = player_codes(player)
-    params = np.zeros(16)
-    params[: len(values)] = values
+    packed = seats(player, player)
+    cube_seat = (packed.codes[2], packed.params[2], packed.offsets[2], packed.float64s, packed.int32s,
+                 packed.int64s)
     position = _race(150, 150 + lead)
     view = np.zeros(VIEW_SIZE, dtype=np.int64)
     view[VIEW_VALUE], view[VIEW_CENTRED], view[VIEW_BEAVER] = 1, 1, 1
-    answer = CODES[respond(code, params, np.array(position.board, dtype=np.int8), view)]
+    answer = CODES[respond(*cube_seat, np.array(position.board, dtype=np.int8), view)]
     cube = CubeView(value=1, centred=True, max_cube=64, beaver_allowed=True, jacoby=False)
     assert answer is player.respond_to_double(position, cube)
     assert answer is (Response.BEAVER if lead <= 6 else Response.TAKE if lead <= 18 else Response.DROP)
 
 
 def test_validate_plays_a_beavering_pairing():
-    beavering = [case for case in DEFAULT_CASES if case[2].beaver
+    beavering = [case for case in default_cases() if case[2].beaver
                  and any("beaver=" in spec for spec in case[:2])]
     assert beavering
     white, black, rules, _ = beavering[0]

@@ -1,8 +1,9 @@
 """The fast engine against the reference: the same dice, the same plays, the same games.
 
-Every built-in bot pairing and rule option of ``bgsim validate``'s default cases is played in
-both engines (a few games each) and compared row for row; legal plays are compared on random
-positions for all 21 rolls.  No timings are asserted here (see ``bgsim bench``).
+Every case of ``bgsim validate`` (each registered fast bot in both seats, derived from the
+registries, and every rule option) is played in both engines (a few games each) and compared
+row for row; legal plays are compared on random positions for all 21 rolls.  No timings are
+asserted here (see ``bgsim bench``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from bgsim.fast.sameness import (
 )
 from bgsim.series import play_games
 from bots import make_player
-from experiments.commands.validate import DEFAULT_CASES
+from experiments.commands.validate import default_cases
+
+DEFAULT_CASES = default_cases()
 
 
 def _case_id(case):
@@ -40,16 +43,22 @@ def test_every_pairing_and_rule_option_plays_the_reference_games(case):
     pd.testing.assert_frame_equal(reference, fast)
 
 
-def test_the_cases_cover_every_built_in_fast_bot_and_rule_option():
-    checkers = set()
-    cubes = set()
+def test_the_cases_cover_every_registered_fast_bot_in_both_seats_and_every_rule_option():
+    from bgsim import layouts
+    from bots import checker_bots, cube_bots
+
+    seats = {"white": (set(), set()), "black": (set(), set())}
     for white, black, rules, match_to in DEFAULT_CASES:
-        for spec in (white, black):
+        for seat, spec in (("white", white), ("black", black)):
             player = make_player(spec)
-            checkers.add(player.checker.fast_name)
-            cubes.add(player.cube.fast_name)
-    assert checkers == {"random", "racer", "heuristic", "pubeval"}
-    assert cubes == {"none", "pipdiff", "keith", "thorp", "always-take", "never-take"}
+            seats[seat][0].add(player.checker.fast_name)
+            seats[seat][1].add(player.cube.fast_name)
+    checkers = {bot.fast_name for bot in checker_bots().values() if bot.fast_name}
+    cubes = {bot.fast_name for bot in cube_bots().values() if bot.fast_name}
+    assert checkers == set(layouts.fast_bots(layouts.CHECKER))
+    assert cubes == set(layouts.fast_bots(layouts.CUBE))
+    for seat_checkers, seat_cubes in seats.values():
+        assert seat_checkers == checkers and seat_cubes == cubes
     rules = [case[2] for case in DEFAULT_CASES]
     assert any(not r.cube for r in rules) and any(r.jacoby for r in rules) and any(r.beaver for r in rules)
     assert any(r.automatic_doubles for r in rules) and any(r.backgammon_as_gammon for r in rules)
@@ -138,7 +147,7 @@ class _Bot:
         self.name = name or fast_name
 
     def fast_params(self):
-        return ()
+        return {}
 
 
 class FirstPlayButClaimsRandom:
@@ -181,10 +190,12 @@ def test_reference_only_bots_are_refused_clearly():
     with pytest.raises(ValueError, match="gnubg.*cannot run in the fast engine"):
         play_games(gnubg, make_player("random"), 1, 1, engine="fast")
 
-    class Unknown:
+    class Unknown(FirstPlayButClaimsRandom):
         name = "mystery"
-        checker = _Bot("alphazero")
-        cube = _Bot("none")
+
+        def __init__(self):
+            self.checker = _Bot("alphazero")
+            self.cube = _Bot("none")
 
     with pytest.raises(ValueError, match="alphazero.*cannot run in the fast engine"):
         play_games(Unknown(), make_player("random"), 1, 1, engine="fast")
@@ -202,11 +213,3 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError):
         play_games(player, player, 1, 3, Rules(jacoby=True), match_to=5, engine="fast")
     assert play_games(player, player, 1, 0, engine="fast").empty
-
-
-def test_pubeval_weights_are_the_bots_weights():
-    from bgsim.fast.checker import CONTACT_WEIGHTS, RACE_WEIGHTS
-    from bots import pubeval
-
-    assert RACE_WEIGHTS.tolist() == list(pubeval.RACE_WEIGHTS)
-    assert CONTACT_WEIGHTS.tolist() == list(pubeval.CONTACT_WEIGHTS)

@@ -4,69 +4,127 @@
 DataFrame as ``bgsim.series.play_games_reference`` for the same arguments.  Each game uses only
 its own (seed, game) streams, so results never depend on chunk size, thread count or order.
 
-A player can run here when its checker bot and cube bot each carry a ``fast_name`` this engine
-implements (``CHECKER_CODES``, ``CUBE_CODES``) and a ``fast_params()`` tuple of floats laid out
-as the bot's docstring says.  bgsim never imports ``bots``: this is duck typing.
+A player can run here when its checker bot and cube bot each carry a ``fast_name`` declared in
+``bgsim/layouts.py`` and hand over their values by the names declared there: ``fast_params()``
+a mapping ``{parameter: number}`` and, for a bot with arrays, ``fast_arrays()`` a mapping
+``{array: numpy array}``.  bgsim never imports ``bots``: this is duck typing.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Mapping
+
 import numba
 import numpy as np
 
+from .. import layouts
 from ..board import Position
 from ..cube import Rules
 from ..dice import check_seed
+from ..layouts import CHECKER, CUBE, DTYPES, MAX_ARRAYS, MAX_PARAMS
 from ..rules import check_roll
-from .checker import CHECKER_CODES
-from .cube import CUBE_CODES
-from .game import COL_ERROR, ENGINE_COLUMNS, ERROR_BAD_BEAVER, ERROR_TOO_LONG, ROW_SIZE, TRACE_SIZE
+from .game import (
+    COL_ERROR, ENGINE_COLUMNS, ERROR_BAD_BEAVER, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL,
+    ERROR_TOO_LONG, ROW_SIZE, TRACE_SIZE,
+)
 
-MAX_PARAMS = 16
 CHUNK_ROWS = 100_000  # rows held per chunk while streaming a long run (~18 MB of int64)
 CODED = ("winner", "result", "cube_owner", "first_doubler")
+CUSTOM = -1  # the checker code of a user's evaluation function (bgsim.fast.custom)
 
 
-def _bot_code(bot, role: str, codes: dict[str, int], owner) -> tuple[int, tuple[float, ...]]:
+@dataclass(frozen=True)
+class FastHalf:
+    """One bot as the engine takes it: its code, parameters and arrays in the declared order."""
+
+    code: int
+    params: tuple[float, ...] = ()
+    arrays: tuple[tuple[np.ndarray, str], ...] = ()  # (array, dtype)
+
+
+def _names(kind: str, names) -> str:
+    return ", ".join(sorted(names)) or f"no {kind}"
+
+
+def fast_half(bot, role: str, owner=None) -> FastHalf:
+    """``bot`` (a checker or cube bot) packed by its layout; ValueError names what cannot run."""
     name = getattr(bot, "fast_name", "")
-    if role == "checker" and name == "custom" and callable(getattr(bot, "evaluate", None)):
-        return -1, ()  # a user's evaluation function: see bgsim.fast.custom
+    if role == CHECKER and name == "custom" and callable(getattr(bot, "evaluate", None)):
+        return FastHalf(CUSTOM)  # a user's evaluation function: see bgsim.fast.custom
     label = getattr(bot, "name", None) or type(bot).__name__
-    who = getattr(owner, "name", repr(owner))
+    who = getattr(owner, "name", repr(owner)) if owner is not None else label
+    declared = layouts.fast_bots(role)
     if not name:
         raise ValueError(f"player {who!r}: {role} bot {label!r} cannot run in the fast engine "
-                         f"(it has no fast_name); use engine='reference'")
-    if name not in codes:
+                         f"(it has no fast_name); use the reference engine")
+    if name not in declared:
         raise ValueError(f"player {who!r}: {role} bot {name!r} cannot run in the fast engine "
-                         f"(it runs: {', '.join(codes)}); use engine='reference'")
-    fast_params = getattr(bot, "fast_params", None)
-    values = tuple(float(v) for v in fast_params()) if callable(fast_params) else ()
-    if len(values) > MAX_PARAMS:
-        raise ValueError(f"player {who!r}: {role} bot {name!r} has {len(values)} parameters, "
-                         f"more than the fast engine's {MAX_PARAMS}")
-    return codes[name], values
+                         f"(it runs: {', '.join(declared)}); use the reference engine")
+    layout = declared[name]
+    values = _by_name(bot, "fast_params", who, name, "parameters", layout.params)
+    params = []
+    for key in layout.params:
+        value = values[key]
+        if isinstance(value, (str, bytes)) or not np.isscalar(value) or not np.isfinite(float(value)):
+            raise ValueError(f"player {who!r}: {role} bot {name!r}: parameter {key} must be a finite "
+                             f"number, got {value!r}")
+        params.append(float(value))
+    arrays = []
+    given = _by_name(bot, "fast_arrays", who, name, "arrays", [key for key, _ in layout.arrays])
+    for key, dtype in layout.arrays:
+        array = np.asarray(given[key])
+        if not (np.can_cast(array.dtype, dtype, casting="safe") or _fits(array, dtype)):
+            raise ValueError(f"player {who!r}: {role} bot {name!r}: array {key} holds {array.dtype}, "
+                             f"which does not fit the declared {dtype}")
+        arrays.append((given[key], dtype))
+    return FastHalf(layout.code, tuple(params), tuple(arrays))
 
 
-def player_codes(player) -> tuple[int, tuple[float, ...], int, tuple[float, ...]]:
-    """(checker code, checker params, cube code, cube params); ValueError names what cannot run."""
+def _fits(array: np.ndarray, dtype: str) -> bool:
+    """Whole numbers (of a wider integer type) that the declared integer type holds exactly."""
+    if array.dtype.kind not in "iu" or dtype == layouts.FLOAT64:
+        return False
+    info = np.iinfo(dtype)
+    return array.size == 0 or (int(array.min()) >= info.min and int(array.max()) <= info.max)
+
+
+def _by_name(bot, method: str, who, name: str, kind: str, declared) -> Mapping:
+    """The bot's ``method()`` mapping, checked against the declared names (none: no method needed)."""
+    function = getattr(bot, method, None)
+    values = function() if callable(function) else {}
+    if not isinstance(values, Mapping):
+        raise ValueError(f"player {who!r}: bot {name!r}: {method}() must return a mapping of "
+                         f"name to value, got {type(values).__name__}")
+    if set(values) != set(declared):
+        missing = set(declared) - set(values)
+        unknown = set(values) - set(declared)
+        raise ValueError(f"player {who!r}: bot {name!r}: {method}() gives {kind} that do not match "
+                         f"bgsim/layouts.py (missing: {_names(kind, missing)}; "
+                         f"not declared: {_names(kind, unknown)})")
+    return values
+
+
+def player_halves(player) -> tuple[FastHalf, FastHalf]:
+    """(checker, cube) of ``player`` as the engine takes them; ValueError names what cannot run."""
     checker = getattr(player, "checker", None)
     cube = getattr(player, "cube", None)
     if checker is None:
         who = getattr(player, "name", repr(player))
         raise ValueError(f"player {who!r} has no built-in checker bot: only the reference engine "
                          f"can ask it for plays")
-    checker_code, checker_params = _bot_code(checker, "checker", CHECKER_CODES, player)
+    checker_half = fast_half(checker, CHECKER, player)
     if cube is None:
-        cube_code, cube_params = CUBE_CODES["none"], ()
+        cube_half = FastHalf(layouts.NO_CUBE.code)
     else:
-        cube_code, cube_params = _bot_code(cube, "cube", CUBE_CODES, player)
-    return checker_code, checker_params, cube_code, cube_params
+        cube_half = fast_half(cube, CUBE, player)
+    return checker_half, cube_half
 
 
 def supports(player) -> bool:
     """Whether both of ``player``'s bots run in the fast engine."""
     try:
-        player_codes(player)
+        player_halves(player)
     except ValueError:
         return False
     return True
@@ -76,7 +134,7 @@ def _kernels(white, black):
     """The compiled (play_batch, trace_number) that can play these two players."""
     from .custom import kernels
 
-    evaluations = [player.checker.evaluate if player_codes(player)[0] < 0 else None
+    evaluations = [player.checker.evaluate if player_halves(player)[0].code == CUSTOM else None
                    for player in (white, black)]
     if evaluations == [None, None]:
         from .game import play_batch, trace_number
@@ -85,22 +143,63 @@ def _kernels(white, black):
     return kernels(*evaluations)
 
 
-def _arrays(white, black, rules: Rules):
+@dataclass(frozen=True)
+class Seats:
+    """What the kernels get for the four seats (white checker, black checker, white cube, black
+    cube): ``codes`` int64[4], ``params`` float64[4, MAX_PARAMS], ``offsets`` int64[4, MAX_ARRAYS]
+    and the shared array buffers ``float64s``, ``int32s``, ``int64s``."""
+
+    codes: np.ndarray
+    params: np.ndarray
+    offsets: np.ndarray
+    float64s: np.ndarray
+    int32s: np.ndarray
+    int64s: np.ndarray
+
+    @property
+    def args(self) -> tuple:
+        """The kernel arguments, in the order of ``bgsim.fast.game.play_batch``."""
+        return (self.codes, self.params, self.offsets, self.float64s, self.int32s, self.int64s)
+
+
+def seats(white, black) -> Seats:
+    """Pack two players for the kernels; each array object is stored once, however many seats use it."""
     from .custom import CUSTOM_BLACK, CUSTOM_WHITE
 
     codes = np.zeros(4, dtype=np.int64)
     params = np.zeros((4, MAX_PARAMS), dtype=np.float64)
+    offsets = np.zeros((4, MAX_ARRAYS), dtype=np.int64)
+    parts: dict[str, list[np.ndarray]] = {dtype: [] for dtype in DTYPES}
+    sizes = dict.fromkeys(DTYPES, 0)
+    stored: dict[tuple[int, str], int] = {}
+    keep = []  # the arrays whose id() is a key of ``stored`` stay alive while it is used
     for side, player in enumerate((white, black)):
-        checker_code, checker_params, cube_code, cube_params = player_codes(player)
-        codes[side] = checker_code if checker_code >= 0 else (CUSTOM_WHITE, CUSTOM_BLACK)[side]
-        codes[2 + side] = cube_code
-        params[side, : len(checker_params)] = checker_params
-        params[2 + side, : len(cube_params)] = cube_params
-    rule_array = np.array([
+        for seat, half in ((side, player_halves(player)[0]), (2 + side, player_halves(player)[1])):
+            code = half.code
+            if code == CUSTOM:
+                code = (CUSTOM_WHITE, CUSTOM_BLACK)[side]
+            codes[seat] = code
+            for index, value in enumerate(half.params):
+                params[seat, index] = value
+            for index, (array, dtype) in enumerate(half.arrays):
+                key = (id(array), dtype)
+                if key not in stored:
+                    flat = np.ascontiguousarray(array, dtype=dtype).ravel()
+                    stored[key] = sizes[dtype]
+                    parts[dtype].append(flat)
+                    sizes[dtype] += flat.size
+                    keep.append(array)
+                offsets[seat, index] = stored[key]
+    buffers = [np.concatenate(parts[dtype]) if parts[dtype] else np.zeros(0, dtype=dtype)
+               for dtype in DTYPES]
+    return Seats(codes, params, offsets, *buffers)
+
+
+def _rule_array(rules: Rules) -> np.ndarray:
+    return np.array([
         int(rules.cube), rules.max_cube, int(rules.jacoby), int(rules.beaver),
         rules.automatic_doubles, int(rules.backgammon_as_gammon),
     ], dtype=np.int64)
-    return rule_array, codes, params
 
 
 def _check(white, black, seed, games, rules, match_to):
@@ -114,10 +213,10 @@ def _check(white, black, seed, games, rules, match_to):
         check_match_length(match_to)
         rules.check_for_match()
     numbers = np.asarray(game_numbers(games), dtype=np.int64)
-    return numbers, _arrays(white, black, rules)
+    return numbers, _rule_array(rules), seats(white, black)
 
 
-def _raise_errors(rows: np.ndarray, seed: int) -> None:
+def _raise_errors(rows: np.ndarray, seed: int, codes: np.ndarray) -> None:
     bad = np.nonzero(rows[:, COL_ERROR])[0]
     if len(bad):
         row = rows[bad[0]]
@@ -125,6 +224,12 @@ def _raise_errors(rows: np.ndarray, seed: int) -> None:
             raise RuntimeError(f"game {row[0]} of seed {seed} did not end within 100000 plies")
         if row[COL_ERROR] == ERROR_BAD_BEAVER:
             raise ValueError(f"game {row[0]} of seed {seed}: a cube bot beavered where beavers are not allowed")
+        if row[COL_ERROR] == ERROR_NO_CHECKER_KERNEL:
+            raise RuntimeError(f"fast engine error: no checker kernel for code {codes[0]} or {codes[1]} "
+                               f"(bgsim/fast/checker.py, choose)")
+        if row[COL_ERROR] == ERROR_NO_CUBE_KERNEL:
+            raise RuntimeError(f"fast engine error: no cube kernel for code {codes[2]} or {codes[3]} "
+                               f"(bgsim/fast/cube.py, offer_double and respond)")
         raise RuntimeError(f"game {row[0]} of seed {seed}: engine error {row[COL_ERROR]}")
 
 
@@ -148,7 +253,7 @@ def play_columns(white, black, seed, games, rules: Rules = Rules(), match_to: in
     A 10-million-game run never holds more than one chunk of int64 rows plus the compact
     columns of the chunks already yielded (if the caller keeps them).
     """
-    numbers, (rule_array, codes, params) = _check(white, black, seed, games, rules, match_to)
+    numbers, rule_array, packed = _check(white, black, seed, games, rules, match_to)
     play_batch, _ = _kernels(white, black)
     per = 1 if match_to == 0 else 2 * match_to - 1
     step = max(1, chunk_rows // per)
@@ -163,11 +268,11 @@ def play_columns(white, black, seed, games, rules: Rules = Rules(), match_to: in
             rows = np.zeros((len(chunk) * per, ROW_SIZE), dtype=np.int64)
             counts = np.zeros(len(chunk), dtype=np.int64)
             blocks = min(len(chunk), 4 * numba.get_num_threads())
-            play_batch(seed, chunk, match_to, rule_array, codes, params, rows, counts, blocks)
+            play_batch(seed, chunk, match_to, rule_array, *packed.args, rows, counts, blocks)
             if per > 1:
                 keep = (np.arange(per)[None, :] < counts[:, None]).ravel()
                 rows = rows[keep]
-            _raise_errors(rows, seed)
+            _raise_errors(rows, seed, packed.codes)
             yield _compact(rows)
     finally:
         numba.set_num_threads(previous)
@@ -194,13 +299,13 @@ def trace_game(white, black, seed, number, rules: Rules = Rules(), match_to: int
     play (-1 for none), the board before the roll (26) and after the play (26), both from the
     side on roll.
     """
-    numbers, (rule_array, codes, params) = _check(white, black, seed, [number], rules, match_to)
+    numbers, rule_array, packed = _check(white, black, seed, [number], rules, match_to)
     _, trace_number = _kernels(white, black)
     per = 1 if match_to == 0 else 2 * match_to - 1
     rows = np.zeros((per, ROW_SIZE), dtype=np.int64)
     trace = np.zeros((max_plies, TRACE_SIZE), dtype=np.int64)
     tcount = np.zeros(1, dtype=np.int64)
-    count = trace_number(seed, numbers[0], match_to, rule_array, codes, params, rows, trace, tcount)
+    count = trace_number(seed, numbers[0], match_to, rule_array, *packed.args, rows, trace, tcount)
     return rows[:count], trace[: tcount[0]]
 
 
@@ -214,4 +319,7 @@ def legal_plays_fast(position: Position, roll) -> np.ndarray:
     return legal_results(np.array(position.board, dtype=np.int8), first, second)
 
 
-__all__ = ["legal_plays_fast", "play_columns", "play_games", "player_codes", "supports", "trace_game"]
+__all__ = [
+    "FastHalf", "Seats", "fast_half", "legal_plays_fast", "play_columns", "play_games", "player_halves",
+    "seats", "supports", "trace_game",
+]

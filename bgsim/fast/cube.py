@@ -1,20 +1,46 @@
 """Cube-bot kernels: each mirrors a cube bot of ``bots/cube.py`` operation for operation.
 
 Both questions see the board from the doubler (on roll, before rolling), as the game loop
-asks them.  ``view`` is the CubeView as int64s: see ``VIEW_*``.
+asks them.  ``view`` is the CubeView as int64s: see ``VIEW_*``.  Codes and parameter layouts
+are declared in ``bgsim/layouts.py``; ``offer_double`` and ``respond`` are the one dispatch of
+this role, each answering ``NO_KERNEL`` for a code it does not know (an engine error, never a
+default).  Like the checker kernels, every cube kernel gets the seat's ``params`` and
+``offsets`` rows and the shared ``float64s``, ``int32s`` and ``int64s`` buffers (see
+``bgsim.layouts``).
 """
 
 from __future__ import annotations
 
-from .checker import _pips, is_race
+from .. import layouts
+from .board import is_race, pip_counts
 from .compile import jit
 
-NONE, ALWAYS_TAKE, NEVER_TAKE, PIPDIFF, KEITH, THORP = 0, 1, 2, 3, 4, 5
-CUBE_CODES = {
-    "none": NONE, "always-take": ALWAYS_TAKE, "never-take": NEVER_TAKE,
-    "pipdiff": PIPDIFF, "keith": KEITH, "thorp": THORP,
-}
-TAKE, DROP, BEAVER = 0, 1, 2
+NONE = layouts.NO_CUBE.code
+ALWAYS_TAKE = layouts.ALWAYS_TAKE.code
+NEVER_TAKE = layouts.NEVER_TAKE.code
+PIPDIFF = layouts.PIPDIFF.code
+KEITH = layouts.KEITH.code
+THORP = layouts.THORP.code
+
+NO_DOUBLE, DOUBLE = 0, 1  # offer_double's answers
+TAKE, DROP, BEAVER = 0, 1, 2  # respond's answers
+NO_KERNEL = -1  # either question, for a code with no kernel
+
+PIPDIFF_DOUBLE = layouts.PIPDIFF.param("double")
+PIPDIFF_DOUBLE_PERCENT = layouts.PIPDIFF.param("double_percent")
+PIPDIFF_REDOUBLE = layouts.PIPDIFF.param("redouble")
+PIPDIFF_REDOUBLE_PERCENT = layouts.PIPDIFF.param("redouble_percent")
+PIPDIFF_TAKE = layouts.PIPDIFF.param("take")
+PIPDIFF_TAKE_PERCENT = layouts.PIPDIFF.param("take_percent")
+PIPDIFF_RACE_ONLY = layouts.PIPDIFF.param("race_only")
+PIPDIFF_BEAVER = layouts.PIPDIFF.param("beaver")
+PIPDIFF_BEAVER_PERCENT = layouts.PIPDIFF.param("beaver_percent")
+PIPDIFF_BEAVER_ON = layouts.PIPDIFF.param("beaver_on")
+# keith and thorp share the kernel of a race count and so the layout
+COUNT_DOUBLE = layouts.KEITH.param("double")
+COUNT_REDOUBLE = layouts.KEITH.param("redouble")
+COUNT_TAKE = layouts.KEITH.param("take")
+assert layouts.KEITH.params == layouts.THORP.params
 
 VIEW_VALUE, VIEW_CENTRED, VIEW_MAX, VIEW_BEAVER, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD = range(9)
 VIEW_SIZE = 9
@@ -95,40 +121,57 @@ def _excess_at_least(code, board, margin):
 
 
 @jit
-def offer_double(code, params, board, view):
-    if code == PIPDIFF:
-        if params[6] != 0.0 and not is_race(board):
-            return False
-        own, opponent = _pips(board)
-        lead = opponent - own
-        if view[VIEW_CENTRED] != 0:
-            return _reached(params[0], params[1], lead, own)
-        return _reached(params[2], params[3], lead, own)
-    if code == KEITH or code == THORP:
-        if not is_race(board):
-            return False
-        return _excess_at_most(code, board, params[0] if view[VIEW_CENTRED] != 0 else params[1])
-    return False
+def _pipdiff_offers(params, board, view):
+    if params[PIPDIFF_RACE_ONLY] != 0.0 and not is_race(board):
+        return False
+    own, opponent = pip_counts(board)
+    lead = opponent - own
+    if view[VIEW_CENTRED] != 0:
+        return _reached(params[PIPDIFF_DOUBLE], params[PIPDIFF_DOUBLE_PERCENT], lead, own)
+    return _reached(params[PIPDIFF_REDOUBLE], params[PIPDIFF_REDOUBLE_PERCENT], lead, own)
 
 
 @jit
-def respond(code, params, board, view):
-    """TAKE, DROP or BEAVER; ``board`` is seen from the doubler."""
+def _pipdiff_answer(params, board, view):
+    if params[PIPDIFF_RACE_ONLY] != 0.0 and not is_race(board):
+        return TAKE
+    own, opponent = pip_counts(board)
+    lead = opponent - own
+    if not _within(params[PIPDIFF_TAKE], params[PIPDIFF_TAKE_PERCENT], lead, own):
+        return DROP
+    # beaver_on, because the beaver threshold alone cannot say off: 0 pips is a real threshold
+    if (params[PIPDIFF_BEAVER_ON] != 0.0 and view[VIEW_BEAVER] != 0
+            and _within(params[PIPDIFF_BEAVER], params[PIPDIFF_BEAVER_PERCENT], lead, own)):
+        return BEAVER
+    return TAKE
+
+
+@jit
+def offer_double(code, params, offsets, float64s, int32s, int64s, board, view):
+    """DOUBLE, NO_DOUBLE, or NO_KERNEL for an unknown code."""
+    if code == NONE or code == ALWAYS_TAKE or code == NEVER_TAKE:
+        return NO_DOUBLE
+    if code == PIPDIFF:
+        return DOUBLE if _pipdiff_offers(params, board, view) else NO_DOUBLE
+    if code == KEITH or code == THORP:
+        if not is_race(board):
+            return NO_DOUBLE
+        margin = params[COUNT_DOUBLE] if view[VIEW_CENTRED] != 0 else params[COUNT_REDOUBLE]
+        return DOUBLE if _excess_at_most(code, board, margin) else NO_DOUBLE
+    return NO_KERNEL
+
+
+@jit
+def respond(code, params, offsets, float64s, int32s, int64s, board, view):
+    """TAKE, DROP, BEAVER, or NO_KERNEL for an unknown code; ``board`` is seen from the doubler."""
+    if code == NONE or code == ALWAYS_TAKE:
+        return TAKE
     if code == NEVER_TAKE:
         return DROP
     if code == PIPDIFF:
-        if params[6] != 0.0 and not is_race(board):
-            return TAKE
-        own, opponent = _pips(board)
-        lead = opponent - own
-        if not _within(params[4], params[5], lead, own):
-            return DROP
-        # params[9] is beaver_on: params[7] alone cannot say off, 0 pips is a real threshold
-        if params[9] != 0.0 and view[VIEW_BEAVER] != 0 and _within(params[7], params[8], lead, own):
-            return BEAVER
-        return TAKE
+        return _pipdiff_answer(params, board, view)
     if code == KEITH or code == THORP:
         if not is_race(board):
             return TAKE
-        return TAKE if _excess_at_least(code, board, params[2]) else DROP
-    return TAKE
+        return TAKE if _excess_at_least(code, board, params[COUNT_TAKE]) else DROP
+    return NO_KERNEL

@@ -32,6 +32,7 @@ import types
 import numba
 import numpy as np
 
+from ..decisions import NoDoubling
 from .checker import choose as _builtin_choose
 from .moves import play_before
 
@@ -39,20 +40,6 @@ CUSTOM_WHITE = 100  # checker codes that the specialised kernels route to the us
 CUSTOM_BLACK = 101
 _KERNELS: dict = {}
 _OPTIONS = dict(nogil=True, error_model="numpy", boundscheck=False)
-
-
-class _NoCube:
-    fast_name = "none"
-    name = "none"
-
-    def fast_params(self):
-        return ()
-
-    def offer_double(self, position, cube):
-        return False
-
-    def respond(self, position, cube):
-        return "take"
 
 
 class EvalBot:
@@ -66,8 +53,8 @@ class EvalBot:
         self.evaluate = evaluate
         self.name = name
 
-    def fast_params(self) -> tuple[float, ...]:
-        return ()
+    def fast_params(self) -> dict[str, float]:
+        return {}
 
     def choose(self, position, roll, plays, random):
         best = plays[0]
@@ -84,8 +71,8 @@ class EvalPlayer:
 
     def __init__(self, evaluate, name: str = "custom", cube=None) -> None:
         self.checker = EvalBot(evaluate, name)
-        self.cube = cube if cube is not None else _NoCube()
-        self.name = name if isinstance(self.cube, _NoCube) else f"{name}+{getattr(self.cube, 'name', 'cube')}"
+        self.cube = cube if cube is not None else NoDoubling()
+        self.name = name if isinstance(self.cube, NoDoubling) else f"{name}+{getattr(self.cube, 'name', 'cube')}"
 
     def choose_play(self, position, roll, plays, random):
         return self.checker.choose(position, roll, plays, random)
@@ -121,7 +108,8 @@ def kernels(white_evaluate, black_evaluate):
         return _KERNELS[cache_key]
 
     @numba.njit(**_OPTIONS)
-    def choose(code, params, board, plays, keys, count, order, streams, row):
+    def choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
+               streams, row):
         if code == CUSTOM_WHITE or code == CUSTOM_BLACK:
             best = -1
             best_score = 0.0
@@ -135,7 +123,8 @@ def kernels(white_evaluate, black_evaluate):
                     best = index
                     best_score = value
             return best
-        return _builtin_choose(code, params, board, plays, keys, count, order, streams, row)
+        return _builtin_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys,
+                               count, order, streams, row)
 
     play_one = numba.njit(**_OPTIONS)(_rebind(game.play_one, choose=choose))
     play_number = numba.njit(**_OPTIONS)(_rebind(game.play_number, play_one=play_one))

@@ -6,8 +6,9 @@ reference exactly: the opening roll (ties thrown again, automatic doubles), then
 turn the chance to double before the roll, the roll, the play.
 
 ``rules`` is int64[6]: cube, max_cube, jacoby, beaver, automatic_doubles, backgammon_as_gammon.
-``codes`` is int64[4] and ``params`` float64[4, P]: white checker, black checker, white cube,
-black cube.
+The four seats are white checker, black checker, white cube, black cube: ``codes`` int64[4],
+``params`` float64[4, MAX_PARAMS] and ``offsets`` int64[4, MAX_ARRAYS], with the shared
+``float64s``, ``int32s`` and ``int64s`` buffers of bot arrays (``bgsim/layouts.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from numba import prange
 from .checker import choose
 from .compile import inline_jit, jit, parallel_jit
 from .cube import (
-    BEAVER, DROP, VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_MAX,
+    BEAVER, DOUBLE, DROP, NO_KERNEL, VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_MAX,
     VIEW_OPP_AWAY, VIEW_POST_CRAWFORD, VIEW_SIZE, VIEW_VALUE, offer_double, respond,
 )
 from .dice import die, open_stream
@@ -42,7 +43,7 @@ WHITE, BLACK = 0, 1
 SINGLE, GAMMON, BACKGAMMON, RESULT_DROP = 0, 1, 2, 3  # schema.RESULT_CODES
 CENTRE = 0  # schema.OWNER_CODES: 0 centre, 1 white, 2 black (side + 1)
 MAX_PLIES = 100_000
-ERROR_NONE, ERROR_TOO_LONG, ERROR_BAD_BEAVER = 0, 1, 2
+ERROR_NONE, ERROR_TOO_LONG, ERROR_BAD_BEAVER, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL = range(5)
 
 # one traced ply: game_in_match, ply, side, cube action (0 none, 1 take, 2 beaver, 3 drop),
 # die1, die2, number of plays, canonical index of the chosen play (-1 for none), then the
@@ -157,8 +158,8 @@ def _trace_ply(trace, tcount, game_in_match, ply, side, action, d1, d2, nplays, 
 
 @jit
 def play_one(seed, number, game_in_match, match_to, white_score, black_score, crawford,
-             post_crawford, rules, codes, params, row, plays, keys, slots, table, order,
-             trace, tcount, tracing):
+             post_crawford, rules, codes, params, offsets, float64s, int32s, int64s, row, plays,
+             keys, slots, table, order, trace, tcount, tracing):
     """Play one game into ``row`` (see ``bgsim.game.play_game``)."""
     in_match = match_to > 0
     row[COL_GAME] = number
@@ -225,12 +226,21 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                 view[VIEW_AWAY] = match_to - own_score if in_match else 0
                 view[VIEW_OPP_AWAY] = match_to - opp_score if in_match else 0
                 view[VIEW_POST_CRAWFORD] = 1 if (in_match and post_crawford) else 0
-                if offer_double(codes[2 + side], params[2 + side], board, view):
+                offer = offer_double(codes[2 + side], params[2 + side], offsets[2 + side], float64s,
+                                     int32s, int64s, board, view)
+                if offer == NO_KERNEL:
+                    row[COL_ERROR] = ERROR_NO_CUBE_KERNEL
+                    return
+                if offer == DOUBLE:
                     if first_ply == 0:
                         first_ply = plies + 1
                         first_doubler = side + 1
                     other = 1 - side
-                    answer = respond(codes[2 + other], params[2 + other], board, view)
+                    answer = respond(codes[2 + other], params[2 + other], offsets[2 + other], float64s,
+                                     int32s, int64s, board, view)
+                    if answer == NO_KERNEL:
+                        row[COL_ERROR] = ERROR_NO_CUBE_KERNEL
+                        return
                     if answer == DROP:
                         if tracing:
                             _trace_ply(trace, tcount, game_in_match, plies + 1, side,
@@ -259,7 +269,11 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
         count = generate(board, d1, d2, plays, keys, slots, table, order)
         rank = -1
         if count > 0:
-            index = choose(codes[side], params[side], board, plays, keys, count, order, streams, 1 + side)
+            index = choose(codes[side], params[side], offsets[side], float64s, int32s, int64s, board,
+                           plays, keys, count, order, streams, 1 + side)
+            if index < 0:
+                row[COL_ERROR] = ERROR_NO_CHECKER_KERNEL
+                return
             if tracing:
                 rank = 0
                 for i in range(count):
@@ -291,8 +305,8 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
 
 
 @jit
-def play_number(seed, number, match_to, rules, codes, params, rows, first_row, plays, keys,
-                slots, table, order, trace, tcount, tracing):
+def play_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
+                rows, first_row, plays, keys, slots, table, order, trace, tcount, tracing):
     """Game ``number`` (money) or match ``number`` (``match_to`` > 0) into ``rows[first_row:]``.
 
     Returns how many rows (games) it wrote.  Follows ``bgsim.match.play_match``.
@@ -311,8 +325,8 @@ def play_number(seed, number, match_to, rules, codes, params, rows, first_row, p
         crawford_next = False
         row = rows[first_row + games]
         play_one(seed, number, games, match_to, white_score, black_score, crawford,
-                 crawford_done and not crawford, rules, codes, params, row, plays, keys, slots,
-                 table, order, trace, tcount, tracing)
+                 crawford_done and not crawford, rules, codes, params, offsets, float64s, int32s,
+                 int64s, row, plays, keys, slots, table, order, trace, tcount, tracing)
         games += 1
         if match_to == 0 or row[COL_ERROR] != ERROR_NONE:
             return games
@@ -330,7 +344,8 @@ def play_number(seed, number, match_to, rules, codes, params, rows, first_row, p
 
 
 @parallel_jit
-def play_batch(seed, numbers, match_to, rules, codes, params, rows, counts, blocks):
+def play_batch(seed, numbers, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
+               rows, counts, blocks):
     """Every number in ``numbers`` on all threads; each block of numbers reuses one set of buffers.
 
     A game's result depends only on (seed, number): blocks only share out the work.
@@ -344,13 +359,15 @@ def play_batch(seed, numbers, match_to, rules, codes, params, rows, counts, bloc
         low = block * total // blocks
         high = (block + 1) * total // blocks
         for i in range(low, high):
-            counts[i] = play_number(seed, numbers[i], match_to, rules, codes, params, rows,
-                                    i * per, plays, keys, slots, table, order, trace, tcount, False)
+            counts[i] = play_number(seed, numbers[i], match_to, rules, codes, params, offsets,
+                                    float64s, int32s, int64s, rows, i * per, plays, keys, slots,
+                                    table, order, trace, tcount, False)
 
 
 @jit
-def trace_number(seed, number, match_to, rules, codes, params, rows, trace, tcount):
+def trace_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
+                 rows, trace, tcount):
     """One game or match, recording every ply into ``trace`` (rows beyond its size are dropped)."""
     plays, keys, slots, table, order = new_buffers()
-    return play_number(seed, number, match_to, rules, codes, params, rows, 0, plays, keys, slots,
-                       table, order, trace, tcount, True)
+    return play_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s,
+                       int64s, rows, 0, plays, keys, slots, table, order, trace, tcount, True)

@@ -1,0 +1,107 @@
+"""Which bots the fast engine runs, and the layout of each one's parameters, declared once.
+
+Both engines read this table.  A bot of ``bots/`` names its fast half with ``fast_name`` and
+hands over its values by name: ``fast_params()`` a mapping ``{parameter: number}`` and
+``fast_arrays()`` a mapping ``{array: numpy array}``, with exactly the names declared here.
+The wrapper (``bgsim.fast``) packs them in the declared order, and the kernels read them
+through constants taken from here (``PIPDIFF.param("take")``), never by a bare position.
+
+Parameters are float64 numbers (flags as 0.0/1.0), at most :data:`MAX_PARAMS` per bot.
+Arrays are for large read-only data (weights of an evaluation, a neural net): each declared
+array has a dtype, ``"float64"``, ``"int32"`` or ``"int64"``, and the engine copies it (flattened,
+C order) once per run into the one flat buffer of that dtype, ``float64s``, ``int32s`` or
+``int64s``, shared by the four seats (an array object handed over by two seats, or by a seat's
+checker bot and its cube bot, is stored once).  A kernel finds array ``k`` of its seat at
+``offsets[k]`` of its buffer and takes a view, e.g. ``float64s[start:start + 122]`` or
+``int32s[start:start + n].reshape((26, 31, hidden))`` (sizes it needs come as parameters or
+constants; see ``pubeval_score`` in ``bgsim/fast/checker.py``).
+A cube kernel gets the same four things as a checker kernel, so a cube bot that needs the
+checker's net declares the same arrays and is handed the same array objects.
+
+This module imports nothing heavy: ``bots`` reads it without loading Numba.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CHECKER, CUBE = "checker", "cube"
+FLOAT64, INT32, INT64 = "float64", "int32", "int64"
+DTYPES = (FLOAT64, INT32, INT64)  # one shared buffer of each: float64s, int32s, int64s
+MAX_PARAMS = 16  # per bot; the engine's params table is float64[4 seats, MAX_PARAMS]
+MAX_ARRAYS = 8   # per bot; the offsets table is int64[4 seats, MAX_ARRAYS]
+
+
+@dataclass(frozen=True)
+class FastBot:
+    """One fast kernel: its ``fast_name``, role, engine code, parameter names and arrays."""
+
+    name: str
+    role: str
+    code: int
+    params: tuple[str, ...] = ()
+    arrays: tuple[tuple[str, str], ...] = ()  # (name, dtype)
+
+    def param(self, key: str) -> int:
+        """The position of parameter ``key`` in the bot's params row (a kernel constant)."""
+        if key not in self.params:
+            raise KeyError(f"fast bot {self.name!r} declares no parameter {key!r}")
+        return self.params.index(key)
+
+    def array(self, key: str) -> int:
+        """The position of array ``key`` in the bot's offsets row (a kernel constant)."""
+        names = [name for name, _ in self.arrays]
+        if key not in names:
+            raise KeyError(f"fast bot {self.name!r} declares no array {key!r}")
+        return names.index(key)
+
+
+# --- checker bots (bgsim/fast/checker.py, ``choose``) ---------------------------------------
+
+RANDOM = FastBot("random", CHECKER, 0)
+RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot"))
+# the eleven features of bots.heuristic, in the order of its weighted sum
+HEURISTIC = FastBot("heuristic", CHECKER, 2, params=(
+    "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back"))
+PUBEVAL = FastBot("pubeval", CHECKER, 3, arrays=(("race_weights", FLOAT64), ("contact_weights", FLOAT64)))
+
+# --- cube bots (bgsim/fast/cube.py, ``offer_double`` and ``respond``) ----------------------
+
+NO_CUBE = FastBot("none", CUBE, 0)
+ALWAYS_TAKE = FastBot("always-take", CUBE, 1)
+NEVER_TAKE = FastBot("never-take", CUBE, 2)
+# thresholds as numbers (8.0 for 8%, 10.0 for 10 pips) with a 0/1 percent flag; beaver_on says
+# whether there is a beaver threshold at all (beaver=0 pips is a real one)
+PIPDIFF = FastBot("pipdiff", CUBE, 3, params=(
+    "double", "double_percent", "redouble", "redouble_percent", "take", "take_percent",
+    "race_only", "beaver", "beaver_percent", "beaver_on"))
+KEITH = FastBot("keith", CUBE, 4, params=("double", "redouble", "take"))
+THORP = FastBot("thorp", CUBE, 5, params=("double", "redouble", "take"))
+
+FAST_BOTS: tuple[FastBot, ...] = (
+    RANDOM, RACER, HEURISTIC, PUBEVAL,
+    NO_CUBE, ALWAYS_TAKE, NEVER_TAKE, PIPDIFF, KEITH, THORP,
+)
+
+
+def fast_bots(role: str) -> dict[str, FastBot]:
+    """The fast bots of one role (``CHECKER`` or ``CUBE``) by name."""
+    return {bot.name: bot for bot in FAST_BOTS if bot.role == role}
+
+
+def _check_table() -> None:
+    # Two bots of a role with one code would run one kernel for both: refuse at import.
+    for role in (CHECKER, CUBE):
+        bots = [bot for bot in FAST_BOTS if bot.role == role]
+        codes = [bot.code for bot in bots]
+        names = [bot.name for bot in bots]
+        if len(set(codes)) != len(codes) or len(set(names)) != len(names):
+            raise RuntimeError(f"bgsim.layouts: duplicate {role} code or name in {list(zip(names, codes))}")
+        for bot in bots:
+            if bot.code < 0 or len(bot.params) > MAX_PARAMS or len(bot.arrays) > MAX_ARRAYS:
+                raise RuntimeError(f"bgsim.layouts: {bot.name} has a negative code or too many params/arrays")
+            if any(dtype not in DTYPES for _, dtype in bot.arrays):
+                raise RuntimeError(f"bgsim.layouts: {bot.name}: an array's dtype is one of {DTYPES}")
+
+
+_check_table()
