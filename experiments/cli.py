@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "experiments.commands.bench",
     "experiments.commands.tournament",
     "experiments.commands.met",
+    "experiments.commands.eval",
 )
 
 

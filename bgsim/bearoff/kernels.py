@@ -1,0 +1,390 @@
+"""Numba kernels that build the bear-off databases.
+
+A bear-off position is the checkers of one side on its six home points, ``counts[0..5]`` for
+points 1..6.  Positions are numbered as GNU Backgammon numbers them (``PositionBearoff`` in its
+positionid.c): every position of up to ``k`` checkers has a number below ``C(k + 6, 6)``, so a
+database of up to ``k`` checkers is the first ``C(k + 6, 6)`` numbers of any larger one, and
+position 0 is "all off".
+
+Every kernel lives in this one file on purpose: Numba's on-disk cache checks only the source
+file of the function it caches, so a kernel calling into another file could run a stale copy.
+The files built from these kernels carry a hash of this file for the same reason (see store.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from ..fast.compile import jit, parallel_jit
+
+POINTS = 6
+MAX_CHECKERS = 15
+# Rolls to bear off 15 checkers from the 6-point are at most 15 * 6 / 3 = 30 (a roll moves at
+# least 3 pips until the last checker); the gammon count is shorter.  One spare slot.
+MAX_ROLLS = 32
+
+# The 21 distinct rolls and their chances in 36ths.  Sums are taken in 36ths and divided once,
+# so that a sure thing comes out as exactly 1 (a cube decision compares equities with 1).
+ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)], dtype=np.int64)
+ROLL_WEIGHTS = np.array([1.0 if d1 == d2 else 2.0 for d1, d2 in ROLLS], dtype=np.float64)
+
+
+def _binomials() -> np.ndarray:
+    table = np.zeros((MAX_CHECKERS + POINTS + 1, POINTS + 2), dtype=np.int64)
+    for n in range(table.shape[0]):
+        table[n, 0] = 1
+        for r in range(1, min(n, POINTS + 1) + 1):
+            table[n, r] = table[n - 1, r - 1] + (table[n - 1, r] if r <= n - 1 else 0)
+    return table
+
+
+BINOMIALS = _binomials()
+
+
+def position_count(checkers: int) -> int:
+    """How many positions have up to ``checkers`` checkers on the six home points."""
+    return int(BINOMIALS[checkers + POINTS, POINTS])
+
+
+@jit
+def rank(counts, binomials):
+    """GNU Backgammon's bear-off number of a position (PositionBearoff with 15 checkers).
+
+    The position is written as a row of bits: for each point its checkers as 0s and a 1 that
+    closes it; the number is that bit pattern's index among all patterns with six 1s."""
+    j = POINTS - 1
+    for point in range(POINTS):
+        j += counts[point]
+    bits = np.int64(1) << j
+    for point in range(POINTS - 1):
+        j -= counts[point] + 1
+        bits |= np.int64(1) << j
+    n = MAX_CHECKERS + POINTS
+    r = POINTS
+    number = 0
+    while n > r:
+        if bits & (np.int64(1) << (n - 1)):
+            number += binomials[n - 1, r]
+            r -= 1
+        n -= 1
+    return number
+
+
+@jit
+def all_positions(checkers, binomials):
+    """``positions[number]`` = the six counts of every position of up to ``checkers`` checkers."""
+    total = binomials[checkers + POINTS, POINTS]
+    positions = np.zeros((total, POINTS), dtype=np.int8)
+    counts = np.zeros(POINTS, dtype=np.int64)
+    filled = 0
+    # odometer over counts[0..5] with sum <= checkers
+    while True:
+        number = rank(counts, binomials)
+        for point in range(POINTS):
+            positions[number, point] = counts[point]
+        filled += 1
+        point = 0
+        while point < POINTS:
+            counts[point] += 1
+            used = 0
+            for p in range(POINTS):
+                used += counts[p]
+            if used <= checkers:
+                break
+            counts[point] = 0
+            point += 1
+        if point == POINTS:
+            break
+    if filled != total:
+        raise ValueError("bear-off numbering is not a bijection")
+    return positions
+
+
+@jit
+def _can_move(counts, point, die):
+    """Whether a checker on ``point`` (1..6) may move ``die`` pips: inside the home board, or
+    off exactly, or off from the highest occupied point with a larger die.  Every checker is
+    home, so bearing off is always allowed."""
+    if counts[point - 1] == 0:
+        return False
+    if point >= die:
+        return True
+    for higher in range(point + 1, POINTS + 1):
+        if counts[higher - 1] > 0:
+            return False
+    return True
+
+
+@jit
+def _move(counts, point, die):
+    counts[point - 1] -= 1
+    if point > die:
+        counts[point - die - 1] += 1
+
+
+@jit
+def _is_empty(counts):
+    for point in range(POINTS):
+        if counts[point] != 0:
+            return False
+    return True
+
+
+@jit
+def _record(counts, binomials, seen, stamp, out, found):
+    number = rank(counts, binomials)
+    if seen[number] != stamp:
+        seen[number] = stamp
+        out[found] = number
+        found += 1
+    return found
+
+
+@jit
+def plays(counts, die1, die2, binomials, seen, stamp, out):
+    """The distinct positions a roll can leave, as numbers in ``out``; returns how many.
+
+    In a pure bear-off every die can be played while a checker is left (a die either bears a
+    checker off or moves one down), so a play uses all the dice unless the side is off first.
+    Doubles walk sources in non-increasing order (a move from a higher point never depends on
+    one from a lower point, so every result is still reached); other rolls try both orders.
+    ``seen`` marks numbers already found in this call (``stamp`` is unique per call)."""
+    found = 0
+    work = np.empty(POINTS, dtype=np.int64)
+    after = np.empty(POINTS, dtype=np.int64)
+    if die1 == die2:
+        # explicit stack of sources for up to four moves of one die
+        sources = np.zeros(4, dtype=np.int64)
+        saved = np.zeros((5, POINTS), dtype=np.int64)
+        for p in range(POINTS):
+            saved[0, p] = counts[p]
+        depth = 0
+        sources[0] = POINTS + 1
+        while depth >= 0:
+            sources[depth] -= 1
+            source = sources[depth]
+            if source < 1:
+                depth -= 1
+                continue
+            for p in range(POINTS):
+                work[p] = saved[depth, p]
+            if not _can_move(work, source, die1):
+                continue
+            _move(work, source, die1)
+            if depth == 3 or _is_empty(work):
+                found = _record(work, binomials, seen, stamp, out, found)
+                continue
+            for p in range(POINTS):
+                saved[depth + 1, p] = work[p]
+            depth += 1
+            sources[depth] = source + 1  # the next move starts at the same source or below
+        return found
+    for order in range(2):
+        first = die1 if order == 0 else die2
+        second = die2 if order == 0 else die1
+        for source1 in range(1, POINTS + 1):
+            for p in range(POINTS):
+                work[p] = counts[p]
+            if not _can_move(work, source1, first):
+                continue
+            _move(work, source1, first)
+            if _is_empty(work):
+                found = _record(work, binomials, seen, stamp, out, found)
+                continue
+            for source2 in range(1, POINTS + 1):
+                if not _can_move(work, source2, second):
+                    continue
+                for p in range(POINTS):
+                    after[p] = work[p]
+                _move(after, source2, second)
+                found = _record(after, binomials, seen, stamp, out, found)
+    return found
+
+
+@jit
+def successors(positions, rolls, binomials):
+    """Every position's plays for each of the 21 rolls, packed: with ``k = position * 21 +
+    roll``, the plays are ``targets[starts[k]:starts[k + 1]]`` (none for position 0)."""
+    total = positions.shape[0]
+    nrolls = rolls.shape[0]
+    seen = np.full(binomials[MAX_CHECKERS + POINTS, POINTS], -1, dtype=np.int64)
+    out = np.empty(4096, dtype=np.int64)
+    counts = np.empty(POINTS, dtype=np.int64)
+    sizes = np.zeros(total * nrolls, dtype=np.int64)
+    stamp = 0
+    for position in range(1, total):
+        for p in range(POINTS):
+            counts[p] = positions[position, p]
+        for roll in range(nrolls):
+            sizes[position * nrolls + roll] = plays(counts, rolls[roll, 0], rolls[roll, 1], binomials, seen, stamp, out)
+            stamp += 1
+    starts = np.zeros(total * nrolls + 1, dtype=np.int64)
+    for k in range(total * nrolls):
+        starts[k + 1] = starts[k] + sizes[k]
+    targets = np.empty(starts[-1], dtype=np.int32)
+    for position in range(1, total):
+        for p in range(POINTS):
+            counts[p] = positions[position, p]
+        for roll in range(nrolls):
+            k = position * nrolls + roll
+            found = plays(counts, rolls[roll, 0], rolls[roll, 1], binomials, seen, stamp, out)
+            stamp += 1
+            for i in range(found):
+                targets[starts[k] + i] = out[i]
+    return starts, targets
+
+
+@jit
+def pips_of(positions):
+    pips = np.zeros(positions.shape[0], dtype=np.int64)
+    for position in range(positions.shape[0]):
+        for p in range(POINTS):
+            pips[position] += (p + 1) * positions[position, p]
+    return pips
+
+
+@jit
+def one_sided(positions, starts, targets, weights, full):
+    """Distributions of the number of rolls to bear off, for every position.
+
+    ``rolls_off[n, k]``: the chance that position ``n`` needs exactly ``k`` rolls to bear off
+    all its checkers, playing each roll to minimise the expected number of rolls (GNU
+    Backgammon's one-sided rule).  ``first_off[n, k]``: the same for bearing off the first
+    checker, playing to minimise its expected number; 0 rolls for positions with fewer than
+    ``full`` checkers (one is off already).  Ties between plays go to the first found."""
+    total = positions.shape[0]
+    nrolls = weights.shape[0]
+    pips = pips_of(positions)
+    order = np.argsort(pips, kind="mergesort")  # every play lowers the pip count
+    rolls_off = np.zeros((total, MAX_ROLLS), dtype=np.float64)
+    first_off = np.zeros((total, MAX_ROLLS), dtype=np.float64)
+    mean = np.zeros(total, dtype=np.float64)
+    first_mean = np.zeros(total, dtype=np.float64)
+    rolls_off[0, 0] = 1.0
+    for position in range(total):
+        on_board = 0
+        for p in range(POINTS):
+            on_board += positions[position, p]
+        if on_board < full:
+            first_off[position, 0] = 1.0
+    for i in range(1, total):
+        position = order[i]
+        on_board = 0
+        for p in range(POINTS):
+            on_board += positions[position, p]
+        gammon = on_board == full
+        for roll in range(nrolls):
+            k = position * nrolls + roll
+            best = -1
+            best_first = -1
+            for t in range(starts[k], starts[k + 1]):
+                target = targets[t]
+                if best < 0 or mean[target] < mean[best]:
+                    best = target
+                if gammon and (best_first < 0 or first_mean[target] < first_mean[best_first]):
+                    best_first = target
+            w = weights[roll]
+            mean[position] += w * (1.0 + mean[best])
+            for r in range(MAX_ROLLS - 1):
+                rolls_off[position, r + 1] += w * rolls_off[best, r]
+            if gammon:
+                first_mean[position] += w * (1.0 + first_mean[best_first])
+                for r in range(MAX_ROLLS - 1):
+                    first_off[position, r + 1] += w * first_off[best_first, r]
+        mean[position] /= 36.0
+        for r in range(MAX_ROLLS):
+            rolls_off[position, r] /= 36.0
+        if gammon:
+            first_mean[position] /= 36.0
+            for r in range(MAX_ROLLS):
+                first_off[position, r] /= 36.0
+    return rolls_off, first_off, mean
+
+
+@parallel_jit
+def two_sided(positions, starts, targets, weights):
+    """Exact values of every pair (side on roll, opponent) of positions, both not empty.
+
+    Four tables, from the side on roll, in units of the current cube (no gammons: both sides
+    have borne off a checker):
+
+    * ``win``: the chance to win, each roll played to maximise it (no cube);
+    * ``rolls_centred``: money equity of rolling now (not doubling) with the cube centred;
+    * ``rolls_owned``: the same with the cube owned by the side on roll;
+    * ``opponent_owns``: money equity with the cube owned by the opponent (no cube decision).
+
+    The equity with the cube centred is ``max(rolls_centred, min(1, 2 * opponent_owns))``: a
+    double is taken at twice the value with the cube turned to the taker, or passed for 1; the
+    same with ``rolls_owned`` when the side on roll owns the cube.  Each cube state plays its
+    own best play.  Every play lowers the pips of the side that moves, so the pairs are filled
+    by increasing total pips, and pairs with the same total are independent."""
+    total = positions.shape[0]
+    nrolls = weights.shape[0]
+    pips = pips_of(positions)
+    order = np.argsort(pips, kind="mergesort")
+    sorted_pips = pips[order]
+    top = sorted_pips[-1]
+    first_with = np.zeros(top + 2, dtype=np.int64)  # first index in ``order`` with pips >= p
+    for p in range(top + 2):
+        i = 0
+        while i < total and sorted_pips[i] < p:
+            i += 1
+        first_with[p] = i
+    win = np.zeros((total, total), dtype=np.float64)
+    rolls_centred = np.zeros((total, total), dtype=np.float64)
+    rolls_owned = np.zeros((total, total), dtype=np.float64)
+    opponent_owns = np.zeros((total, total), dtype=np.float64)
+    # an empty side has won: the pairs (n, 0) are the opponent's win, never looked up
+    for level in range(2, 2 * top + 1):
+        for i in prange(1, total):
+            a = order[i]
+            rest = level - pips[a]
+            if rest < 1 or rest > top:
+                continue
+            for j in range(first_with[rest], first_with[rest + 1]):
+                b = order[j]
+                w_sum = 0.0
+                c_sum = 0.0
+                o_sum = 0.0
+                x_sum = 0.0
+                for roll in range(nrolls):
+                    k = a * nrolls + roll
+                    best_w = -2.0
+                    best_c = -2.0
+                    best_o = -2.0
+                    best_x = -2.0
+                    for t in range(starts[k], starts[k + 1]):
+                        after = targets[t]
+                        if after == 0:
+                            w = 1.0
+                            c = 1.0
+                            o = 1.0
+                            x = 1.0
+                        else:
+                            w = 1.0 - win[b, after]
+                            their_x = opponent_owns[b, after]
+                            # the opponent's equities, on roll: centred, owned by them
+                            their_c = max(rolls_centred[b, after], min(1.0, 2.0 * their_x))
+                            their_o = max(rolls_owned[b, after], min(1.0, 2.0 * their_x))
+                            c = -their_c
+                            o = -their_x  # we own it: they are on roll with the cube ours
+                            x = -their_o  # they own it and are on roll
+                        if w > best_w:
+                            best_w = w
+                        if c > best_c:
+                            best_c = c
+                        if o > best_o:
+                            best_o = o
+                        if x > best_x:
+                            best_x = x
+                    wt = weights[roll]
+                    w_sum += wt * best_w
+                    c_sum += wt * best_c
+                    o_sum += wt * best_o
+                    x_sum += wt * best_x
+                win[a, b] = w_sum / 36.0
+                rolls_centred[a, b] = c_sum / 36.0
+                rolls_owned[a, b] = o_sum / 36.0
+                opponent_owns[a, b] = x_sum / 36.0
+    return win, rolls_centred, rolls_owned, opponent_owns

@@ -1,0 +1,124 @@
+"""Database files: where they are kept, what their header says, and when they are stale.
+
+Like GNU Backgammon's bear-off files, a file says what it holds.  It starts with a 4,096-byte
+header block: the line ``bgsim-bearoff`` then one line of JSON --
+
+* ``format``: the layout version of this file (``FORMAT``);
+* ``kind`` (``one-sided`` or ``two-sided``), ``points`` (6), ``checkers`` (the most per side),
+  ``cubeful`` (whether it holds cube equities);
+* ``code``: the SHA-256 of ``kernels.py``, the code that computed the numbers;
+* ``arrays``: name, dtype, shape and byte offset of each table after the header block;
+* ``crc32``: a checksum of everything after the header block.
+
+A file whose header does not match what the reader asks for, whose code hash is not the
+running code's, or whose checksum fails is stale: it is rebuilt and replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+FORMAT = 1
+MAGIC = b"bgsim-bearoff\n"
+HEADER_BYTES = 4096
+
+
+class StaleDatabase(ValueError):
+    """A database file that is missing, damaged, or not the one asked for."""
+
+
+def cache_dir() -> Path:
+    """``$BGSIM_CACHE`` if set, else the platform's user cache folder + ``bgsim``."""
+    chosen = os.environ.get("BGSIM_CACHE")
+    if chosen:
+        return Path(chosen).expanduser()
+    home = Path.home()
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA")
+        return (Path(base) if base else home / "AppData" / "Local") / "bgsim" / "Cache"
+    if sys.platform == "darwin":
+        return home / "Library" / "Caches" / "bgsim"
+    base = os.environ.get("XDG_CACHE_HOME")
+    return (Path(base) if base else home / ".cache") / "bgsim"
+
+
+def code_hash() -> str:
+    """The hash of the kernels that compute the tables: a file built by other code is stale."""
+    source = Path(__file__).with_name("kernels.py").read_bytes()
+    return hashlib.sha256(source).hexdigest()
+
+
+def file_name(kind: str, checkers: int) -> str:
+    return f"bearoff-{kind}-6x{checkers}.bin"
+
+
+def expected_header(kind: str, checkers: int, cubeful: bool) -> dict:
+    return {
+        "format": FORMAT, "kind": kind, "points": 6, "checkers": checkers,
+        "cubeful": cubeful, "code": code_hash(),
+    }
+
+
+def write(path: Path, header: dict, arrays: dict[str, np.ndarray]) -> None:
+    """Write atomically: a reader never sees half a file, and two builders do not collide."""
+    layout = []
+    offset = 0
+    crc = 0
+    blobs = []
+    for name, array in arrays.items():
+        blob = np.ascontiguousarray(array).tobytes()
+        layout.append({"name": name, "dtype": array.dtype.str, "shape": list(array.shape), "offset": offset})
+        offset += len(blob)
+        crc = zlib.crc32(blob, crc)
+        blobs.append(blob)
+    text = json.dumps(dict(header, arrays=layout, data_bytes=offset, crc32=crc)).encode()
+    block = MAGIC + text + b"\n"
+    if len(block) > HEADER_BYTES:
+        raise ValueError("bear-off header too long")
+    block += b" " * (HEADER_BYTES - len(block))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".part")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(block)
+            for blob in blobs:
+                out.write(blob)
+        os.chmod(temporary, 0o644)  # mkstemp makes it private; the cache is shared like any other
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def read(path: Path, wanted: dict) -> dict[str, np.ndarray]:
+    """The tables of a file whose header matches ``wanted``; StaleDatabase otherwise."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise StaleDatabase(f"{path} does not exist") from None
+    if not data.startswith(MAGIC) or len(data) < HEADER_BYTES:
+        raise StaleDatabase(f"{path} is not a bgsim bear-off database")
+    try:
+        header = json.loads(data[len(MAGIC):HEADER_BYTES].split(b"\n", 1)[0])
+    except ValueError:
+        raise StaleDatabase(f"{path} has an unreadable header") from None
+    for key, value in wanted.items():
+        if header.get(key) != value:
+            raise StaleDatabase(f"{path} holds {key}={header.get(key)!r}, wanted {value!r}")
+    body = memoryview(data)[HEADER_BYTES:]
+    if len(body) != header.get("data_bytes") or zlib.crc32(body) != header.get("crc32"):
+        raise StaleDatabase(f"{path} is truncated or damaged")
+    arrays = {}
+    for entry in header["arrays"]:
+        dtype = np.dtype(entry["dtype"])
+        count = int(np.prod(entry["shape"]))
+        arrays[entry["name"]] = np.frombuffer(body, dtype=dtype, count=count, offset=entry["offset"]).reshape(entry["shape"])
+    return arrays
