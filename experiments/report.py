@@ -22,8 +22,10 @@ from .summary import (
     markdown_table,
     matrix_table,
     pairings_table,
+    pairwise_comparisons,
     payoff_matrix,
     player_order,
+    separation_sentences,
     standings_table,
     summarize_conditions,
     summarize_pairings,
@@ -87,6 +89,7 @@ class Report:
     markdown: str
     plots: list[str] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)  # short names for tables and plots
+    comparisons: dict[str, pd.DataFrame] = field(default_factory=dict)  # condition -> pairwise
 
 
 def short_labels(names: list[str]) -> dict[str, str]:
@@ -115,6 +118,7 @@ def build_report(frame: pd.DataFrame, experiment: Experiment | None = None) -> R
     if experiment is not None and experiment.grid:
         sweep = sweep_table(experiment, standings[conditions[0]], pairings, order)
     report = Report(pairings, standings, matrices, best, condition_table, sweep, "", "")
+    report.comparisons = {condition: pairwise_comparisons(frame, condition) for condition in conditions}
     report.labels = short_labels(order)
     if experiment is not None:  # a grid player is best named by its grid values
         for spec, params in experiment.grid.items():
@@ -205,6 +209,15 @@ def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, br
             title += " (share of matches won, then points per game)"
         out.append(f"{heading} {title}\n".lstrip() if not brief else title)
         out.append(standings_table(standings) + "\n")
+        sentences = separation_sentences(report.comparisons.get(condition), list(standings["player"]), labels)
+        if sentences:
+            if brief:  # the terminal gets the count and the leader; summary.md every neighbour
+                out.append("\n".join(sentences[:2]) + "\n")
+            else:
+                out.append(f"{heading} Which players are separated"
+                           f"{f' — {condition}' if len(report.standings) > 1 else ''}\n")
+                out.append(sentences[0] + "\n")
+                out.append("\n".join(f"* {text}" for text in sentences[1:]) + "\n")
     if not brief or len(report.pairings) <= 40:
         out.append(f"{heading} Pairings (first player's side)\n".lstrip() if not brief else "Pairings (first player's side)")
         out.append(pairings_table(report.pairings) + "\n")
@@ -268,6 +281,9 @@ def summary_csv(report: Report) -> pd.DataFrame:
     for condition, standings in report.standings.items():
         parts.append(standings.assign(section="standings", condition=condition,
                                       rank=np.arange(1, len(standings) + 1)))
+    for condition, comparisons in report.comparisons.items():
+        if not comparisons.empty:
+            parts.append(comparisons.drop(columns=["match"]).assign(section="comparison", condition=condition))
     table = pd.concat(parts, ignore_index=True)
     table["rank"] = table["rank"].astype("Int64")  # blank on pairing rows, whole numbers elsewhere
     first = ["section", "condition", "rank", "player", "opponent"]

@@ -345,7 +345,9 @@ def summarize_conditions(frame: pd.DataFrame) -> pd.DataFrame:
     """What each rule condition does to the game: points changing hands, gammons, the cube."""
     out = []
     for condition, rows in frame.groupby("condition", sort=False):
-        magnitude, half = mean_interval(rows["points"])
+        # The deal is the unit: its two seatings share the dice and their points are correlated
+        # (r ~ 0.5), so counting every game as independent would make the interval too narrow.
+        magnitude, half, _ = paired_interval(rows["points"], (rows["pairing"].to_numpy(), rows["game"].to_numpy()))
         result = rows["result"]
         out.append({
             "condition": condition,
@@ -362,6 +364,163 @@ def summarize_conditions(frame: pd.DataFrame) -> pd.DataFrame:
             "automatic_doubles_per_game": float(rows["automatic_doubles"].mean()),
         })
     return pd.DataFrame(out)
+
+
+# --- which players are separated -------------------------------------------------------------
+
+RESOLUTION = 0.01  # the smallest difference worth telling apart: 0.01 points/game, or 1% of matches
+
+
+def _two_sided_p(z: float) -> float:
+    return math.erfc(abs(z) / math.sqrt(2)) if z == z else math.nan
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjustment: adjusted p-values that keep the family-wise error rate."""
+    p = np.asarray(p_values, dtype=np.float64)
+    m = len(p)
+    order = np.argsort(p, kind="mergesort")
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def pairwise_comparisons(frame: pd.DataFrame, condition: str | None = None, level: float = 0.05) -> pd.DataFrame:
+    """Every pair of players under one condition: the difference between them, its 95% interval,
+    and whether they are separated after Holm's correction over all the pairs.
+
+    Two players who met are compared on their own games: each deal's two seatings are one unit
+    (first player's mean points, or share of the two matches won).  Two who never met but each
+    played the same fixed opponent (``pairings = "against"``) are compared through it: the
+    difference of their results, whose dice are independent, so the variances add.
+    ``deals_needed`` is how many deals per pairing would make the 95% half-width the size of the
+    difference seen (at least :data:`RESOLUTION`).
+    """
+    if condition is not None:
+        frame = frame[frame["condition"] == condition]
+    if frame.empty:
+        return pd.DataFrame()
+    is_match = int(frame["match_to"].max()) > 0
+    matches = match_results(frame) if is_match else None
+    units: dict[tuple[str, str], np.ndarray] = {}
+    for pairing, (first, second, _) in first_players(frame).items():
+        if is_match:
+            mine = matches[matches["pairing"] == pairing]
+            won = ((mine["winner"] == "white").to_numpy() == (mine["white"] == first).to_numpy()).astype(float)
+            values = pd.Series(won).groupby(mine["game"].to_numpy()).mean().to_numpy() - 0.5
+        else:
+            rows = frame[frame["pairing"] == pairing]
+            values = pd.Series(points_for(rows, first)).groupby(rows["game"].to_numpy()).mean().to_numpy()
+        units[(first, second)] = values
+    order = player_order(frame)
+    out = []
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            row = _compare(units, a, b)
+            if row is not None:
+                out.append({"player": a, "opponent": b, **row})
+    table = pd.DataFrame(out)
+    if table.empty:
+        return table
+    table["p_holm"] = holm(table["p"].to_numpy())
+    table["separated"] = table["p_holm"] < level
+    table["match"] = is_match
+    return table
+
+
+def _compare(units: dict, a: str, b: str) -> dict | None:
+    """a's lead over b (mean, half-width, deals, p, deals needed), or None if nothing links them."""
+    def stats(values):
+        mean, half = mean_interval(values)
+        return mean, half, len(values)
+
+    if (a, b) in units or (b, a) in units:
+        sign = 1.0 if (a, b) in units else -1.0
+        mean, half, deals = stats(units.get((a, b), units.get((b, a))))
+        mean *= sign
+        via = None
+    else:
+        common = [c for (x, c) in units if x == a and (b, c) in units]
+        common += [c for (c, x) in units if x == a and (c, b) in units]
+        if not common:
+            return None
+        via = common[0]
+
+        def against(player):
+            if (player, via) in units:
+                return stats(units[(player, via)])
+            mean, half, deals = stats(units[(via, player)])
+            return -mean, half, deals
+
+        (ma, ha, na), (mb, hb, nb) = against(a), against(b)
+        mean, half, deals = ma - mb, math.sqrt(ha * ha + hb * hb), min(na, nb)
+    mean += 0.0  # no "-0.000"
+    if half == 0:  # every deal gave the same difference: nothing random left to test
+        p = 1.0 if mean == 0 else 0.0
+    else:
+        p = _two_sided_p(mean / (half / Z95)) if half == half else 1.0
+    target = max(abs(mean), RESOLUTION)
+    needed = math.ceil(deals * (half / target) ** 2) if half == half else math.nan
+    return {"difference": mean, "difference_ci": half, "deals": deals, "via": via,
+            "p": p, "deals_needed": needed, "resolution": target}
+
+
+def separation_sentences(comparisons: pd.DataFrame, standings: list[str], labels: dict | None = None) -> list[str]:
+    """Plain sentences: how many pairs are separated, the leader against the rest, and each
+    player against the next one in the standings."""
+    if comparisons is None or comparisons.empty:
+        return []
+    labels = labels or {}
+    name = lambda player: f"`{labels.get(player, player)}`"  # noqa: E731
+    is_match = bool(comparisons["match"].iloc[0])
+    lookup = {}
+    for row in comparisons.itertuples(index=False):
+        lookup[(row.player, row.opponent)] = (row, 1.0)
+        lookup[(row.opponent, row.player)] = (row, -1.0)
+
+    def amount(value: float, half: float) -> str:
+        if is_match:
+            return f"{100 * value:+.1f} ± {100 * half:.1f} percentage points of matches won"
+        return f"{value:+.3f} ± {half:.3f} points/game"
+
+    def resolution(value: float) -> str:
+        return f"{100 * value:.2g}-percentage-point" if is_match else f"{value:.2g}"
+
+    def sentence(a: str, b: str) -> str | None:
+        found = lookup.get((a, b))
+        if found is None:
+            return None
+        row, sign = found
+        via = f" (compared through their results against {name(row.via)})" if row.via else ""
+        if row.difference_ci == 0 and row.difference == 0:
+            return f"{name(a)} and {name(b)} scored the same in every one of {row.deals:,} deals{via}."
+        if row.separated:
+            return (f"{name(a)} is ahead of {name(b)} after {row.deals:,} deals{via}: "
+                    f"{amount(sign * row.difference, row.difference_ci)} (Holm-adjusted p = {row.p_holm:.2g}).")
+        needed = "" if row.deals_needed != row.deals_needed else (
+            f"; about {row.deals_needed:,.0f} deals would be needed to tell a {resolution(row.resolution)} difference")
+        return (f"{name(a)} and {name(b)} are not separated after {row.deals:,} deals{via} "
+                f"({amount(sign * row.difference, row.difference_ci)}){needed}.")
+
+    separated = int(comparisons["separated"].sum())
+    out = [f"{separated} of the {len(comparisons)} pairs of players are separated (95%, Holm's correction over "
+           f"all the pairs; each deal's two seatings count as one unit); standings whose intervals overlap "
+           f"are not an order."]
+    if standings:
+        leader = standings[0]
+        close = [p for p in standings[1:] if (leader, p) in lookup and not lookup[(leader, p)][0].separated]
+        if close:
+            out.append(f"Nothing separates the leader {name(leader)} from {', '.join(name(p) for p in close)}.")
+        elif len(standings) > 1:
+            out.append(f"The leader {name(leader)} is separated from every other player.")
+    for a, b in zip(standings, standings[1:]):
+        text = sentence(a, b)
+        if text:
+            out.append(text)
+    return out
 
 
 # --- text ------------------------------------------------------------------------------------

@@ -111,8 +111,16 @@ def test_results_folder_holds_rows_summaries_plots_and_run_record(baseline):
     assert record["seed"] == 7 and record["games"] == len(frame)
     assert record["elapsed_s"] > 0 and record["games_per_s"] > 0
     assert record["engines_used"] == ["reference"]
-    for key in ("bgsim_version", "git_commit", "command", "started", "finished", "threads"):
+    for key in ("bgsim_version", "git_commit", "git_dirty", "command", "started", "finished", "threads"):
         assert key in record
+    # The commit alone, and whether tracked files differed from it, as git itself says.
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True, cwd=Path(__file__).parent)
+    assert record["git_commit"] == head.stdout.strip()
+    assert record["git_dirty"] is bool(dirty.stdout.strip())
+    summary = (folder / "summary.md").read_text()
+    assert f"commit {record['git_commit'][:12]}{'+dirty' if record['git_dirty'] else ''};" in summary
 
 
 def test_summaries_are_recomputed_from_the_rows(baseline):

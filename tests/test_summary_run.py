@@ -145,3 +145,78 @@ def test_conditions_summary_counts_points_changing_hands_and_gammons_scored():
     assert table["gammons"] == pytest.approx(2 / 3)
     assert table["gammons_scored"] == pytest.approx(1 / 3)
     assert table["automatic_doubles_per_game"] == pytest.approx(1 / 3)
+
+
+def test_holm_adjustment_has_the_textbook_values():
+    from experiments.summary import holm
+
+    # sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1, then made monotone
+    assert holm([0.01, 0.04, 0.03, 0.005]).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]).tolist() == pytest.approx([1.0, 1.0])
+
+
+def _deals(first, second, a_points, pairing=0, condition="standard"):
+    """Rows of one pairing where each deal gives ``first`` the listed points in both seatings."""
+    rows = []
+    for game, points in enumerate(a_points):
+        for leg, (white, black) in enumerate(((first, second), (second, first))):
+            a_is_white = white == first
+            won = (points > 0) == a_is_white
+            rows.append((leg, game, white, black, "white" if won else "black", "single", abs(points) or 1, 0))
+    frame = _frame(rows)
+    frame["pairing"] = pairing
+    frame["condition"] = condition
+    return frame
+
+
+def test_pairwise_comparisons_use_the_deal_as_unit_and_say_what_is_separated():
+    from experiments.summary import pairwise_comparisons, separation_sentences
+
+    rng = np.random.default_rng(5)
+    a_beats_b = rng.choice([1, 1, 1, -1], size=400)     # A clearly ahead of B
+    a_ties_c = rng.choice([1, -1], size=400)            # A and C: a coin flip
+    b_ties_c = rng.choice([2, -2], size=400)
+    frame = pd.concat([_deals("A", "B", a_beats_b, 0), _deals("A", "C", a_ties_c, 1),
+                       _deals("B", "C", b_ties_c, 2)], ignore_index=True)
+    table = pairwise_comparisons(frame).set_index(["player", "opponent"])
+    ab = table.loc[("A", "B")]
+    mean, half = mean_interval(a_beats_b.astype(float))  # one unit per deal, not per game
+    assert (ab["difference"], ab["difference_ci"], ab["deals"]) == (pytest.approx(mean), pytest.approx(half), 400)
+    assert ab["separated"]
+    ac = table.loc[("A", "C")]
+    assert not ac["separated"]
+    assert ac["deals_needed"] == math.ceil(400 * (ac["difference_ci"] / max(abs(ac["difference"]), 0.01)) ** 2)
+    raw = table["p"].to_numpy()
+    assert table["p_holm"].to_numpy() == pytest.approx(np.minimum(1, np.maximum.accumulate(
+        (3 - np.arange(3)) * np.sort(raw)))[np.argsort(np.argsort(raw))])
+    text = "\n".join(separation_sentences(pairwise_comparisons(frame), ["A", "C", "B"]))
+    assert "`A` and `C` are not separated after 400 deals" in text
+    assert f"about {ac['deals_needed']:,} deals would be needed to tell a" in text
+    assert "`A` is ahead of `B`" not in text  # only neighbours in the standings get a sentence
+    assert "pairs of players are separated" in text
+
+
+def test_players_who_never_met_are_compared_through_their_common_opponent():
+    from experiments.summary import pairwise_comparisons
+
+    frame = pd.concat([_deals("A", "K", [1, 1, -1, 1], 0), _deals("B", "K", [-1, 1, -1, -1], 1)],
+                      ignore_index=True)
+    row = pairwise_comparisons(frame).set_index(["player", "opponent"]).loc[("A", "B")]
+    a, ha = mean_interval([1.0, 1, -1, 1])
+    b, hb = mean_interval([-1.0, 1, -1, -1])
+    assert row["difference"] == pytest.approx(a - b) and row["via"] == "K"
+    assert row["difference_ci"] == pytest.approx(math.hypot(ha, hb))  # independent dice: variances add
+
+
+def test_condition_interval_takes_the_deal_as_unit():
+    # Both seatings of every deal move the same points: perfectly correlated.  Treating the
+    # 2n games as independent would give a half-width smaller by sqrt(2); the deal is the unit.
+    points = np.array([1, 2, 4, 1, 2, 1, 8, 1, 2, 1])
+    frame = _deals("A", "B", points)
+    frame["beavers"] = 0
+    frame["automatic_doubles"] = 0
+    row = summarize_conditions(frame).iloc[0]
+    _, per_deal = mean_interval(points.astype(float))
+    _, per_game = mean_interval(frame["points"].to_numpy(dtype=float))
+    assert row["points_per_game_ci"] == pytest.approx(per_deal)
+    assert row["points_per_game_ci"] > 1.3 * per_game  # the old formula's interval was too narrow
