@@ -10,12 +10,14 @@ traces and the ply where they part is printed.  Any difference exits with status
 from __future__ import annotations
 
 import os
+import re
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
 
 from bgsim.cube import Rules
+from experiments.progress import duration
 
 # (white, black, rules, match_to).  The rule options, each played by pairings that use it:
 AGGRESSIVE = "pipdiff(double=2,redouble=3,take=20)"
@@ -133,17 +135,25 @@ def run_validate(args) -> int:
     cases = _cases(args)
     for white_spec, black_spec, rules, match_to in cases:
         for spec in (white_spec, black_spec):
-            player_halves(make_player(spec))  # a ValueError names a bot the fast engine cannot run
+            try:
+                player_halves(make_player(spec))  # a ValueError names a bot the fast engine cannot run
+            except ValueError as error:  # its hint (engine='reference') is an option validate lacks
+                reason = re.sub(r";? *use (the reference engine|engine='reference')", "", str(error))
+                raise ValueError(f"{reason}; validate compares the two engines, so both players "
+                                 "must run in the fast engine") from None
         if match_to:
             rules.check_for_match()
 
     total_rows = 0
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    print(f"validating {len(cases)} cases of {args.games} games or matches each, both engines", flush=True)
+    all_started = time.perf_counter()
     try:
-        for white_spec, black_spec, rules, match_to in cases:
+        for number, (white_spec, black_spec, rules, match_to) in enumerate(cases, 1):
             white, black = make_player(white_spec), make_player(black_spec)
             what = f"{white.name} vs {black.name}, {_rules_text(rules)}" + (
                 f", matches to {match_to}" if match_to else "")
+            print(f"case {number}/{len(cases)}: {what} ...", flush=True)
             started = time.perf_counter()
             fast = play_games(white, black, args.seed, args.games, rules, match_to=match_to, engine="fast")
             fast_seconds = time.perf_counter() - started
@@ -166,6 +176,9 @@ def run_validate(args) -> int:
             unit = "matches" if match_to else "games"
             print(f"{args.games} {unit} ({len(fast)} games) identical: {what}  "
                   f"[fast {fast_seconds:.2f}s, reference {reference_seconds:.1f}s]", flush=True)
+            if number < len(cases):
+                left = (time.perf_counter() - all_started) / number * (len(cases) - number)
+                print(f"  about {duration(left)} left for the other {len(cases) - number} cases", flush=True)
     finally:
         if pool is not None:
             pool.shutdown()
