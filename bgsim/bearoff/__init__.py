@@ -5,7 +5,8 @@ Numba), kept in a file that says what it holds (``store.py``), and read through 
 
 * one-sided: every position of up to 15 checkers on the six home points; cubeless chances of
   any race where both sides have borne in, by convolution, and effective pip counts;
-* two-sided: every pair of positions of up to ``DEFAULT_TWO_SIDED_CHECKERS`` checkers each;
+* two-sided: every pair of positions of up to ``DEFAULT_TWO_SIDED_CHECKERS`` checkers each
+  (``$BGSIM_BEAROFF_CHECKERS`` chooses another size);
   exact cubeless chances and money equities with the cube centred, owned, or the opponent's,
   and the optimal cube action.
 
@@ -28,6 +29,7 @@ from .database import (
     build_one_sided,
     build_two_sided,
     counts_of,
+    default_two_sided_checkers,
     one_sided,
     position_number,
     two_sided,
@@ -37,6 +39,7 @@ from .store import cache_dir
 __all__ = [
     "DEFAULT_TWO_SIDED_CHECKERS", "PIPS_PER_ROLL", "Cubeful", "Evaluation", "OneSided", "TwoSided",
     "build_one_sided", "build_two_sided", "cache_dir", "counts_of", "cube_action", "cubeless_equity",
+    "default_two_sided_checkers",
     "effective_pip_counts", "evaluate", "home_counts", "one_sided", "position_number", "two_sided",
 ]
 
@@ -114,7 +117,7 @@ def effective_pip_counts(position: Position) -> tuple[float, float] | None:
     return table.effective_pip_count(position_number(counts[0])), table.effective_pip_count(position_number(counts[1]))
 
 
-def evaluate(position: Position, two_sided_checkers: int = DEFAULT_TWO_SIDED_CHECKERS) -> Evaluation | None:
+def evaluate(position: Position, two_sided_checkers: int | None = None) -> Evaluation | None:
     """The exact answer for a pure bear-off (both sides' checkers all in their home boards):
     from the two-sided database when both sides have at most ``two_sided_checkers``, else from
     the one-sided one; None when a checker is outside its home board.  A finished game is a
@@ -123,6 +126,8 @@ def evaluate(position: Position, two_sided_checkers: int = DEFAULT_TWO_SIDED_CHE
     counts = home_counts(position)
     if counts is None:
         return None
+    if two_sided_checkers is None:
+        two_sided_checkers = default_two_sided_checkers()
     own, opponent = position_number(counts[0]), position_number(counts[1])
     if sum(counts[0]) <= two_sided_checkers and sum(counts[1]) <= two_sided_checkers:
         table = two_sided(two_sided_checkers)

@@ -13,6 +13,7 @@ money equities with the cube, each side playing perfectly for the quantity at st
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
 from dataclasses import dataclass
@@ -117,6 +118,20 @@ def build_two_sided(checkers: int) -> TwoSided:
     return TwoSided(checkers, *tables, build_seconds=time.perf_counter() - started)
 
 
+def default_two_sided_checkers() -> int:
+    """``$BGSIM_BEAROFF_CHECKERS`` if set (a machine short of memory or time may want fewer),
+    else ``DEFAULT_TWO_SIDED_CHECKERS``."""
+    text = os.environ.get("BGSIM_BEAROFF_CHECKERS", "").strip()
+    if not text:
+        return DEFAULT_TWO_SIDED_CHECKERS
+    try:
+        checkers = int(text)
+    except ValueError:
+        raise ValueError(f"BGSIM_BEAROFF_CHECKERS must be a whole number, got {text!r}") from None
+    check_two_sided_checkers(checkers)
+    return checkers
+
+
 def check_two_sided_checkers(checkers) -> None:
     if not isinstance(checkers, int) or isinstance(checkers, bool) or not 1 <= checkers <= MAX_TWO_SIDED_CHECKERS:
         raise ValueError(
@@ -154,9 +169,12 @@ def one_sided(folder: Path | None = None) -> OneSided:
     return _one_sided(Path(folder) if folder else store.cache_dir())
 
 
-def two_sided(checkers: int = DEFAULT_TWO_SIDED_CHECKERS, folder: Path | None = None) -> TwoSided:
-    """The two-sided database of up to ``checkers`` a side, from the cache folder (built there
-    first if needed); read once per process, size and folder."""
+def two_sided(checkers: int | None = None, folder: Path | None = None) -> TwoSided:
+    """The two-sided database of up to ``checkers`` a side (default: see
+    ``default_two_sided_checkers``), from the cache folder (built there first if needed); read
+    once per process, size and folder."""
+    if checkers is None:
+        checkers = default_two_sided_checkers()
     check_two_sided_checkers(checkers)
     return _two_sided(checkers, Path(folder) if folder else store.cache_dir())
 

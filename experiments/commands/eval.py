@@ -173,9 +173,9 @@ def build_files(two_sided_checkers: int, force: bool) -> dict:
 
 
 def run_build(args) -> int:
-    from bgsim.bearoff import DEFAULT_TWO_SIDED_CHECKERS
+    from bgsim.bearoff import default_two_sided_checkers
 
-    checkers = DEFAULT_TWO_SIDED_CHECKERS if args.two_sided is None else args.two_sided
+    checkers = default_two_sided_checkers() if args.two_sided is None else args.two_sided
     report = build_files(checkers, args.force)
     if args.json:
         print(json.dumps(report, indent=2))
