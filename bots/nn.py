@@ -1,0 +1,215 @@
+"""``nn``: a neural-network checker player trained by bgsim from GNU Backgammon's evaluations.
+
+The network and its integer arithmetic are described in ``bgsim/fast/nn.py``; this module is
+the reference: the same integers computed with plain numpy int64, so the two engines choose
+the same plays.  The shipped net is ``bots/data/nn.npz`` (how it was made:
+``bots/data/README.md``); ``nn(weights=FILE)`` plays another one, written by ``bgsim train``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from bgsim.board import Position, is_race
+from bgsim.fast.nn import COUNTS, LIMIT, ONE, OUTPUTS, SHIFT, UNIT
+
+from .checker import CheckerBot
+from .params import Param, SpecError
+
+DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "data" / "nn.npz"
+ARRAYS = ("tables", "bias", "race", "weights2", "bias2", "sigmoid")
+
+
+class NetError(SpecError):
+    """A net file that is missing, unreadable, or not a net of the shape the kernels expect."""
+
+
+class Net:
+    """The integer arrays of one network (see ``bgsim/fast/nn.py``), checked on load."""
+
+    def __init__(self, tables, bias, race, weights2, bias2, sigmoid, note: str = "",
+                 source: str = "") -> None:
+        self.tables = np.ascontiguousarray(tables, dtype=np.int32)
+        self.bias = np.ascontiguousarray(bias, dtype=np.int32)
+        self.race = np.ascontiguousarray(race, dtype=np.int32)
+        self.weights2 = np.ascontiguousarray(weights2, dtype=np.int32)
+        self.bias2 = np.ascontiguousarray(bias2, dtype=np.int64)
+        self.sigmoid = np.ascontiguousarray(sigmoid, dtype=np.int64)
+        self.note = note
+        self.source = source
+        check_net(self, source or "the net")
+
+    def wide(self) -> tuple[np.ndarray, np.ndarray]:
+        """int64 copies of the tables and output weights for the reference's numpy sums."""
+        if not hasattr(self, "_wide"):
+            self._wide = (self.tables.astype(np.int64), self.weights2.astype(np.int64))
+        return self._wide
+
+    @property
+    def hidden(self) -> int:
+        return int(self.bias.shape[0])
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """(tables, bias, race, weights2, bias2, sigmoid): the kernels' arguments."""
+        return self.tables, self.bias, self.race, self.weights2, self.bias2, self.sigmoid
+
+    def save(self, path) -> None:
+        np.savez_compressed(path, tables=self.tables, bias=self.bias, race=self.race,
+                            weights2=self.weights2, bias2=self.bias2, sigmoid=self.sigmoid,
+                            note=np.array(self.note))
+
+
+def check_net(net: Net, where: str) -> None:
+    """Raise NetError unless the arrays fit together and no first-layer sum can pass int32."""
+    hidden = net.bias.shape
+    if len(hidden) != 1 or hidden[0] < 1:
+        raise NetError(f"{where}: bias has shape {net.bias.shape}, expected (hidden,)")
+    size = hidden[0]
+    expected = {
+        "tables": (26, COUNTS, size), "race": (size,), "weights2": (OUTPUTS, size),
+        "bias2": (OUTPUTS,), "sigmoid": (2 * LIMIT + 1,),
+    }
+    for name, shape in expected.items():
+        actual = getattr(net, name).shape
+        if actual != shape:
+            raise NetError(f"{where}: {name} has shape {actual}, expected {shape} "
+                           f"(a net with {size} hidden units)")
+    if np.any(net.tables[:, 15, :] != 0):
+        raise NetError(f"{where}: the rows of empty slots (count 0) must be zero")
+    if np.any(net.sigmoid < 0) or np.any(net.sigmoid > UNIT) or np.any(np.diff(net.sigmoid) < 0):
+        raise NetError(f"{where}: the sigmoid table must rise from 0 to {UNIT}")
+    # The largest first-layer sum in size: the kernel adds int32 rows, so keep it below 2**31.
+    bound = (np.abs(net.bias.astype(np.int64)) + np.abs(net.race.astype(np.int64))
+             + np.abs(net.tables.astype(np.int64)).max(axis=1).sum(axis=0) * 2)
+    if bound.max() >= 2**31:
+        raise NetError(f"{where}: weights too large for exact int32 sums")
+    if np.abs(net.weights2.astype(np.int64)).max() * ONE * size + np.abs(net.bias2).max() >= 2**62:
+        raise NetError(f"{where}: output weights too large for exact int64 sums")
+
+
+def load_net(path) -> Net:
+    """Read a net file written by ``Net.save`` (``bgsim train``); NetError names any problem."""
+    path = Path(path)
+    if not path.is_file():
+        raise NetError(f"net file {str(path)!r} not found")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            missing = [name for name in ARRAYS if name not in data.files]
+            if missing:
+                raise NetError(f"net file {str(path)!r} lacks {', '.join(missing)}")
+            arrays = {name: data[name] for name in ARRAYS}
+            note = str(data["note"]) if "note" in data.files else ""
+    except NetError:
+        raise
+    except Exception as error:  # a truncated or foreign file: say which and why, in one line
+        raise NetError(f"net file {str(path)!r} is not a readable .npz net ({error})") from None
+    for name, array in arrays.items():
+        if not np.issubdtype(array.dtype, np.integer):
+            raise NetError(f"net file {str(path)!r}: {name} holds {array.dtype}, not integers")
+    return Net(**arrays, note=note, source=str(path))
+
+
+@lru_cache(maxsize=8)
+def _cached_net(path: str) -> Net:
+    return load_net(path)
+
+
+def shipped_net() -> Net:
+    return _cached_net(str(DEFAULT_WEIGHTS))
+
+
+# --- the reference evaluation: numpy int64 ------------------------------------------------
+
+
+def _consistent(probabilities: np.ndarray) -> np.ndarray:
+    win = probabilities[0]
+    probabilities[1] = min(probabilities[1], win)
+    probabilities[2] = min(probabilities[2], probabilities[1])
+    probabilities[3] = min(probabilities[3], UNIT - win)
+    probabilities[4] = min(probabilities[4], probabilities[3])
+    return probabilities
+
+
+def _finished(board, won: bool) -> np.ndarray:
+    """Integer probabilities of a finished game, ``board`` seen from the side on roll."""
+    if won:
+        loser_on = -sum(count for count in board if count < 0)
+        in_home = any(board[slot] < 0 for slot in range(0, 7))
+    else:
+        loser_on = sum(count for count in board if count > 0)
+        in_home = any(board[slot] > 0 for slot in range(19, 26))
+    gammon = UNIT if loser_on == 15 else 0
+    backgammon = UNIT if loser_on == 15 and in_home else 0
+    if won:
+        return np.array([UNIT, gammon, backgammon, 0, 0], dtype=np.int64)
+    return np.array([0, 0, 0, gammon, backgammon], dtype=np.int64)
+
+
+def integer_probabilities(net: Net, board) -> np.ndarray:
+    """The five probabilities of the side on roll in units of 1/65536 (int64), as the kernel."""
+    own = sum(count for count in board if count > 0)
+    opponent = -sum(count for count in board if count < 0)
+    if own == 0 or opponent == 0:
+        return _finished(board, won=own == 0)
+    tables, weights2 = net.wide()
+    counts = np.asarray(board, dtype=np.int64)
+    hidden = net.bias + tables[_SLOTS, counts + 15].sum(axis=0)
+    if is_race(board):
+        hidden += net.race
+    np.maximum(hidden, 0, out=hidden)
+    np.minimum(hidden, ONE, out=hidden)
+    logits = net.bias2 + weights2 @ hidden
+    probabilities = np.array(
+        [net.sigmoid[min(max(int(logit) >> SHIFT, -LIMIT), LIMIT) + LIMIT] for logit in logits],
+        dtype=np.int64)
+    return _consistent(probabilities)
+
+
+_SLOTS = np.arange(26)
+
+
+def equity_of(probabilities) -> int:
+    """Cubeless equity in units of 1/65536 (the kernel's ``_equity``)."""
+    win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = (int(p) for p in probabilities)
+    return 2 * win - UNIT + win_gammon - lose_gammon + win_backgammon - lose_backgammon
+
+
+def play_value(net: Net, board_after) -> int:
+    """The mover's equity (1/65536) after a play: minus the opponent's, the board turned."""
+    turned = tuple(-board_after[25 - slot] for slot in range(26))
+    return -equity_of(integer_probabilities(net, turned))
+
+
+class NNChecker(CheckerBot):
+    """The play whose result has the highest cubeless equity by the net; ties: canonical order.
+
+    fast_name ``"nn"``; the fast engine gets the net's arrays (``Net.arrays()``).
+    """
+
+    name = "nn"
+    fast_name = "nn"
+    description = "neural net distilled from GNU Backgammon (bgsim train), integer arithmetic"
+    PARAMS = (
+        Param("weights", str, "", "net file written by bgsim train (default: the shipped net)"),
+    )
+
+    def check(self) -> None:
+        self.net = _cached_net(str(Path(self.weights).resolve())) if self.weights else shipped_net()
+
+    def evaluate(self, position: Position) -> tuple[float, float, float, float, float]:
+        """Cubeless (win, win gammon, win backgammon, lose gammon, lose backgammon) of the side
+        on roll; gammons include backgammons."""
+        board = position.board if isinstance(position, Position) else Position(tuple(position)).board
+        return tuple(float(p) / UNIT for p in integer_probabilities(self.net, board))
+
+    def choose(self, position, roll, plays, random):
+        best = plays[0]
+        best_value = play_value(self.net, best.result.board)
+        for play in plays[1:]:
+            value = play_value(self.net, play.result.board)
+            if value > best_value:  # strictly greater: ties keep the earlier play
+                best, best_value = play, value
+        return best

@@ -1,0 +1,103 @@
+"""``bgsim train``: train the ``nn`` checker bot from GNU Backgammon's evaluations.
+
+See ``experiments/training/train.py`` for the method.  With the defaults and ``--seed 1`` it
+reproduces the shipped net (``bots/data/nn.npz``).  Needs ``gnubg-nn`` (``pip install
+'bgsim[train]'``) for the labels; the trained bot itself needs only numpy and Numba.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import fields
+from pathlib import Path
+
+DEFAULT_FOLDER = Path("results/tmp/train")
+
+
+def register(subparsers) -> None:
+    from experiments.training.train import Settings
+
+    defaults = Settings()
+    parser = subparsers.add_parser(
+        "train",
+        help="train the nn checker bot from GNU Backgammon's evaluations (needs gnubg-nn)",
+        description="Distil GNU Backgammon's 0-ply evaluations of self-play positions into the "
+        "nn checker bot, round after round (DAgger style), with checkpoints, a progress bar and a "
+        "learning curve against pubeval (CSV and PNG in the checkpoint folder).",
+    )
+    parser.add_argument("--out", default="nn.npz", metavar="FILE",
+                        help="where the trained net goes (default nn.npz); play it with nn(weights=FILE)")
+    parser.add_argument("--folder", default=str(DEFAULT_FOLDER), metavar="DIR",
+                        help=f"checkpoints, labelled positions and the learning curve (default {DEFAULT_FOLDER})")
+    parser.add_argument("--resume", action="store_true", help="continue from the checkpoint in --folder")
+    parser.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    help_text = {
+        "seed": "everything is drawn from it", "rounds": "rounds of positions, labels and training",
+        "positions": "new positions per round", "samples": "training examples per round",
+        "hidden": "hidden units", "batch": "minibatch size", "rate": "Adam's starting rate",
+        "round_decay": "each round's starting rate times this", "noise_first":
+        "share of random plays in round 0 (pubeval self-play)", "noise": "share of random plays "
+        "in the net's self-play rounds", "alternatives": "chance per ply to keep a rejected play too",
+        "duel_deals": "deals against pubeval per learning-curve point (each played twice)",
+        "checkpoint_steps": "batches between checkpoints",
+    }
+    for field in fields(Settings):
+        default = getattr(defaults, field.name)
+        kind = type(default)
+        parser.add_argument(f"--{field.name.replace('_', '-')}", type=kind, default=default,
+                            metavar=field.name.upper()[:1] if kind is int else "X",
+                            help=f"{help_text.get(field.name, '')} (default {default})")
+    parser.set_defaults(handler=run_train)
+
+
+def settings_from_args(args):
+    from experiments.training.train import Settings
+
+    values = {field.name: getattr(args, field.name) for field in fields(Settings)}
+    for name in ("rounds", "positions", "samples", "hidden", "batch", "duel_deals", "checkpoint_steps"):
+        if values[name] < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {values[name]}")
+    if values["seed"] < 0:
+        raise ValueError(f"--seed must be zero or positive, got {values['seed']}")
+    for name in ("noise_first", "noise", "alternatives"):
+        if not 0.0 <= values[name] <= 1.0:
+            raise ValueError(f"--{name.replace('_', '-')} must be between 0 and 1, got {values[name]}")
+    if values["rate"] <= 0 or not 0 < values["round_decay"] <= 1:
+        raise ValueError("--rate must be positive and --round-decay in (0, 1]")
+    return Settings(**values)
+
+
+def run_train(args) -> int:
+    from experiments.cli import MissingDependency
+
+    settings = settings_from_args(args)
+    out = Path(args.out)
+    if out.suffix != ".npz":
+        raise ValueError(f"--out {out}: a net is written as .npz; name the file *.npz")
+    if out.exists() and not args.force:
+        raise ValueError(f"{out} exists; pass --force to overwrite it")
+    folder = Path(args.folder)
+    if folder.exists() and (folder / "state.npz").exists() and not args.resume:
+        raise ValueError(f"{folder} holds a checkpoint; pass --resume to continue it or choose "
+                         f"another --folder")
+    if args.resume and not (folder / "state.npz").exists():
+        raise ValueError(f"--resume: no checkpoint in {folder}")
+    try:
+        import gnubg_nn  # noqa: F401
+    except ImportError:
+        raise MissingDependency("bgsim train needs gnubg-nn for its labels: pip install 'bgsim[train]'") from None
+    from experiments.training.train import Trainer, plot_curve
+
+    started = time.time()
+    net, _ = Trainer(settings, folder).run(resume=args.resume)
+    seconds = time.time() - started
+    arguments = " ".join(f"--{f.name.replace('_', '-')} {getattr(settings, f.name)}" for f in fields(settings))
+    net.note = (f"bgsim train {arguments}: GNU Backgammon 0-ply labels of "
+                f"{settings.rounds * settings.positions:,} self-play positions, "
+                f"{settings.rounds * settings.samples:,} training examples; "
+                f"{seconds:.0f} s in the last process")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    net.save(out)
+    plot_curve(folder / "curve.csv", folder / "curve.png")
+    print(f"wrote {out}; learning curve: {folder / 'curve.csv'}, {folder / 'curve.png'}")
+    return 0

@@ -1,0 +1,166 @@
+"""The nn checker bot: both engines compute the same integers and choose the same plays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bgsim
+from bgsim.board import Position
+from bgsim.fast.moves import BOARD_BYTES, generate, new_buffers
+from bgsim.fast.nn import UNIT, choose, evaluate
+from bots.nn import DEFAULT_WEIGHTS, NetError, NNChecker, integer_probabilities, load_net
+from bots.params import SpecError
+from experiments.training.net import init_params, quantize
+from experiments.training.selfplay import PUBEVAL, play_positions
+
+
+def _random_net(hidden=24, seed=5, scale=4.0):
+    """A net with random weights, large enough that plays get distinct values."""
+    params = init_params(hidden, seed)
+    params["w1"] *= scale
+    params["w2"] *= scale
+    params["b2"] += np.float32(0.5)
+    return quantize(params)
+
+
+def _zero_net(hidden=8):
+    params = init_params(hidden, 1)
+    for value in params.values():
+        value[...] = 0.0
+    return quantize(params)
+
+
+@pytest.fixture(scope="module")
+def positions():
+    """Positions from noisy and fully random self-play: openings, contact, bar, bear-off."""
+    net = _zero_net()
+    out = np.zeros((6000, 26), dtype=np.int8)
+    written = play_positions(11, 60, PUBEVAL, 0.3, 0.5, *net.arrays(), out[:3000])
+    written2 = play_positions(12, 60, PUBEVAL, 1.0, 0.5, *net.arrays(), out[3000:])
+    boards = np.concatenate([out[:written], out[3000:3000 + written2]])
+    assert len(boards) > 4000
+    return boards
+
+
+def _nets():
+    nets = [_random_net(), _zero_net()]
+    if DEFAULT_WEIGHTS.is_file():
+        nets.append(load_net(DEFAULT_WEIGHTS))
+    return nets
+
+
+def test_positions_cover_the_hard_cases(positions):
+    bar = (positions[:, 25] > 0).any() and (positions[:, 0] < 0).any()
+    bear_off_with_contact = any(
+        all(row[p] <= 0 for p in range(7, 26)) and not bgsim.Position(tuple(int(v) for v in row)).is_race
+        for row in positions)
+    assert bar and bear_off_with_contact
+
+
+@pytest.mark.parametrize("which", range(len(_nets())))
+def test_kernel_evaluation_equals_reference(positions, which):
+    net = _nets()[which]
+    probabilities = np.zeros(5, dtype=np.int64)
+    for row in positions[::2]:
+        evaluate(row, *net.arrays(), probabilities)
+        expected = integer_probabilities(net, tuple(int(v) for v in row))
+        assert np.array_equal(probabilities, expected), row
+
+
+def _fast_choice(net, board, roll):
+    plays, keys, slots, table, order = new_buffers()
+    padded = np.zeros(BOARD_BYTES, dtype=np.int8)
+    padded[:26] = board
+    count = generate(padded, roll[0], roll[1], plays, keys, slots, table, order)
+    if count == 0:
+        return None
+    scratch = np.zeros((2, net.hidden), dtype=np.int32)
+    index = choose(padded, plays, keys, count, *net.arrays(), scratch, np.zeros(5, dtype=np.int64))
+    return tuple(int(v) for v in plays[index, :26])
+
+
+@pytest.mark.parametrize("which", [0, -1])  # a random net and the shipped one (if any)
+def test_both_engines_choose_the_same_play(positions, which):
+    net = _nets()[which]
+    bot = NNChecker()
+    bot.net = net
+    rng = np.random.default_rng(which)
+    rolls = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+    checked = doubles = 0
+    for row in positions[rng.choice(len(positions), size=1000, replace=False)]:
+        position = Position(tuple(int(v) for v in row))
+        roll = rolls[rng.integers(len(rolls))]
+        plays = bgsim.legal_plays(position, roll)
+        fast = _fast_choice(net, row, roll)
+        if not plays:
+            assert fast is None
+            continue
+        assert fast == bot.choose(position, roll, plays, None).result.board, (position.position_id, roll)
+        checked += 1
+        doubles += roll[0] == roll[1]
+    assert checked > 800 and doubles > 60
+
+
+def test_a_tie_goes_to_the_canonical_first_play(positions):
+    """With every weight zero all non-winning plays tie: both engines take the first one."""
+    net = _zero_net()
+    bot = NNChecker()
+    bot.net = net
+    for row in positions[:300]:
+        position = Position(tuple(int(v) for v in row))
+        plays = bgsim.legal_plays(position, (4, 2))
+        if not plays or any(play.result.checkers_off == 15 for play in plays):
+            continue
+        assert bot.choose(position, (4, 2), plays, None) is plays[0]
+        assert _fast_choice(net, row, (4, 2)) == plays[0].result.board
+
+
+def test_bearing_off_the_last_checker_wins():
+    position = Position.from_points({1: 1, 2: 1}, {24: 15})
+    plays = bgsim.legal_plays(position, (2, 1))
+    bot = NNChecker()
+    bot.net = _random_net()
+    assert bot.choose(position, (2, 1), plays, None).result.checkers_off == 15
+    # a backgammon: the loser still has checkers in the winner's home board
+    turned = Position.from_points({1: 14, "bar": 1}, {}).board
+    assert tuple(integer_probabilities(bot.net, turned)) == (0, 0, 0, UNIT, UNIT)
+
+
+def test_evaluations_are_probabilities(positions):
+    bot = NNChecker()
+    bot.net = _random_net()
+    for row in positions[::7]:
+        win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = bot.evaluate(
+            Position(tuple(int(v) for v in row)))
+        assert 0.0 <= win_backgammon <= win_gammon <= win <= 1.0
+        assert 0.0 <= lose_backgammon <= lose_gammon <= 1.0 - win
+
+
+@pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="no shipped net")
+def test_the_shipped_net_likes_the_start_position_evenly():
+    win = NNChecker().evaluate(Position.start())[0]
+    assert 0.4 < win < 0.6
+
+
+def test_missing_or_malformed_net_files_are_one_clear_error(tmp_path):
+    with pytest.raises(NetError, match="not found"):
+        load_net(tmp_path / "absent.npz")
+    net = _random_net(hidden=6)
+    arrays = dict(zip(("tables", "bias", "race", "weights2", "bias2", "sigmoid"), net.arrays()))
+    arrays["weights2"] = arrays["weights2"][:, :5]
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(NetError, match="weights2 has shape"):
+        load_net(tmp_path / "bad.npz")
+    (tmp_path / "junk.npz").write_text("not a net")
+    with pytest.raises(NetError, match="not a readable"):
+        load_net(tmp_path / "junk.npz")
+    with pytest.raises(SpecError, match="not found"):
+        NNChecker.from_text({"weights": str(tmp_path / "absent.npz")})
+
+
+def test_another_net_file_plays(tmp_path):
+    net = _random_net(hidden=6)
+    net.save(tmp_path / "mine.npz")
+    bot = NNChecker.from_text({"weights": str(tmp_path / "mine.npz")})
+    assert bot.net.hidden == 6 and bot.spec == f"nn(weights={tmp_path / 'mine.npz'})"
