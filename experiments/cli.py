@@ -27,10 +27,13 @@ class MissingDependency(RuntimeError):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import bgsim
+
     parser = argparse.ArgumentParser(
         prog="bgsim",
         description="Backgammon simulation and bot evaluation.",
     )
+    parser.add_argument("--version", action="version", version=f"bgsim {bgsim.__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:

@@ -13,7 +13,8 @@ machine shared with other work slows all of them alike and the ratios stay meani
 * cold compile (a fresh process with an empty ``NUMBA_CACHE_DIR``) and cached start (the same
   again once the cache is filled), both up to the first finished game.
 
-Results go to ``results/bench/`` as JSON with the CPU model, core count and versions.
+Results go to ``results/runs/bench/`` (ignored by git; ``--out`` elsewhere) as JSON with the CPU
+model, core count and versions.
 ``--compare`` checks the run against ``results/bench/baseline.json`` and exits 1 when a figure
 is slower than the baseline by more than ``--margin`` (default 30 %: shared 2-core machines
 swing by 20 % between runs).  Figures compared are ratios to the ``gnubg_nn`` loop when both
@@ -33,8 +34,14 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-RESULTS = Path("results/bench")
+from experiments.files import explain, write_text
+
+# The committed baseline lives in the repository; a run's own JSON goes to the ignored runs
+# folder (relative to where bgsim runs, as `bgsim run` does), so a bench never rewrites a
+# tracked file unless asked (--out results/bench, --write-baseline).
+RESULTS = Path(__file__).resolve().parents[2] / "results" / "bench"
 BASELINE = RESULTS / "baseline.json"
+RUNS = Path("results") / "runs" / "bench"
 START_ID = "4HPwATDgc/ABMA"
 
 # The figures --compare watches: fast engine throughput and generation rate.
@@ -54,12 +61,13 @@ def register(subparsers) -> None:
                         help="interleaved rounds, best kept (default 3)")
     parser.add_argument("--seed", type=int, default=1, metavar="S")
     parser.add_argument("--no-compile", action="store_true", help="skip the cold-compile and cached-start runs")
-    parser.add_argument("--out", default=str(RESULTS), metavar="DIR", help="where the JSON goes")
+    parser.add_argument("--out", default=str(RUNS), metavar="DIR",
+                        help=f"where this run's JSON goes (default {RUNS}, which git ignores)")
     parser.add_argument("--compare", action="store_true",
-                        help=f"compare with {BASELINE} and exit 1 on a slowdown beyond --margin")
+                        help="compare with the committed results/bench/baseline.json and exit 1 on a slowdown beyond --margin")
     parser.add_argument("--margin", type=float, default=0.30, metavar="F",
                         help="allowed slowdown as a fraction for --compare (default 0.30)")
-    parser.add_argument("--write-baseline", action="store_true", help=f"also write {BASELINE}")
+    parser.add_argument("--write-baseline", action="store_true", help="also write the committed results/bench/baseline.json")
     parser.set_defaults(handler=run_bench)
 
 
@@ -351,7 +359,10 @@ def run_bench(args) -> int:
             raise ValueError(f"--compare needs {BASELINE}; write one with --write-baseline")
         baseline = json.loads(BASELINE.read_text())
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise explain(error, out) from None
 
     run = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": _machine(),
            "settings": {"games": args.games, "rounds": args.rounds, "seed": args.seed}}
@@ -388,11 +399,13 @@ def run_bench(args) -> int:
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     text = json.dumps(run, indent=2) + "\n"
-    (out / f"bench-{stamp}.json").write_text(text)
-    (out / "latest.json").write_text(text)
+    targets = [out / f"bench-{stamp}.json", out / "latest.json"] + ([BASELINE] if args.write_baseline else [])
+    for target in targets:
+        try:
+            write_text(text, target)
+        except OSError as error:
+            raise explain(error, target) from None
     if args.write_baseline:
-        BASELINE.parent.mkdir(parents=True, exist_ok=True)
-        BASELINE.write_text(text)
         print(f"wrote {BASELINE}")
     print(f"wrote {out / f'bench-{stamp}.json'}")
     if baseline is not None:

@@ -122,6 +122,17 @@ def format_match_summary(summary: dict, white: str, black: str) -> str:
     ])
 
 
+def next_batch(batch: int, seconds: float, batches: int) -> int:
+    """The size of the next batch, aiming at BATCH_SECONDS: long enough to keep the threads
+    busy, short enough that Ctrl-C (seen between batches in the fast engine) stops promptly.
+    The first batch's time is not trusted to shrink it: it may include the compile."""
+    if seconds < BATCH_SECONDS / 2:
+        return min(2 * batch, MAX_BATCH)
+    if seconds > BATCH_SECONDS * 2 and batches > 1:
+        return max(1, int(batch * BATCH_SECONDS / seconds))
+    return batch
+
+
 class RowFile:
     """The output Parquet file, appended to batch by batch under a temporary name and renamed
     into place when closed, so the file a user sees is always whole."""
@@ -217,12 +228,7 @@ def run_play(args) -> int:
                     rate = timed / timed_seconds
                     log(f"about {duration((args.games - done) / rate)} to go at ~{rate:,.0f} {unit}/s "
                         "(Ctrl-C stops and keeps the finished games)")
-            # Size batches to about BATCH_SECONDS: long enough to keep the threads busy, short
-            # enough that Ctrl-C (seen between batches in the fast engine) stops promptly.
-            if seconds < BATCH_SECONDS / 2:
-                batch = min(2 * batch, MAX_BATCH)
-            elif seconds > BATCH_SECONDS * 2 and batches > 1:
-                batch = max(1, batch // 2)
+            batch = next_batch(batch, seconds, batches)
             stop_hook(batches)
     except KeyboardInterrupt:
         bar.close()

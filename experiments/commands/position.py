@@ -13,8 +13,12 @@ from bgsim.rules import RollError, check_roll
 
 
 def register(subparsers) -> None:
-    show = subparsers.add_parser("show", help="draw a position given as a GNU Backgammon position ID")
-    show.add_argument("position_id", metavar="ID")
+    show = subparsers.add_parser(
+        "show", help="draw a position given as a GNU Backgammon position ID",
+        description="Draw the position of a GNU Backgammon position ID (14 characters, e.g. "
+        "4HPwATDgc/ABMA for the starting position) as a board with points numbered for the side on roll (X), "
+        "and each side's pip count, checkers on the bar and checkers borne off.")
+    show.add_argument("position_id", metavar="ID", help="GNU Backgammon position ID, e.g. 4HPwATDgc/ABMA")
     show.set_defaults(handler=run_show)
 
     moves = subparsers.add_parser(
@@ -24,11 +28,11 @@ def register(subparsers) -> None:
         "canonical order of bgsim.legal_plays.  Each resulting position is seen from the side "
         "that moved (not yet turned), as GNU Backgammon lists move results.",
     )
-    moves.add_argument("position_id", metavar="ID")
+    moves.add_argument("position_id", metavar="ID", help="GNU Backgammon position ID of the side on roll")
     # dice are read as text and checked in run_moves, so that a bad die gets the same single
     # error line as every other bad input instead of argparse's usage message
-    moves.add_argument("die1", metavar="D1")
-    moves.add_argument("die2", metavar="D2")
+    moves.add_argument("die1", metavar="D1", help="first die, 1 to 6")
+    moves.add_argument("die2", metavar="D2", help="second die, 1 to 6")
     moves.add_argument("--json", action="store_true", help="print machine-readable JSON")
     moves.set_defaults(handler=run_moves)
 

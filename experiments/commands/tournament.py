@@ -20,13 +20,17 @@ def register(subparsers) -> None:
     run = subparsers.add_parser(
         "run", help="run an experiment file (experiments/NAME.toml)",
         description="Run the experiment in FILE (a TOML file, or the NAME of one shipped in experiments/).")
-    run.add_argument("file", metavar="FILE")
+    run.add_argument("file", metavar="FILE", help="an experiment file (TOML), or the NAME of one in experiments/")
     _shared_flags(run)
     run.set_defaults(handler=run_file)
 
     report = subparsers.add_parser(
-        "report", help="rebuild a finished run's summaries and plots from its games.parquet")
-    report.add_argument("folder", metavar="DIR")
+        "report", help="rebuild a finished run's summaries and plots from its games.parquet",
+        description="Rebuild summary.md, summary.csv and the plots of a finished run (a `bgsim run` "
+        "or `bgsim tournament` results folder) from its games.parquet alone; given the Parquet "
+        "file of `bgsim play`, print its summary.")
+    report.add_argument("folder", metavar="DIR-or-FILE",
+                        help="a results folder, or a .parquet file written by bgsim play")
     report.set_defaults(handler=run_report)
 
 
@@ -78,7 +82,10 @@ def _run(path: Path, args) -> int:
 
     if args.resume and args.force:
         raise ValueError("--resume finishes a run and --force starts it again: choose one")
-    overrides = {"games": args.games, "seed": args.seed, "threads": args.threads,
+    from experiments.machine import cap_threads
+
+    threads = cap_threads(args.threads, lambda text: print(text, file=sys.stderr, flush=True))
+    overrides = {"games": args.games, "seed": args.seed, "threads": threads,
                  "engine": args.engine, "chunk": args.chunk}
     try:
         experiment = load_experiment(path, overrides)
@@ -105,14 +112,56 @@ def _command(args) -> list[str]:
 
 def run_report(args) -> int:
     from experiments.config import Experiment
+    from experiments.folder import GAMES_FILE, read_run
     from experiments.report import load_rows, write_report
-    from experiments.runner import read_run
 
     folder = Path(args.folder)
+    if not folder.exists():
+        raise ValueError(f"{folder}: no such results folder or Parquet file")
+    rows_file = folder if folder.is_file() else folder / GAMES_FILE
+    if rows_file.suffix == ".parquet" and rows_file.exists():
+        import pyarrow.parquet as pq
+
+        try:
+            names = pq.read_schema(rows_file).names
+        except Exception as error:  # noqa: BLE001 - pyarrow's errors name no common base
+            raise ValueError(f"{rows_file} is not a Parquet file bgsim can read ({error})") from None
+        if "pairing" not in names:
+            return _report_play(rows_file)
+    if folder.is_file():
+        raise ValueError(f"{folder} is neither a results folder nor the Parquet file of bgsim play")
     run = read_run(folder)
     experiment = Experiment.from_dict(run["config"]) if run and "config" in run else None
     frame = load_rows(folder)
     report = write_report(folder, frame, experiment)
     print(report.text)
     print(f"Rewrote {folder}/summary.md, summary.csv and the plots from {len(frame)} rows")
+    return 0
+
+
+def _report_play(path: Path) -> int:
+    """The summary ``bgsim play`` printed, again, from the rows of its output file."""
+    import pandas as pd
+
+    from bgsim.schema import conform
+    from experiments.commands.play import format_match_summary
+    from experiments.summary import GameTally, format_summary
+
+    frame = conform(pd.read_parquet(path))
+    if frame.empty:
+        raise ValueError(f"{path} holds no games")
+    pairs = frame[["white", "black"]].drop_duplicates()
+    if len(pairs) > 1:
+        raise ValueError(f"{path} holds games of {len(pairs)} different pairs of players; "
+                         "bgsim report summarizes one bgsim play output or one results folder")
+    white, black = str(pairs["white"].iloc[0]), str(pairs["black"].iloc[0])
+    tally = GameTally()
+    tally.add(frame)
+    print(format_summary(tally.summary(), white, black))
+    match_to = int(frame["match_to"].max())
+    if match_to:
+        summary = tally.match_summary()
+        summary["match_to"] = match_to
+        print(format_match_summary(summary, white, black))
+    print(f"(from the {len(frame)} rows of {path}, a bgsim play output: no summary files to rebuild)")
     return 0
