@@ -40,15 +40,30 @@ def register(subparsers) -> None:
     evaluate.add_argument("--json", action="store_true", help="print machine-readable JSON")
     evaluate.set_defaults(handler=run_eval)
 
-    tables = subparsers.add_parser("bearoff", help="build or check the bear-off databases")
-    actions = tables.add_subparsers(dest="bearoff_action", metavar="ACTION")
-    build = actions.add_parser("build", help="build the databases into the cache folder, timed")
+    tables = subparsers.add_parser(
+        "bearoff",
+        help="build or check the bear-off databases",
+        description="The exact bear-off databases bgsim eval reads: one-sided (up to 15 checkers) and "
+        "two-sided with the cube.  They are kept in $BGSIM_CACHE, else the user cache folder, and built "
+        "on first use; build makes them now (timed), check compares them with GNU Backgammon's.",
+    )
+    actions = tables.add_subparsers(dest="bearoff_action", metavar="ACTION", help="build or check")
+    build = actions.add_parser(
+        "build", help="build the databases into the cache folder, timed",
+        description="Build whatever bear-off database is missing or stale (all of them with --force) "
+        "and say how long each took and how big its file is.",
+    )
     build.add_argument("--two-sided", type=int, default=None, metavar="N",
                        help="checkers a side in the two-sided database (default: the one eval uses)")
     build.add_argument("--force", action="store_true", help="rebuild even when the files are current")
     build.add_argument("--json", action="store_true", help="print machine-readable JSON")
     build.set_defaults(handler=run_build)
-    check = actions.add_parser("check", help="compare the databases with GNU Backgammon's (gnubg-nn)")
+    check = actions.add_parser(
+        "check", help="compare the databases with GNU Backgammon's (gnubg-nn)",
+        description="Win chances of random pure bear-offs against gnubg_nn.probabilities, and every "
+        "one-sided roll distribution against gnubg_nn.bearoff_probabilities; exits 1 on a difference "
+        "it cannot explain.",
+    )
     check.add_argument("--pairs", type=int, default=10000, metavar="N", help="random position pairs")
     check.add_argument("--seed", type=int, default=1, metavar="S")
     check.add_argument("--json", action="store_true", help="print machine-readable JSON")
