@@ -19,10 +19,10 @@ from bgsim.bearoff import (
     database,
     evaluate,
     home_counts,
-    kernels,
     position_number,
     store,
 )
+from bgsim.fast import bearoff as kernels
 from experiments.cli import main
 
 SMALL = 3  # checkers a side in the two-sided database the tests build

@@ -1,7 +1,8 @@
 """Exact bear-off databases and the one evaluation every consumer asks: :func:`evaluate`.
 
-As in GNU Backgammon (bearoff.h), each database is built by its own code (``kernels.py``, in
-Numba), kept in a file that says what it holds (``store.py``), and read through one function.
+As in GNU Backgammon (bearoff.h), each database is built by its own code (Numba kernels in
+``bgsim/fast/bearoff.py``), kept in a file that says what it holds (``store.py``), and read
+through one function.
 
 * one-sided: every position of up to 15 checkers on the six home points; cubeless chances of
   any race where both sides have borne in, by convolution, and effective pip counts;

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import kernels, store
+from ..fast import bearoff as kernels
+from . import store
 
 # Average pips of a roll, doubles counted twice: 2 * 3.5 + (1/6) * 2 * 3.5 = 49/6 = 8.1667.
 PIPS_PER_ROLL = 49.0 / 6.0

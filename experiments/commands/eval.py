@@ -158,7 +158,8 @@ def run_eval(args) -> int:
 
 def build_files(two_sided_checkers: int, force: bool) -> dict:
     """Build what is missing or stale (everything with ``force``); the seconds each took."""
-    from bgsim.bearoff import database, kernels, store
+    from bgsim.bearoff import database, store
+    from bgsim.fast import bearoff as kernels
 
     database.check_two_sided_checkers(two_sided_checkers)
     folder = store.cache_dir()
@@ -232,7 +233,7 @@ def gnubg_distribution_check(gnubg_nn, one, tolerance: float = 1e-4) -> dict:
     stored in 16 bits)."""
     import numpy as np
 
-    from bgsim.bearoff import kernels
+    from bgsim.fast import bearoff as kernels
 
     differ = []
     worst_mean = 0.0
@@ -259,7 +260,8 @@ def compare_with_gnubg(pairs: int, seed: int, tolerance: float = 1e-4) -> dict:
     exactly 1 or 0 (a shortcut that declares a race decided when it is only almost decided)."""
     import numpy as np
 
-    from bgsim.bearoff import database, kernels
+    from bgsim.bearoff import database
+    from bgsim.fast import bearoff as kernels
 
     gnubg_nn = _gnubg()
     one = database.one_sided()

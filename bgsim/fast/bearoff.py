@@ -1,4 +1,4 @@
-"""Numba kernels that build the bear-off databases.
+"""Numba kernels that build the bear-off databases (``bgsim.bearoff`` reads and keeps them).
 
 A bear-off position is the checkers of one side on its six home points, ``counts[0..5]`` for
 points 1..6.  Positions are numbered as GNU Backgammon numbers them (``PositionBearoff`` in its
@@ -6,9 +6,9 @@ positionid.c): every position of up to ``k`` checkers has a number below ``C(k +
 database of up to ``k`` checkers is the first ``C(k + 6, 6)`` numbers of any larger one, and
 position 0 is "all off".
 
-Every kernel lives in this one file on purpose: Numba's on-disk cache checks only the source
-file of the function it caches, so a kernel calling into another file could run a stale copy.
-The files built from these kernels carry a hash of this file for the same reason (see store.py).
+They live in ``bgsim/fast`` so that the stale-cache guard of ``compile.py`` covers them.  The
+database files carry a hash of this file: a table built by other code is rebuilt
+(``bgsim/bearoff/store.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..fast.compile import jit, parallel_jit
+from .compile import jit, parallel_jit
 
 POINTS = 6
 MAX_CHECKERS = 15
