@@ -31,7 +31,7 @@ SMALL = 3  # checkers a side in the two-sided database the tests build
 @pytest.fixture(scope="module")
 def cache_folder(tmp_path_factory):
     """A private cache folder for the module, with a small two-sided default."""
-    folder = tmp_path_factory.mktemp("bearoff-cache")
+    folder = tmp_path_factory.getbasetemp() / "bearoff-cache"  # shared with test_bearoff_player.py
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BGSIM_CACHE", str(folder))
         patch.setenv("BGSIM_BEAROFF_CHECKERS", str(SMALL))

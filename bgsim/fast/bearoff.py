@@ -17,6 +17,7 @@ import numpy as np
 from numba import prange
 
 from .compile import jit, parallel_jit
+from .moves import BOARD_BYTES, generate, new_buffers, play_before
 
 POINTS = 6
 MAX_CHECKERS = 15
@@ -388,3 +389,87 @@ def two_sided(positions, starts, targets, weights):
                 rolls_owned[a, b] = o_sum / 36.0
                 opponent_owns[a, b] = x_sum / 36.0
     return win, rolls_centred, rolls_owned, opponent_owns
+
+
+# --- the perfect bear-off player -------------------------------------------------------------
+# bgsim.bearoff.player is the reference; these kernels make the same choice from the same
+# tables with the same float64 operations.  ``mean`` is the one-sided expected rolls,
+# ``win`` the two-sided win table of up to ``checkers`` a side, flattened (row: side on roll).
+
+
+@jit
+def _home_number(board, own, binomials):
+    """Bear-off number of one side's home board of a 26-slot board (``own``: the side on roll,
+    points 1..6; else the opponent, points 24..19)."""
+    counts = np.zeros(POINTS, dtype=np.int64)
+    for point in range(1, POINTS + 1):
+        if own:
+            counts[point - 1] = max(board[point], 0)
+        else:
+            counts[point - 1] = max(-board[25 - point], 0)
+    return rank(counts, binomials)
+
+
+@jit
+def is_pure_bearoff(board):
+    """Every checker of both sides in its home board (or off): no own checker on 7..25, no
+    opponent checker on 0..18."""
+    for slot in range(7, 26):
+        if board[slot] > 0:
+            return False
+    for slot in range(0, 19):
+        if board[slot] < 0:
+            return False
+    return True
+
+
+@jit
+def bearoff_choose(board, plays, keys, count, mean, win, checkers):
+    """Index of the play the perfect bear-off player picks from the buffers, or -1 when the
+    position (before the play) is not a pure bear-off of both sides.
+
+    Both sides with at most ``checkers``: the play that leaves the opponent the smallest
+    two-sided chance to win (bearing off the last checker beats everything); otherwise the play
+    with the fewest expected rolls to bear off (the one-sided rule).  Ties: canonical order."""
+    if not is_pure_bearoff(board):
+        return -1
+    own_on = 0
+    opponent_on = 0
+    for slot in range(26):
+        if board[slot] > 0:
+            own_on += board[slot]
+        elif board[slot] < 0:
+            opponent_on -= board[slot]
+    two = own_on <= checkers and opponent_on <= checkers
+    size = BINOMIALS[checkers + POINTS, POINTS]
+    opponent = _home_number(board, False, BINOMIALS)
+    best = -1
+    best_score = 0.0
+    for index in range(count):
+        after = _home_number(plays[index], True, BINOMIALS)
+        if after == 0:
+            score = 2.0
+        elif two:
+            score = 1.0 - win[opponent * size + after]
+        else:
+            score = -mean[after]
+        if best < 0 or score > best_score or (score == best_score and play_before(plays, keys, index, best)):
+            best = index
+            best_score = score
+    return best
+
+
+@jit
+def bearoff_pick(board, die1, die2, mean, win, checkers):
+    """The board ``bearoff_choose`` leaves after a roll, through the engine's own move
+    generator (plays in table order, not canonical); for the tests that hold the two players
+    to the same choices.  Empty when the position is not covered."""
+    plays, keys, slots, table, order = new_buffers()
+    work = np.zeros(BOARD_BYTES, dtype=np.int8)
+    for slot in range(26):
+        work[slot] = board[slot]
+    count = generate(work, die1, die2, plays, keys, slots, table, order)
+    index = bearoff_choose(work, plays, keys, count, mean, win, checkers)
+    if index < 0:
+        return np.zeros(0, dtype=np.int8)
+    return plays[index, :26].copy()

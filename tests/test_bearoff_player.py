@@ -1,0 +1,86 @@
+"""The perfect bear-off player: the reference and the fast kernel make the same choices, and in
+the two-sided range its choices reach the database's exact win chances."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bgsim import Position, legal_plays
+from bgsim.bearoff import database
+from bgsim.bearoff.player import PlayerTables, bearoff_choice
+from bgsim.fast import bearoff as kernels
+
+SMALL = 3
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:
+        # the folder test_bearoff.py uses too: the one-sided table is built once per session
+        patch.setenv("BGSIM_CACHE", str(tmp_path_factory.getbasetemp() / "bearoff-cache"))
+        yield PlayerTables.load(SMALL)
+
+
+def bearoff_position(own, opponent) -> Position:
+    board = [0] * 26
+    for point in range(1, 7):
+        board[point] = own[point - 1]
+        board[25 - point] = -opponent[point - 1]
+    return Position(tuple(board))
+
+
+def random_number(rng, checkers):
+    return int(rng.integers(kernels.position_count(checkers - 1), kernels.position_count(checkers)))
+
+
+def test_both_engines_choose_the_same(tables):
+    rng = np.random.default_rng(8)
+    compared = 0
+    for _ in range(120):
+        own = random_number(rng, int(rng.integers(1, 16)))
+        opponent = random_number(rng, int(rng.integers(1, 16)))
+        if rng.random() < 0.4:  # plenty of two-sided positions, where ties (sure wins) are common
+            own, opponent = random_number(rng, int(rng.integers(1, SMALL + 1))), random_number(rng, int(rng.integers(1, SMALL + 1)))
+        position = bearoff_position(database.counts_of(own), database.counts_of(opponent))
+        board = np.array(position.board, dtype=np.int8)
+        for die1, die2 in kernels.ROLLS:
+            plays = legal_plays(position, (int(die1), int(die2)))
+            chosen = bearoff_choice(position, plays, tables)
+            fast = kernels.bearoff_pick(board, die1, die2, tables.mean, tables.win, tables.checkers)
+            assert tuple(int(c) for c in fast) == chosen.result.board, (position.position_id, die1, die2)
+            compared += 1
+    assert compared == 120 * 21
+
+
+def test_not_covered_positions_are_left_to_the_bot(tables):
+    position = Position.from_points({7: 1, 1: 2}, {19: 3})
+    assert bearoff_choice(position, legal_plays(position, (3, 1)), tables) is None
+    board = np.array(position.board, dtype=np.int8)
+    assert len(kernels.bearoff_pick(board, 3, 1, tables.mean, tables.win, tables.checkers)) == 0
+    assert bearoff_choice(Position.start(), legal_plays(Position.start(), (3, 1)), tables) is None
+
+
+def test_two_sided_choices_reach_the_exact_chances(tables):
+    size = kernels.position_count(SMALL)
+    win = tables.win.reshape(size, size)
+    rng = np.random.default_rng(4)
+    for own, opponent in rng.integers(1, size, size=(400, 2)):
+        position = bearoff_position(database.counts_of(own), database.counts_of(opponent))
+        total = 0.0
+        for (die1, die2), weight in zip(kernels.ROLLS, kernels.ROLL_WEIGHTS):
+            chosen = bearoff_choice(position, legal_plays(position, (int(die1), int(die2))), tables)
+            after = database.position_number([max(chosen.result.board[p], 0) for p in range(1, 7)])
+            total += weight * (1.0 if after == 0 else 1.0 - win[opponent, after])
+        assert total / 36.0 == pytest.approx(win[own, opponent], abs=1e-12)
+
+
+def test_one_sided_choices_take_the_fewest_rolls(tables):
+    # 15 checkers: the one-sided rule; the chosen play's expected rolls are the least
+    position = bearoff_position((3, 3, 3, 2, 2, 2), (2, 0, 0, 0, 0, 0))
+    for die1, die2 in kernels.ROLLS:
+        plays = legal_plays(position, (int(die1), int(die2)))
+        chosen = bearoff_choice(position, plays, tables)
+        means = [tables.mean[database.position_number([max(p.result.board[q], 0) for q in range(1, 7)])] for p in plays]
+        chosen_mean = tables.mean[database.position_number([max(chosen.result.board[q], 0) for q in range(1, 7)])]
+        assert chosen_mean == min(means)
