@@ -8,7 +8,7 @@ import pytest
 
 from bgsim import Position, legal_plays
 from bgsim.bearoff import database
-from bgsim.bearoff.player import PlayerTables, bearoff_choice
+from bgsim.bearoff.player import bearoff_choice, player_tables
 from bgsim.fast import bearoff as kernels
 
 SMALL = 3
@@ -19,7 +19,7 @@ def tables(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         # the folder test_bearoff.py uses too: the one-sided table is built once per session
         patch.setenv("BGSIM_CACHE", str(tmp_path_factory.getbasetemp() / "bearoff-cache"))
-        yield PlayerTables.load(SMALL)
+        yield player_tables(SMALL)
 
 
 def bearoff_position(own, opponent) -> Position:
@@ -51,6 +51,11 @@ def test_both_engines_choose_the_same(tables):
             assert tuple(int(c) for c in fast) == chosen.result.board, (position.position_id, die1, die2)
             compared += 1
     assert compared == 120 * 21
+
+
+def test_tables_are_the_same_objects_every_time(tables):
+    again = player_tables(SMALL)
+    assert again.mean is tables.mean and again.win is tables.win
 
 
 def test_not_covered_positions_are_left_to_the_bot(tables):

@@ -17,6 +17,7 @@ the canonical order of ``bgsim.legal_plays``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -36,11 +37,18 @@ class PlayerTables:
     win: np.ndarray  # float64[size * size], row = side on roll
     checkers: int
 
-    @classmethod
-    def load(cls, checkers: int | None = None) -> "PlayerTables":
-        one = database.one_sided()
-        two = database.two_sided(checkers)
-        return cls(np.ascontiguousarray(one.mean), np.ascontiguousarray(two.win).reshape(-1), two.checkers)
+
+def player_tables(checkers: int | None = None) -> PlayerTables:
+    """The tables of the player, read once per process, folder and size: the same array
+    objects on every call (the fast engine then stores them once per run)."""
+    return _player_tables(database.store.cache_dir(), checkers or database.default_two_sided_checkers())
+
+
+@lru_cache(maxsize=None)
+def _player_tables(folder, checkers: int) -> PlayerTables:
+    one = database.one_sided(folder)
+    two = database.two_sided(checkers, folder)
+    return PlayerTables(np.ascontiguousarray(one.mean), np.ascontiguousarray(two.win).reshape(-1), two.checkers)
 
 
 def is_pure_bearoff(board) -> bool:
