@@ -367,3 +367,12 @@ def test_agrees_with_gnubg(cache_folder):
         assert entry["pairs"] > 0 and entry["unexplained"] == []
         assert entry["agree"] >= 0.98 * entry["pairs"]
     assert summary["two-sided"]["agree"] == summary["two-sided"]["pairs"]
+
+
+def test_build_times_for_the_bench(cache_folder):
+    from experiments.commands.eval import build_times
+
+    times = build_times(2)
+    assert times["one_sided_build_s"] > 0 and times["two_sided_build_s"] > 0
+    assert times["two_sided_checkers"] == 2
+    assert times["two_sided_bytes"] == 4 * 8 * kernels.position_count(2) ** 2

@@ -372,6 +372,12 @@ def run_bench(args) -> int:
         run["compile"] = compile_times()
         print(f"cold compile {run['compile']['cold_compile_s']:.1f}s, cached start "
               f"{run['compile']['cached_start_s']:.2f}s (to the first game, imports included)")
+        # one-off costs like the compile: the bear-off databases bgsim eval builds on first use
+        from experiments.commands.eval import build_times
+
+        run["bearoff"] = build_times()
+        print(f"bear-off databases built in {run['bearoff']['one_sided_build_s']:.1f}s (one-sided) and "
+              f"{run['bearoff']['two_sided_build_s']:.1f}s (two-sided, {run['bearoff']['two_sided_checkers']} checkers)")
     run["figures"] = measure(args.games, args.rounds, args.seed)
     run["ratios"] = ratios(run["figures"])
 

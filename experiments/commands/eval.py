@@ -334,3 +334,27 @@ def run_check(args) -> int:
         print(f"  unexplained differences: {' '.join(unexplained[:20])}", file=sys.stderr)
         return 1
     return 0
+
+
+# --- build times, for bgsim bench ------------------------------------------------------------
+
+
+def build_times(two_sided_checkers: int | None = None) -> dict:
+    """Seconds to build each database in memory with the kernels already compiled (a tiny
+    build of each compiles them first), and the two-sided table's size."""
+    from bgsim.bearoff import database
+    from bgsim.fast import bearoff as kernels
+
+    checkers = two_sided_checkers or database.default_two_sided_checkers()
+    small = database._all_positions()[: kernels.position_count(2)]
+    starts, targets = kernels.successors(small, kernels.ROLLS, kernels.BINOMIALS)
+    kernels.one_sided(small, starts, targets, kernels.ROLL_WEIGHTS, kernels.MAX_CHECKERS)
+    database.build_two_sided(2)
+    one = database.build_one_sided()
+    two = database.build_two_sided(checkers)
+    return {
+        "one_sided_build_s": round(one.build_seconds, 3),
+        "two_sided_build_s": round(two.build_seconds, 3),
+        "two_sided_checkers": checkers,
+        "two_sided_bytes": int(sum(table.nbytes for table in (two.win, two.rolls_centred, two.rolls_owned, two.opponent_owns))),
+    }
