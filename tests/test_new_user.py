@@ -84,7 +84,7 @@ COMMANDS = readme_commands()
 
 def test_the_readme_shows_the_commands_a_new_user_needs():
     names = {shlex.split(command)[1] for command in COMMANDS}
-    assert {"tournament", "show", "moves", "bots", "play", "run", "validate", "bench"} <= names
+    assert {"tournament", "show", "moves", "bots", "play", "run", "validate", "bench", "report"} <= names
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -94,6 +94,9 @@ def test_every_readme_command_runs(command, tmp_path, capsys, monkeypatch):
         pytest.importorskip("distributed")
         words[words.index("--dask") + 1] = "local:1"
     monkeypatch.chdir(tmp_path)  # nothing lands in the repository
+    if words[0] == "report":  # a report needs the rows of an earlier command: make them small
+        assert cli.main(["play", "random", "random", "--games", "3", "--engine", "reference",
+                         "--out", words[1], "--no-progress"]) == 0
     code = cli.main(words)
     err = capsys.readouterr().err
     allowed = (0, 1) if words[0] == "bench" else (0,)  # bench --compare may find a tiny run slower
