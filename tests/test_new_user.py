@@ -74,6 +74,8 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
         setting("--games", "1")
         setting("--positions", "2")
         setting("--jobs", "1")
+    elif name == "bearoff" and "--pairs" in words:
+        setting("--pairs", "200")
     elif name == "bench":
         words += ["--games", "100", "--rounds", "1", "--no-compile", "--out", str(tmp_path / "bench")]
     return words
@@ -87,9 +89,18 @@ def test_the_readme_shows_the_commands_a_new_user_needs():
     assert {"tournament", "show", "moves", "bots", "play", "run", "validate", "bench", "report"} <= names
 
 
+@pytest.fixture(scope="module")
+def bearoff_cache(tmp_path_factory):
+    """One small bear-off cache for every README command that needs the databases."""
+    return tmp_path_factory.mktemp("bearoff-cache")
+
+
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_readme_command_runs(command, tmp_path, capsys, monkeypatch):
+def test_every_readme_command_runs(command, tmp_path, capsys, monkeypatch, bearoff_cache):
     words = shrunk(command, tmp_path)
+    # The 8-checker two-sided database (288 MB) is not built here: 3 checkers a side.
+    monkeypatch.setenv("BGSIM_CACHE", str(bearoff_cache))
+    monkeypatch.setenv("BGSIM_BEAROFF_CHECKERS", "3")
     if "--dask" in words:
         pytest.importorskip("distributed")
         words[words.index("--dask") + 1] = "local:1"
