@@ -481,10 +481,12 @@ def separation_sentences(comparisons: pd.DataFrame, standings: list[str], labels
         lookup[(row.player, row.opponent)] = (row, 1.0)
         lookup[(row.opponent, row.player)] = (row, -1.0)
 
-    def amount(value: float, half: float) -> str:
-        if is_match:
-            return f"{100 * value:+.1f} ± {100 * half:.1f} percentage points of matches won"
-        return f"{value:+.3f} ± {half:.3f} points/game"
+    def amount(value: float, half: float, via: str | None) -> str:
+        if is_match and via:
+            return f"{round(100 * value, 1) + 0.0:+.1f} ± {100 * half:.1f} points more of its matches won against {name(via)}"
+        if is_match:  # value is the first player's share of the two's matches, less one half
+            return f"wins {round(100 * (0.5 + value), 1):.1f}% ± {100 * half:.1f} of their matches"
+        return f"{round(value, 3) + 0.0:+.3f} ± {half:.3f} points/game"  # + 0.0: no "-0.000"
 
     def resolution(value: float) -> str:
         return f"{100 * value:.2g}-percentage-point" if is_match else f"{value:.2g}"
@@ -499,11 +501,11 @@ def separation_sentences(comparisons: pd.DataFrame, standings: list[str], labels
             return f"{name(a)} and {name(b)} scored the same in every one of {row.deals:,} deals{via}."
         if row.separated:
             return (f"{name(a)} is ahead of {name(b)} after {row.deals:,} deals{via}: "
-                    f"{amount(sign * row.difference, row.difference_ci)} (Holm-adjusted p = {row.p_holm:.2g}).")
+                    f"{amount(sign * row.difference, row.difference_ci, row.via)} (Holm-adjusted p = {row.p_holm:.2g}).")
         needed = "" if row.deals_needed != row.deals_needed else (
             f"; about {row.deals_needed:,.0f} deals would be needed to tell a {resolution(row.resolution)} difference")
         return (f"{name(a)} and {name(b)} are not separated after {row.deals:,} deals{via} "
-                f"({amount(sign * row.difference, row.difference_ci)}){needed}.")
+                f"({amount(sign * row.difference, row.difference_ci, row.via)}){needed}.")
 
     separated = int(comparisons["separated"].sum())
     out = [f"{separated} of the {len(comparisons)} pairs of players are separated (95%, Holm's correction over "
