@@ -64,6 +64,10 @@ RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot"))
 HEURISTIC = FastBot("heuristic", CHECKER, 2, params=(
     "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back"))
 PUBEVAL = FastBot("pubeval", CHECKER, 3, arrays=(("race_weights", FLOAT64), ("contact_weights", FLOAT64)))
+# the quantized net of bots/nn.py (see bgsim/fast/nn.py); its cube bot reads the same arrays
+NN_ARRAYS = (("tables", INT32), ("bias", INT32), ("race", INT32), ("weights2", INT32),
+             ("bias2", INT64), ("sigmoid", INT64))
+NN = FastBot("nn", CHECKER, 4, params=("hidden",), arrays=NN_ARRAYS)
 
 # --- cube bots (bgsim/fast/cube.py, ``offer_double`` and ``respond``) ----------------------
 
@@ -77,10 +81,12 @@ PIPDIFF = FastBot("pipdiff", CUBE, 3, params=(
     "race_only", "beaver", "beaver_percent", "beaver_on"))
 KEITH = FastBot("keith", CUBE, 4, params=("double", "redouble", "take"))
 THORP = FastBot("thorp", CUBE, 5, params=("double", "redouble", "take"))
+# Janowski's cubeful money equities from the nn net's probabilities; x is the cube life index
+NN_CUBE = FastBot("nn", CUBE, 6, params=("hidden", "x"), arrays=NN_ARRAYS)
 
 FAST_BOTS: tuple[FastBot, ...] = (
-    RANDOM, RACER, HEURISTIC, PUBEVAL,
-    NO_CUBE, ALWAYS_TAKE, NEVER_TAKE, PIPDIFF, KEITH, THORP,
+    RANDOM, RACER, HEURISTIC, PUBEVAL, NN,
+    NO_CUBE, ALWAYS_TAKE, NEVER_TAKE, PIPDIFF, KEITH, THORP, NN_CUBE,
 )
 
 

@@ -14,10 +14,12 @@ from pathlib import Path
 import numpy as np
 
 from bgsim.board import Position, is_race
-from bgsim.fast.nn import COUNTS, LIMIT, ONE, OUTPUTS, SHIFT, UNIT
+from bgsim.fast.nn import COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT
 
 from .checker import CheckerBot
-from .params import Param, SpecError
+from .cube import CubeBot
+from .gnubg_bots import janowski_equities
+from .params import Param, SpecError, parse_float
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "data" / "nn.npz"
 ARRAYS = ("tables", "bias", "race", "weights2", "bias2", "sigmoid")
@@ -56,6 +58,11 @@ class Net:
         """(tables, bias, race, weights2, bias2, sigmoid): the kernels' arguments."""
         return self.tables, self.bias, self.race, self.weights2, self.bias2, self.sigmoid
 
+    def named_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays by the names of ``bgsim.layouts.NN`` (the same objects every call, so
+        the engine stores a net once even when a seat's checker and cube bots both hand it)."""
+        return dict(zip(ARRAYS, self.arrays()))
+
     def save(self, path) -> None:
         np.savez_compressed(path, tables=self.tables, bias=self.bias, race=self.race,
                             weights2=self.weights2, bias2=self.bias2, sigmoid=self.sigmoid,
@@ -86,6 +93,8 @@ def check_net(net: Net, where: str) -> None:
              + np.abs(net.tables.astype(np.int64)).max(axis=1).sum(axis=0) * 2)
     if bound.max() >= 2**31:
         raise NetError(f"{where}: weights too large for exact int32 sums")
+    if size > MAX_HIDDEN:
+        raise NetError(f"{where}: {size} hidden units, more than the kernel's {MAX_HIDDEN}")
     if np.abs(net.weights2.astype(np.int64)).max() * ONE * size + np.abs(net.bias2).max() >= 2**62:
         raise NetError(f"{where}: output weights too large for exact int64 sums")
 
@@ -119,6 +128,16 @@ def _cached_net(path: str) -> Net:
 
 def shipped_net() -> Net:
     return _cached_net(str(DEFAULT_WEIGHTS))
+
+
+def _net_of(weights: str) -> Net:
+    return _cached_net(str(Path(weights).resolve())) if weights else shipped_net()
+
+
+def evaluate(net: Net, position) -> tuple[float, float, float, float, float]:
+    """The net's five cubeless probabilities of the side on roll as floats (exact: k / 65536)."""
+    board = position.board if isinstance(position, Position) else Position(tuple(position)).board
+    return tuple(float(p) / UNIT for p in integer_probabilities(net, board))
 
 
 # --- the reference evaluation: numpy int64 ------------------------------------------------
@@ -197,13 +216,18 @@ class NNChecker(CheckerBot):
     )
 
     def check(self) -> None:
-        self.net = _cached_net(str(Path(self.weights).resolve())) if self.weights else shipped_net()
+        self.net = _net_of(self.weights)
 
     def evaluate(self, position: Position) -> tuple[float, float, float, float, float]:
         """Cubeless (win, win gammon, win backgammon, lose gammon, lose backgammon) of the side
         on roll; gammons include backgammons."""
-        board = position.board if isinstance(position, Position) else Position(tuple(position)).board
-        return tuple(float(p) / UNIT for p in integer_probabilities(self.net, board))
+        return evaluate(self.net, position)
+
+    def fast_params(self):
+        return {"hidden": float(self.net.hidden)}
+
+    def fast_arrays(self):
+        return self.net.named_arrays()
 
     def choose(self, position, roll, plays, random):
         best = plays[0]
@@ -213,3 +237,53 @@ class NNChecker(CheckerBot):
             if value > best_value:  # strictly greater: ties keep the earlier play
                 best, best_value = play, value
         return best
+
+
+class NNCube(CubeBot):
+    """Money cube decisions from the net: its cubeless probabilities of the doubler's position
+    turned into cubeful equities by Janowski's formulas (:func:`bots.gnubg_bots.janowski_equities`)
+    with cube life index ``x`` (0.68: GNU Backgammon's contact value, from Janowski's work).
+    Per unit of the current cube: no double = the centred (or owned) equity, double/take =
+    2 x the equity with the opponent owning the cube, double/pass = +1;
+
+    * double when ``min(double/take, double/pass) > no double``;
+    * take when ``double/take <= 1``; beaver (where allowed) when ``double/take < 0``.
+
+    Match score is ignored (money judgement in matches too).  fast_name ``"nn"``.
+    """
+
+    name = "nn"
+    fast_name = "nn"
+    description = "Janowski cubeful money equity from the nn net's probabilities"
+    PARAMS = (
+        Param("x", parse_float, 0.68, "cube life index (0 dead cube .. 1 fully live)", minimum=0.0, maximum=1.0),
+        Param("weights", str, "", "net file written by bgsim train (default: the shipped net)"),
+    )
+
+    def check(self) -> None:
+        self.net = _net_of(self.weights)
+
+    def _equities(self, position: Position, cube):
+        return janowski_equities(evaluate(self.net, position), self.x, cube.jacoby and cube.centred)
+
+    def offer_double(self, position, cube) -> bool:
+        centred, owned, theirs = self._equities(position, cube)
+        no_double = centred if cube.centred else owned
+        return min(2.0 * theirs, 1.0) > no_double
+
+    def respond(self, position, cube):
+        from bgsim.cube import Response
+
+        _, _, theirs = self._equities(position, cube)
+        double_take = 2.0 * theirs
+        if double_take > 1.0:
+            return Response.DROP
+        if cube.beaver_allowed and double_take < 0.0:
+            return Response.BEAVER
+        return Response.TAKE
+
+    def fast_params(self):
+        return {"hidden": float(self.net.hidden), "x": float(self.x)}
+
+    def fast_arrays(self):
+        return self.net.named_arrays()

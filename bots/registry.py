@@ -29,16 +29,19 @@ def checker_bots() -> dict[str, type[CheckerBot]]:
     from .checker import RacerBot, RandomBot
     from .gnubg_bots import GnubgChecker
     from .heuristic import HeuristicBot
+    from .nn import NNChecker
     from .pubeval import PubevalBot
 
-    return {bot.name: bot for bot in (RandomBot, RacerBot, HeuristicBot, PubevalBot, GnubgChecker)}
+    return {bot.name: bot for bot in (RandomBot, RacerBot, HeuristicBot, PubevalBot, NNChecker, GnubgChecker)}
 
 
 def cube_bots() -> dict[str, type[CubeBot]]:
     from .cube import CUBE_BOTS
     from .gnubg_bots import GnubgCube
+    from .nn import NNCube
 
     bots = dict(CUBE_BOTS)
+    bots[NNCube.name] = NNCube
     bots[GnubgCube.name] = GnubgCube
     return bots
 

@@ -22,11 +22,13 @@ from .board import is_race, shots, survey
 from .compile import jit
 from .dice import below
 from .moves import kth_play, play_before
+from .nn import nn_choose
 
 RANDOM = layouts.RANDOM.code
 RACER = layouts.RACER.code
 HEURISTIC = layouts.HEURISTIC.code
 PUBEVAL = layouts.PUBEVAL.code
+NN = layouts.NN.code
 NO_KERNEL = -1  # choose's answer for a code with no kernel
 
 RACER_HIT = layouts.RACER.param("hit")
@@ -162,6 +164,8 @@ def choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, 
     """
     if code == RANDOM:
         return kth_play(plays, keys, count, below(streams, row, count), order)
+    if code == NN:  # judges all plays at once (first layer shared with the parent position)
+        return nn_choose(params, offsets, int32s, int64s, board, plays, keys, count, order)
     # what an evaluation needs to know of the position before the play, once per roll
     if code == RACER or code == HEURISTIC:
         race = False

@@ -14,6 +14,7 @@ from __future__ import annotations
 from .. import layouts
 from .board import is_race, pip_counts
 from .compile import inline_jit, jit
+from .nn import nn_cube_equities
 
 NONE = layouts.NO_CUBE.code
 ALWAYS_TAKE = layouts.ALWAYS_TAKE.code
@@ -21,6 +22,7 @@ NEVER_TAKE = layouts.NEVER_TAKE.code
 PIPDIFF = layouts.PIPDIFF.code
 KEITH = layouts.KEITH.code
 THORP = layouts.THORP.code
+NN = layouts.NN_CUBE.code
 
 NO_DOUBLE, DOUBLE = 0, 1  # offer_double's answers
 TAKE, DROP, BEAVER = 0, 1, 2  # respond's answers
@@ -160,6 +162,11 @@ def offer_double(code, params, offsets, float64s, int32s, int64s, board, view):
             return NO_DOUBLE
         margin = params[COUNT_DOUBLE] if view[VIEW_CENTRED] != 0 else params[COUNT_REDOUBLE]
         return DOUBLE if _excess_at_most(code, board, margin) else NO_DOUBLE
+    if code == NN:  # bots.nn.NNCube: double when double/take and double/pass beat no double
+        centred, owned, theirs = nn_cube_equities(
+            params, offsets, int32s, int64s, board, view[VIEW_JACOBY] != 0 and view[VIEW_CENTRED] != 0)
+        no_double = centred if view[VIEW_CENTRED] != 0 else owned
+        return DOUBLE if min(2.0 * theirs, 1.0) > no_double else NO_DOUBLE
     return NO_KERNEL
 
 
@@ -176,4 +183,13 @@ def respond(code, params, offsets, float64s, int32s, int64s, board, view):
         if not is_race(board):
             return TAKE
         return TAKE if _excess_at_least(code, board, params[COUNT_TAKE]) else DROP
+    if code == NN:  # bots.nn.NNCube: drop above +1 for the doubler, beaver below 0
+        _, _, theirs = nn_cube_equities(
+            params, offsets, int32s, int64s, board, view[VIEW_JACOBY] != 0 and view[VIEW_CENTRED] != 0)
+        double_take = 2.0 * theirs
+        if double_take > 1.0:
+            return DROP
+        if view[VIEW_BEAVER] != 0 and double_take < 0.0:
+            return BEAVER
+        return TAKE
     return NO_KERNEL

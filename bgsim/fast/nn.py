@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import layouts
+from .board import is_race
 from .compile import inline_jit, jit
 from .moves import play_before
 
@@ -35,12 +37,46 @@ LIMIT = 16 * 1024  # the table covers logits -16 .. +16
 UNIT = 65536  # probabilities are integers in units of 1/65536
 OUTPUTS = 5  # win, win gammon, win backgammon, lose gammon, lose backgammon
 COUNTS = 31  # checker counts -15 .. 15 per slot
+SCRATCH = 128  # the choice's sums live in the seat's int64 work buffer from here on (see nn_choose)
+MAX_HIDDEN = 1024  # so that they fit: SCRATCH + 2 * MAX_HIDDEN + OUTPUTS <= the buffer's 4096
+
+NN_HIDDEN = layouts.NN.param("hidden")
+NN_TABLES, NN_BIAS, NN_RACE, NN_WEIGHTS2, NN_BIAS2, NN_SIGMOID = (
+    layouts.NN.array(name) for name in ("tables", "bias", "race", "weights2", "bias2", "sigmoid"))
+CUBE_HIDDEN = layouts.NN_CUBE.param("hidden")
+CUBE_X = layouts.NN_CUBE.param("x")
+assert layouts.NN_CUBE.arrays == layouts.NN.arrays
 
 
 def sigmoid_table() -> np.ndarray:
     """round(UNIT * sigmoid(i / 1024)) for i = -LIMIT .. LIMIT, as int64 (stored in the net file)."""
     steps = np.arange(-LIMIT, LIMIT + 1, dtype=np.float64) / 1024.0
     return np.round(UNIT / (1.0 + np.exp(-steps))).astype(np.int64)
+
+
+@inline_jit
+def _squash(logit, sigmoid):
+    """A logit (scale ONE * ONE) to a probability (units 1/UNIT) through the table."""
+    index = logit >> SHIFT
+    if index < -LIMIT:
+        index = -LIMIT
+    elif index > LIMIT:
+        index = LIMIT
+    return sigmoid[index + LIMIT]
+
+
+@inline_jit
+def _consistent(probabilities):
+    """Backgammons <= gammons <= wins, and the same for losses."""
+    win = probabilities[0]
+    if probabilities[1] > win:
+        probabilities[1] = win
+    if probabilities[2] > probabilities[1]:
+        probabilities[2] = probabilities[1]
+    if probabilities[3] > UNIT - win:
+        probabilities[3] = UNIT - win
+    if probabilities[4] > probabilities[3]:
+        probabilities[4] = probabilities[3]
 
 
 @inline_jit
@@ -55,21 +91,8 @@ def _outputs(hidden_sum, weights2, bias2, sigmoid, probabilities):
                 if h > ONE:
                     h = ONE
                 logit += np.int64(weights2[k, j]) * h
-        index = logit >> SHIFT
-        if index < -LIMIT:
-            index = -LIMIT
-        elif index > LIMIT:
-            index = LIMIT
-        probabilities[k] = sigmoid[index + LIMIT]
-    win = probabilities[0]
-    if probabilities[1] > win:
-        probabilities[1] = win
-    if probabilities[2] > probabilities[1]:
-        probabilities[2] = probabilities[1]
-    if probabilities[3] > UNIT - win:
-        probabilities[3] = UNIT - win
-    if probabilities[4] > probabilities[3]:
-        probabilities[4] = probabilities[3]
+        probabilities[k] = _squash(logit, sigmoid)
+    _consistent(probabilities)
 
 
 @inline_jit
@@ -79,25 +102,12 @@ def _equity(probabilities):
             + probabilities[2] - probabilities[4])
 
 
-@inline_jit
-def _race(board):
-    """bgsim.board.is_race on a (padded) board: every own checker below every opponent one."""
-    highest_own = 0
-    for slot in range(1, 26):
-        if board[slot] > 0:
-            highest_own = slot
-    lowest_opponent = 99
-    for slot in range(24, -1, -1):
-        if board[slot] < 0:
-            lowest_opponent = slot
-    if highest_own == 0 or lowest_opponent == 99:
-        return True
-    return highest_own < lowest_opponent
-
-
 @jit
 def evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities):
-    """The five probabilities (units of 1/UNIT) of the side on roll of ``board`` (26 slots)."""
+    """The five probabilities (units of 1/UNIT) of the side on roll of ``board`` (26 slots).
+
+    One hidden unit at a time, so that nothing is allocated (the cube asks this every turn).
+    """
     own = 0
     opponent = 0
     for slot in range(26):
@@ -108,18 +118,34 @@ def evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities)
     if own == 0 or opponent == 0:
         _finished(board, own == 0, probabilities)
         return
-    hidden_sum = bias.copy()
-    size = bias.shape[0]
-    for slot in range(26):
-        count = board[slot]
-        if count != 0:
-            row = tables[slot, count + 15]
-            for j in range(size):
-                hidden_sum[j] += row[j]
-    if _race(board):
-        for j in range(size):
-            hidden_sum[j] += race[j]
-    _outputs(hidden_sum, weights2, bias2, sigmoid, probabilities)
+    in_race = is_race(board)
+    logit0 = bias2[0]
+    logit1 = bias2[1]
+    logit2 = bias2[2]
+    logit3 = bias2[3]
+    logit4 = bias2[4]
+    for j in range(bias.shape[0]):
+        h = np.int64(bias[j])
+        for slot in range(26):
+            count = board[slot]
+            if count != 0:
+                h += tables[slot, count + 15, j]
+        if in_race:
+            h += race[j]
+        if h > 0:
+            if h > ONE:
+                h = ONE
+            logit0 += np.int64(weights2[0, j]) * h
+            logit1 += np.int64(weights2[1, j]) * h
+            logit2 += np.int64(weights2[2, j]) * h
+            logit3 += np.int64(weights2[3, j]) * h
+            logit4 += np.int64(weights2[4, j]) * h
+    probabilities[0] = _squash(logit0, sigmoid)
+    probabilities[1] = _squash(logit1, sigmoid)
+    probabilities[2] = _squash(logit2, sigmoid)
+    probabilities[3] = _squash(logit3, sigmoid)
+    probabilities[4] = _squash(logit4, sigmoid)
+    _consistent(probabilities)
 
 
 @inline_jit
@@ -152,18 +178,16 @@ def _finished(board, won, probabilities):
 
 
 @jit
-def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmoid, scratch,
-           probabilities):
+def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmoid, parent,
+           hidden_sum, probabilities):
     """Index of the play with the highest cubeless equity for the mover; ties: canonical order.
 
     ``board`` is the position before the play (mover on roll), ``plays[:count]`` the results.
     Each result is judged turned, from the opponent's side: its first-layer sums start from
     those of the turned parent and change only where the play changed a slot (slot ``s`` of a
-    mover's board is slot ``25 - s``, count negated, of the turned one).  ``scratch`` is an
-    int32 array (2, hidden) reused across calls: no allocation per ply.
+    mover's board is slot ``25 - s``, count negated, of the turned one).  ``parent`` and
+    ``hidden_sum`` (int64, hidden long) and ``probabilities`` (int64, 5) are work space.
     """
-    parent = scratch[0]
-    hidden_sum = scratch[1]
     size = bias.shape[0]
     for j in range(size):
         parent[j] = bias[j]
@@ -198,7 +222,7 @@ def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmo
                         row = tables[25 - slot, 15 - after]
                         for j in range(size):
                             hidden_sum[j] += row[j]
-            if _race(plays[index]):
+            if is_race(plays[index]):
                 for j in range(size):
                     hidden_sum[j] += race[j]
             _outputs(hidden_sum, weights2, bias2, sigmoid, probabilities)
@@ -225,3 +249,88 @@ def _finished_turned(plays, index, probabilities):
     probabilities[2] = 0
     probabilities[3] = UNIT if loser_on == 15 else 0
     probabilities[4] = UNIT if (loser_on == 15 and in_home) else 0
+
+
+# --- the engine's entry points: the net comes as the seat's arrays (bgsim.layouts.NN) ------
+
+
+@inline_jit
+def _net(hidden, offsets, int32s, int64s):
+    """Views of a seat's net in the shared buffers: (tables, bias, race, weights2, bias2, sigmoid)."""
+    start = offsets[NN_TABLES]
+    tables = int32s[start:start + 26 * COUNTS * hidden].reshape((26, COUNTS, hidden))
+    start = offsets[NN_BIAS]
+    bias = int32s[start:start + hidden]
+    start = offsets[NN_RACE]
+    race = int32s[start:start + hidden]
+    start = offsets[NN_WEIGHTS2]
+    weights2 = int32s[start:start + OUTPUTS * hidden].reshape((OUTPUTS, hidden))
+    start = offsets[NN_BIAS2]
+    bias2 = int64s[start:start + OUTPUTS]
+    start = offsets[NN_SIGMOID]
+    sigmoid = int64s[start:start + 2 * LIMIT + 1]
+    return tables, bias, race, weights2, bias2, sigmoid
+
+
+@jit
+def nn_choose(params, offsets, int32s, int64s, board, plays, keys, count, work):
+    """The ``nn`` checker bot's play (an index into the buffers).
+
+    ``work`` is the game's int64 buffer that the move generator used as its stack; the
+    generation is over, so the sums of the choice live there from ``SCRATCH`` on and a ply
+    allocates nothing.
+    """
+    hidden = np.int64(params[NN_HIDDEN])
+    tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
+    parent = work[SCRATCH:SCRATCH + hidden]
+    hidden_sum = work[SCRATCH + hidden:SCRATCH + 2 * hidden]
+    probabilities = work[SCRATCH + 2 * hidden:SCRATCH + 2 * hidden + OUTPUTS]
+    return choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmoid,
+                  parent, hidden_sum, probabilities)
+
+
+@jit
+def janowski(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon, efficiency,
+             jacoby_centred):
+    """bots.gnubg_bots.janowski_equities, operation for operation in float64:
+    (centred, owned, opponent owns) cubeful equities per unit of the cube."""
+    p = min(max(win, 0.0), 1.0)
+    w = 1.0 + (win_gammon + win_backgammon) / p if p > 1e-7 else 1.0
+    l = 1.0 + (lose_gammon + lose_backgammon) / (1.0 - p) if p < 1.0 - 1e-7 else 1.0
+    centred, owned, theirs = _janowski_states(p, w, l, efficiency)
+    if jacoby_centred:
+        centred = _janowski_states(p, 1.0, 1.0, efficiency)[0]
+    return centred, owned, theirs
+
+
+@inline_jit
+def _janowski_states(p, w, l, efficiency):
+    s = w + l + 0.5
+    dead = p * w - (1.0 - p) * l
+    own = min(1.0, p * s - l)
+    theirs = max(-1.0, p * s - l - 0.5)
+    take_point = (l - 0.5) / s
+    cash_point = (l + 1.0) / s
+    if p <= take_point:
+        centre = -1.0
+    elif p >= cash_point:
+        centre = 1.0
+    else:
+        centre = -1.0 + 2.0 * (p - take_point) / (cash_point - take_point)
+    return (efficiency * centre + (1.0 - efficiency) * dead,
+            efficiency * own + (1.0 - efficiency) * dead,
+            efficiency * theirs + (1.0 - efficiency) * dead)
+
+
+@jit
+def nn_cube_equities(params, offsets, int32s, int64s, board, jacoby_centred):
+    """The ``nn`` cube bot's (centred, owned, opponent owns) money equities of ``board``'s
+    side on roll: the net's probabilities through Janowski's formulas, cube life ``x``."""
+    hidden = np.int64(params[CUBE_HIDDEN])
+    tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
+    probabilities = np.empty(OUTPUTS, dtype=np.int64)
+    evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities)
+    scale = float(UNIT)
+    return janowski(probabilities[0] / scale, probabilities[1] / scale, probabilities[2] / scale,
+                    probabilities[3] / scale, probabilities[4] / scale, params[CUBE_X],
+                    jacoby_centred)

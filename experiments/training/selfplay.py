@@ -13,7 +13,7 @@ import numpy as np
 import numba
 
 from bgsim.fast.moves import BOARD_BYTES, generate, new_buffers
-from bgsim.fast.nn import _race as is_race
+from bgsim.fast.board import is_race
 from bgsim.fast.nn import choose as nn_choose
 from bots.pubeval import CONTACT_WEIGHTS, RACE_WEIGHTS
 
@@ -50,7 +50,8 @@ def play_positions(seed, games, policy, noise, alternatives, tables, bias, race,
     """Fill ``out`` (int8, (capacity, 26)) with positions; returns how many were written."""
     np.random.seed(seed)
     plays, keys, slots, table, order = new_buffers()
-    scratch = np.zeros((2, bias.shape[0]), dtype=np.int32)
+    parent = np.zeros(bias.shape[0], dtype=np.int64)
+    hidden_sum = np.zeros(bias.shape[0], dtype=np.int64)
     probabilities = np.zeros(5, dtype=np.int64)
     board = np.zeros(BOARD_BYTES, dtype=np.int8)
     written = 0
@@ -73,7 +74,7 @@ def play_positions(seed, games, policy, noise, alternatives, tables, bias, race,
                     index = _pubeval_index(board, plays, count)
                 else:
                     index = nn_choose(board, plays, keys, count, tables, bias, race, weights2,
-                                      bias2, sigmoid, scratch, probabilities)
+                                      bias2, sigmoid, parent, hidden_sum, probabilities)
                 if count > 1 and written < capacity and np.random.random() < alternatives:
                     other = np.random.randint(0, count - 1)
                     if other >= index:
@@ -161,7 +162,8 @@ def duel(seed, deals, tables, bias, race, weights2, bias2, sigmoid, points):
     same dice.  ``points[deal, k]`` is the net's score of the deal's game k (k = 0: it moves
     first).  Dice come from ``np.random`` seeded by (seed, deal)."""
     plays, keys, slots, table, order = new_buffers()
-    scratch = np.zeros((2, bias.shape[0]), dtype=np.int32)
+    parent = np.zeros(bias.shape[0], dtype=np.int64)
+    hidden_sum = np.zeros(bias.shape[0], dtype=np.int64)
     probabilities = np.zeros(5, dtype=np.int64)
     board = np.zeros(BOARD_BYTES, dtype=np.int8)
     for deal in range(deals):
@@ -177,7 +179,7 @@ def duel(seed, deals, tables, bias, race, weights2, bias2, sigmoid, points):
                 if count > 0:
                     if side == net_side:
                         index = nn_choose(board, plays, keys, count, tables, bias, race,
-                                          weights2, bias2, sigmoid, scratch, probabilities)
+                                          weights2, bias2, sigmoid, parent, hidden_sum, probabilities)
                     else:
                         index = _pubeval_index(board, plays, count)
                     for j in range(BOARD_BYTES):
