@@ -59,11 +59,17 @@ class FastBot:
 # --- checker bots (bgsim/fast/checker.py, ``choose``) ---------------------------------------
 
 RANDOM = FastBot("random", CHECKER, 0)
-RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot"))
+# a checker bot with ``bearoff=true`` hands pure bear-offs to the perfect bear-off player
+# (bgsim/fast/bearoff.py): a 0/1 flag, the two-sided table's size, and the two tables
+BEAROFF_PARAMS = ("bearoff", "bearoff_checkers")
+BEAROFF_ARRAYS = (("bearoff_mean", FLOAT64), ("bearoff_win", FLOAT64))
+RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot") + BEAROFF_PARAMS, arrays=BEAROFF_ARRAYS)
 # the eleven features of bots.heuristic, in the order of its weighted sum
 HEURISTIC = FastBot("heuristic", CHECKER, 2, params=(
-    "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back"))
-PUBEVAL = FastBot("pubeval", CHECKER, 3, arrays=(("race_weights", FLOAT64), ("contact_weights", FLOAT64)))
+    "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back")
+    + BEAROFF_PARAMS, arrays=BEAROFF_ARRAYS)
+PUBEVAL = FastBot("pubeval", CHECKER, 3, params=BEAROFF_PARAMS,
+                  arrays=(("race_weights", FLOAT64), ("contact_weights", FLOAT64)) + BEAROFF_ARRAYS)
 # the quantized net of bots/nn.py (see bgsim/fast/nn.py); its cube bot reads the same arrays
 NN_ARRAYS = (("tables", INT32), ("bias", INT32), ("race", INT32), ("weights2", INT32),
              ("bias2", INT64), ("sigmoid", INT64))

@@ -21,12 +21,13 @@ from typing import Sequence
 
 from typing import Mapping
 
+import numpy as np
 from bgsim.board import Position, pip_counts
 from bgsim.decisions import random_play
 from bgsim.dice import RandomStream
 from bgsim.rules import Play
 
-from .params import Bot, Param, parse_float
+from .params import Bot, Param, parse_bool, parse_float
 
 
 class CheckerBot(Bot):
@@ -45,6 +46,38 @@ class CheckerBot(Bot):
         return {}
 
 
+BEAROFF = Param("bearoff", parse_bool, False,
+                "play pure bear-offs (all checkers home) perfectly from the bear-off databases")
+_NO_TABLE = np.zeros(1, dtype=np.float64)  # the declared arrays of a bot with bearoff off
+
+
+def bearoff_hand_off(bot, position, plays) -> Play | None:
+    """The perfect bear-off player's play when ``bot`` has ``bearoff`` on and the position is a
+    pure bear-off of both sides (bgsim.bearoff.player); None: the bot chooses itself."""
+    if not getattr(bot, "bearoff", False):
+        return None
+    from bgsim.bearoff.player import bearoff_choice, player_tables
+
+    return bearoff_choice(position, plays, player_tables())
+
+
+def bearoff_fast_params(bot) -> dict[str, float]:
+    if not bot.bearoff:
+        return {"bearoff": 0.0, "bearoff_checkers": 0.0}
+    from bgsim.bearoff.player import player_tables
+
+    return {"bearoff": 1.0, "bearoff_checkers": float(player_tables().checkers)}
+
+
+def bearoff_fast_arrays(bot) -> dict[str, object]:
+    if not bot.bearoff:
+        return {"bearoff_mean": _NO_TABLE, "bearoff_win": _NO_TABLE}
+    from bgsim.bearoff.player import player_tables
+
+    tables = player_tables()
+    return {"bearoff_mean": tables.mean, "bearoff_win": tables.win}
+
+
 class EvaluationBot(CheckerBot):
     """Picks the play whose resulting board scores highest; the first one on a tie."""
 
@@ -52,6 +85,9 @@ class EvaluationBot(CheckerBot):
         raise NotImplementedError
 
     def choose(self, position, roll, plays, random):
+        perfect = bearoff_hand_off(self, position, plays)
+        if perfect is not None:
+            return perfect
         best = plays[0]
         best_score = self.score(best.result.board, position)
         for play in plays[1:]:
@@ -98,10 +134,14 @@ class RacerBot(EvaluationBot):
     PARAMS = (
         Param("hit", parse_float, 2.0, "bonus per opponent checker on the bar, on top of the pips it loses"),
         Param("blot", parse_float, 5.0, "price (in pips) per own blot an opponent checker could hit"),
+        BEAROFF,
     )
 
     def score(self, board, before):
         return racer_score(board, self.hit, self.blot)
 
     def fast_params(self):
-        return {"hit": float(self.hit), "blot": float(self.blot)}
+        return {"hit": float(self.hit), "blot": float(self.blot), **bearoff_fast_params(self)}
+
+    def fast_arrays(self):
+        return bearoff_fast_arrays(self)

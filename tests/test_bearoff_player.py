@@ -19,6 +19,7 @@ def tables(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         # the folder test_bearoff.py uses too: the one-sided table is built once per session
         patch.setenv("BGSIM_CACHE", str(tmp_path_factory.getbasetemp() / "bearoff-cache"))
+        patch.setenv("BGSIM_BEAROFF_CHECKERS", str(SMALL))  # what the bots' bearoff=true reads
         yield player_tables(SMALL)
 
 
@@ -89,3 +90,49 @@ def test_one_sided_choices_take_the_fewest_rolls(tables):
         means = [tables.mean[database.position_number([max(p.result.board[q], 0) for q in range(1, 7)])] for p in plays]
         chosen_mean = tables.mean[database.position_number([max(chosen.result.board[q], 0) for q in range(1, 7)])]
         assert chosen_mean == min(means)
+
+
+# --- the bots' bearoff switch ----------------------------------------------------------------
+
+PAIRINGS = [("racer(bearoff=true)", "heuristic(bearoff=true)"), ("pubeval(bearoff=true)", "racer")]
+
+
+@pytest.mark.parametrize("white, black", PAIRINGS)
+def test_bots_with_the_switch_play_the_same_in_both_engines(tables, white, black):
+    from bgsim.fast.sameness import compare_frames
+    from bgsim.series import play_games
+    from bots import make_player
+
+    players = make_player(white), make_player(black)
+    reference = play_games(*players, 21, 60, engine="reference")
+    fast = play_games(*players, 21, 60, engine="fast")
+    assert compare_frames(reference, fast) is None
+
+
+@pytest.mark.parametrize("name", ["racer", "heuristic", "pubeval"])
+def test_the_switch_hands_bear_offs_to_the_perfect_player(tables, name):
+    from bgsim.dice import RandomStream
+    from bots import make_player
+
+    on, off = make_player(f"{name}(bearoff=true)").checker, make_player(name).checker
+    rng = np.random.default_rng(6)
+    differ = 0
+    for _ in range(40):
+        own = random_number(rng, int(rng.integers(1, 16)))
+        opponent = random_number(rng, int(rng.integers(1, 16)))
+        position = bearoff_position(database.counts_of(own), database.counts_of(opponent))
+        for die1, die2 in kernels.ROLLS:
+            plays = legal_plays(position, (int(die1), int(die2)))
+            perfect = bearoff_choice(position, plays, tables)
+            assert on.choose(position, (int(die1), int(die2)), plays, RandomStream(1, 1, 1)) == perfect
+            differ += off.choose(position, (int(die1), int(die2)), plays, RandomStream(1, 1, 1)) != perfect
+    assert differ > 0  # the bot alone plays some bear-offs otherwise
+
+
+def test_the_switch_is_a_parameter_of_the_race_bots():
+    from bots import make_player
+
+    for name in ("racer", "heuristic", "pubeval"):
+        assert make_player(name).checker.bearoff is False
+        on = make_player(f"{name}(bearoff=true)")
+        assert on.checker.bearoff is True and "bearoff=true" in on.name

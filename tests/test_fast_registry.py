@@ -128,11 +128,14 @@ class _Checker:
         return self.params
 
 
+BEAROFF_OFF = {"bearoff": 0.0, "bearoff_checkers": 0.0}  # racer's bear-off switch (bots.checker.BEAROFF)
+
+
 @pytest.mark.parametrize("params, words", [
-    ({"hit": 2.0}, "missing: blot"),
-    ({"hit": 2.0, "blot": 5.0, "speed": 1.0}, "not declared: speed"),
+    ({"hit": 2.0, **BEAROFF_OFF}, "missing: blot"),
+    ({"hit": 2.0, "blot": 5.0, "speed": 1.0, **BEAROFF_OFF}, "not declared: speed"),
     ((2.0, 5.0), "must return a mapping"),
-    ({"hit": 2.0, "blot": float("nan")}, "blot must be a finite number"),
+    ({"hit": 2.0, "blot": float("nan"), **BEAROFF_OFF}, "blot must be a finite number"),
 ])
 def test_parameters_are_handed_over_by_their_declared_names(params, words):
     with pytest.raises(ValueError, match=re.escape(words)):
@@ -141,7 +144,9 @@ def test_parameters_are_handed_over_by_their_declared_names(params, words):
 
 def test_pubevals_weights_reach_the_kernel_once_as_array_data():
     packed = seats(make_player("pubeval"), make_player("pubeval+pipdiff"))
-    assert packed.float64s.size == 2 * 122  # four uses of two arrays, stored once each
+    # four uses of two arrays, stored once each, and the one-number stand-in for the bear-off
+    # tables of a bot with bearoff off (bots.checker)
+    assert packed.float64s.size == 2 * 122 + 1
     race = layouts.PUBEVAL.array("race_weights")
     contact = layouts.PUBEVAL.array("contact_weights")
     for seat in (0, 1):

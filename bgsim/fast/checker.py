@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import layouts
 from .board import is_race, shots, survey
+from .bearoff import BINOMIALS, POINTS, bearoff_choose
 from .compile import jit
 from .dice import below
 from .moves import kth_play, play_before
@@ -39,6 +40,14 @@ RACER_BLOT = layouts.RACER.param("blot")
         "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back"))
 PUBEVAL_RACE_WEIGHTS = layouts.PUBEVAL.array("race_weights")
 PUBEVAL_CONTACT_WEIGHTS = layouts.PUBEVAL.array("contact_weights")
+
+# where each bot keeps its bear-off switch: (flag, table size, mean array, win array)
+BEAROFF_AT = {
+    bot.code: (bot.param("bearoff"), bot.param("bearoff_checkers"), bot.array("bearoff_mean"), bot.array("bearoff_win"))
+    for bot in (layouts.RACER, layouts.HEURISTIC, layouts.PUBEVAL)
+}
+RACER_BEAROFF, HEURISTIC_BEAROFF, PUBEVAL_BEAROFF = (BEAROFF_AT[code] for code in (RACER, HEURISTIC, PUBEVAL))
+ONE_SIDED_POSITIONS = int(BINOMIALS[15 + POINTS, POINTS])
 
 ALL_OFF = 99999999.0  # pubeval's score for bearing off the last checker
 
@@ -155,6 +164,27 @@ def pubeval_score(plays, row, offsets, float64s, race):
 
 
 @jit
+def _bearoff_first(code, params, offsets, float64s, board, plays, keys, count):
+    """The perfect bear-off player's choice when the bot has ``bearoff`` on and the position is
+    a pure bear-off (bots.checker.bearoff_hand_off); -1 otherwise."""
+    if code == RACER:
+        flag, size_at, mean_at, win_at = RACER_BEAROFF
+    elif code == HEURISTIC:
+        flag, size_at, mean_at, win_at = HEURISTIC_BEAROFF
+    elif code == PUBEVAL:
+        flag, size_at, mean_at, win_at = PUBEVAL_BEAROFF
+    else:
+        return -1
+    if params[flag] == 0.0:
+        return -1
+    checkers = int(params[size_at])
+    size = BINOMIALS[checkers + POINTS, POINTS]
+    mean = float64s[offsets[mean_at]:offsets[mean_at] + ONE_SIDED_POSITIONS]
+    win = float64s[offsets[win_at]:offsets[win_at] + size * size]
+    return bearoff_choose(board, plays, keys, count, mean, win, checkers)
+
+
+@jit
 def choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
            streams, row):
     """Index (into the buffers) of the play the bot ``code`` picks, or NO_KERNEL; ``count`` >= 1.
@@ -164,6 +194,9 @@ def choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, 
     """
     if code == RANDOM:
         return kth_play(plays, keys, count, below(streams, row, count), order)
+    perfect = _bearoff_first(code, params, offsets, float64s, board, plays, keys, count)
+    if perfect >= 0:
+        return perfect
     if code == NN:  # judges all plays at once (first layer shared with the parent position)
         return nn_choose(params, offsets, int32s, int64s, board, plays, keys, count, order)
     # what an evaluation needs to know of the position before the play, once per roll
