@@ -82,6 +82,13 @@ class GameRecord:
     def white_points(self) -> int:
         return self.points if self.winner == WHITE else -self.points
 
+    @property
+    def points_counted(self) -> int:
+        """``points`` capped at what the winner still needed to win the match."""
+        if self.match is None:
+            return self.points
+        return min(self.points, self.match.away(self.winner))
+
 
 def play_game(
     white: Player,

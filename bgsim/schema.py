@@ -45,6 +45,8 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "dropped": ("bool", "the game ended on a dropped double"),
     "points": ("int64", "points won by the winner, every option applied"),
     "white_points": ("int64", "points from white's side: +points if white won, else -points"),
+    "points_counted": ("int64", "points that count in the match: `points` capped at what the "
+                       "winner still needed (equal to `points` in money games)"),
     "plies": ("int32", "turns played: each roll counts, dances included, the opening roll is 1"),
     "white_pips": ("int16", "white's pip count at the end"),
     "black_pips": ("int16", "black's pip count at the end"),
@@ -141,11 +143,26 @@ def frame_from_columns(
     winner_is_white = np.asarray(columns["winner"]) == 0
     points = np.asarray(columns["points"], dtype=np.int64)
     data["white_points"] = np.where(winner_is_white, points, -points)
+    data["points_counted"] = points_counted(points, winner_is_white, columns["match_to"],
+                                            columns["white_score"], columns["black_score"])
     data["dropped"] = np.asarray(columns["result"]) == RESULT_CODES.index("drop")
     for option, value in asdict(rules).items():
         data["rule_" + option] = np.full(count, value)
     frame = pd.DataFrame({name: data[name] for name in COLUMNS})
     return frame.astype(DTYPES)
+
+
+def points_counted(points, winner_is_white, match_to, white_score, black_score) -> np.ndarray:
+    """``points`` capped at what the winner needed to win the match (unchanged in money games).
+
+    One definition for both engines: each hands its raw points and the score before the game,
+    and the cap is taken here, so the column cannot differ between them.
+    """
+    points = np.asarray(points, dtype=np.int64)
+    match_to = np.asarray(match_to, dtype=np.int64)
+    score = np.where(winner_is_white, np.asarray(white_score, dtype=np.int64),
+                     np.asarray(black_score, dtype=np.int64))
+    return np.where(match_to > 0, np.minimum(points, match_to - score), points)
 
 
 def columns_from_records(records: Iterable) -> dict[str, np.ndarray]:

@@ -29,10 +29,20 @@ def mean_interval(values, z: float = Z95) -> tuple[float, float]:
     return mean, float(z * values.std(ddof=1) / math.sqrt(count))
 
 
+def white_points_counted(frame: pd.DataFrame) -> np.ndarray:
+    """White's points of each game as they count: in a match capped at what the winner still
+    needed (``points_counted``), so a 64-cube in a 7-point match counts as the points it won;
+    in money games the points themselves.  Frames written before the column: the raw points."""
+    if "points_counted" not in frame.columns:
+        return frame["white_points"].to_numpy(dtype=np.float64)
+    counted = frame["points_counted"].to_numpy(dtype=np.float64)
+    return np.where(frame["winner"].to_numpy() == "white", counted, -counted)
+
+
 def summarize_games(frame: pd.DataFrame) -> dict:
-    """White's points per game with a 95% interval and the outcome shares of ``frame``."""
+    """White's points per game (capped in matches) with a 95% interval and the outcome shares."""
     count = len(frame)
-    ppg, half_width = mean_interval(frame["white_points"])
+    ppg, half_width = mean_interval(white_points_counted(frame))
     result = frame["result"]
 
     def share(mask) -> float:
@@ -64,12 +74,14 @@ class GameTally:
         self.sums = {"mean_cube": 0.0, "doubles_per_game": 0.0, "plies_per_game": 0.0}
         self.matches = 0
         self.white_matches = 0
+        self.raw_points = 0.0  # uncapped: what the match view shows beside the capped points
 
     def add(self, frame: pd.DataFrame) -> None:
-        points = frame["white_points"].to_numpy(dtype=np.float64)
+        points = white_points_counted(frame)
         result = frame["result"]
         self.games += len(frame)
         self.points += float(points.sum())
+        self.raw_points += float(frame["white_points"].to_numpy(dtype=np.float64).sum())
         self.squares += float((points * points).sum())
         self.counts["white_wins"] += int((frame["winner"] == "white").sum())
         self.counts["gammons"] += int(result.isin(GAMMONS).sum())
@@ -98,9 +110,12 @@ class GameTally:
     def match_summary(self) -> dict:
         if not self.matches:
             return {"matches": 0, "white_matches": 0, "black_matches": 0}
+        summary = self.summary()
         return {"matches": self.matches, "white_matches": self.white_matches,
                 "black_matches": self.matches - self.white_matches,
-                "games_per_match": self.games / self.matches}
+                "games_per_match": self.games / self.matches,
+                "white_ppg": summary["white_ppg"], "white_ppg_ci": summary["white_ppg_ci"],
+                "white_ppg_raw": self.raw_points / self.games}
 
 
 def format_summary(summary: dict, white: str, black: str) -> str:
@@ -133,8 +148,8 @@ GAMMONS = ("gammon", "backgammon")
 
 
 def points_for(frame: pd.DataFrame, player: str) -> np.ndarray:
-    """Points won per game from ``player``'s side of the board."""
-    white_points = frame["white_points"].to_numpy(dtype=np.float64)
+    """Points won per game from ``player``'s side of the board (capped in matches)."""
+    white_points = white_points_counted(frame)
     return np.where(frame["white"].to_numpy() == player, white_points, -white_points)
 
 

@@ -115,11 +115,17 @@ def format_match_summary(summary: dict, white: str, black: str) -> str:
         return "no matches played"
     share, half_width = mean_interval([1.0] * summary["white_matches"] + [0.0] * summary["black_matches"])
     ci = "n/a" if half_width != half_width else f"{100 * half_width:.1f}%"
-    return "\n".join([
+    lines = [
         f"{matches} matches to {summary['match_to']} points, white {white} vs black {black}",
         f"  white won {summary['white_matches']}, black won {summary['black_matches']}: "
         f"white {100 * share:.1f}% ± {ci} (95% CI)   games per match {summary['games_per_match']:.2f}",
-    ])
+    ]
+    if "white_ppg" in summary:  # a game's points beyond what its winner needed win nothing
+        ppg_ci = summary["white_ppg_ci"]
+        ppg_ci = "n/a" if ppg_ci != ppg_ci else f"{ppg_ci:.3f}"
+        lines.append(f"  white points per game, capped at what the winner needed: "
+                     f"{summary['white_ppg']:+.3f} ± {ppg_ci} (raw, uncapped {summary['white_ppg_raw']:+.3f})")
+    return "\n".join(lines)
 
 
 def next_batch(batch: int, seconds: float, batches: int) -> int:
@@ -245,7 +251,7 @@ def run_play(args) -> int:
     rows.close()
     elapsed = time.perf_counter() - started
     print(format_summary(tally.summary(), white.name, black.name))
-    if args.match_to:
+    if args.match_to:  # points per game above are capped at what the winner needed
         summary = tally.match_summary()
         summary["match_to"] = args.match_to
         print(format_match_summary(summary, white.name, black.name))
