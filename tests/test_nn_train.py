@@ -47,3 +47,32 @@ def test_a_resumed_run_ends_with_the_same_net(tmp_path, monkeypatch):
     resumed, _ = Trainer(TINY, tmp_path / "split", log=lambda _: None).run(resume=True)
     for x, y in zip(_arrays(whole), _arrays(resumed)):
         assert np.array_equal(x, y)
+
+
+def test_the_train_command_writes_a_net_that_plays(tmp_path, capsys):
+    from bgsim.series import play_games
+    from bots import make_player
+    from bots.nn import load_net
+    from experiments.cli import main
+
+    out = tmp_path / "tiny.npz"
+    code = main(["train", "--rounds", "1", "--positions", "800", "--samples", "512", "--hidden", "4",
+                 "--batch", "128", "--duel-deals", "5", "--out", str(out), "--folder", str(tmp_path / "run")])
+    assert code == 0
+    net = load_net(out)
+    assert net.hidden == 4 and "bgsim train" in net.note
+    assert (tmp_path / "run" / "curve.png").is_file()
+    games = play_games(make_player(f"nn(weights={out})"), make_player("pubeval"), seed=1, games=4)
+    assert len(games) == 4
+    # a second run into the same folder must say how to continue instead of overwriting
+    assert main(["train", "--out", str(tmp_path / "other.npz"), "--folder", str(tmp_path / "run")]) == 2
+    assert "--resume" in capsys.readouterr().err
+
+
+def test_a_missing_net_file_is_one_error_line(tmp_path, capsys):
+    from experiments.cli import main
+
+    code = main(["play", f"nn(weights={tmp_path / 'absent.npz'})", "pubeval", "--games", "2",
+                 "--out", str(tmp_path / "games.parquet")])
+    error = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(error) == 1 and "absent.npz" in error[0] and "not found" in error[0]
