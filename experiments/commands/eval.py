@@ -75,19 +75,13 @@ def register(subparsers) -> None:
 
 
 def _nn_evaluate(position: Position):
-    """The nn bot's cubeless probabilities, or None when that bot (or its net) is not installed:
-    through the bot registry, or straight from ``bots.nn`` while the registry does not list it."""
+    """The nn bot's cubeless probabilities, or None when that bot (or its net) is not installed."""
     try:
         from bots.registry import make_checker
 
         bot = make_checker("nn")
     except (ImportError, ValueError, OSError):
-        try:
-            from bots.nn import NNChecker
-
-            bot = NNChecker()
-        except (ImportError, ValueError, OSError):
-            return None
+        return None
     evaluate = getattr(bot, "evaluate", None)
     return tuple(float(p) for p in evaluate(position)) if evaluate else None
 
@@ -127,10 +121,7 @@ def evaluation(position: Position) -> dict:
 
 def run_eval(args) -> int:
     position = Position.from_position_id(args.position_id)
-    if position.checkers_off == 15 or position.opponent_checkers_off == 15:
-        side = "the side on roll" if position.checkers_off == 15 else "the opponent"
-        raise ValueError(f"the game is over in {position.position_id}: {side} has borne off all 15 checkers")
-    answer = evaluation(position)
+    answer = evaluation(position)  # a finished game is a ValueError of bgsim.bearoff.evaluate
     if args.json:
         print(json.dumps({"position_id": position.position_id, **answer}, indent=2))
         return 0
