@@ -60,9 +60,9 @@ class FastBot:
 
 RANDOM = FastBot("random", CHECKER, 0)
 # a checker bot with ``bearoff=true`` hands pure bear-offs to the perfect bear-off player
-# (bgsim/fast/bearoff.py): a 0/1 flag, the two-sided table's size, and the two tables
+# (bgsim/fast/bearoff.py): a 0/1 flag, the two-sided table's size, and the tables it reads
 BEAROFF_PARAMS = ("bearoff", "bearoff_checkers")
-BEAROFF_ARRAYS = (("bearoff_mean", FLOAT64), ("bearoff_win", FLOAT64))
+BEAROFF_ARRAYS = (("bearoff_rolls", FLOAT64), ("bearoff_first", FLOAT64), ("bearoff_win", FLOAT64))
 RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot") + BEAROFF_PARAMS, arrays=BEAROFF_ARRAYS)
 # the eleven features of bots.heuristic, in the order of its weighted sum
 HEURISTIC = FastBot("heuristic", CHECKER, 2, params=(

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bgsim import Position, legal_plays
-from bgsim.bearoff import database
+from bgsim.bearoff import cubeless_equity, database
 from bgsim.bearoff.player import bearoff_choice, player_tables
 from bgsim.fast import bearoff as kernels
 
@@ -48,7 +48,7 @@ def test_both_engines_choose_the_same(tables):
         for die1, die2 in kernels.ROLLS:
             plays = legal_plays(position, (int(die1), int(die2)))
             chosen = bearoff_choice(position, plays, tables)
-            fast = kernels.bearoff_pick(board, die1, die2, tables.mean, tables.win, tables.checkers)
+            fast = kernels.bearoff_pick(board, die1, die2, tables.rolls, tables.first, tables.win, tables.checkers)
             assert tuple(int(c) for c in fast) == chosen.result.board, (position.position_id, die1, die2)
             compared += 1
     assert compared == 120 * 21
@@ -56,14 +56,14 @@ def test_both_engines_choose_the_same(tables):
 
 def test_tables_are_the_same_objects_every_time(tables):
     again = player_tables(SMALL)
-    assert again.mean is tables.mean and again.win is tables.win
+    assert again.rolls is tables.rolls and again.first is tables.first and again.win is tables.win
 
 
 def test_not_covered_positions_are_left_to_the_bot(tables):
     position = Position.from_points({7: 1, 1: 2}, {19: 3})
     assert bearoff_choice(position, legal_plays(position, (3, 1)), tables) is None
     board = np.array(position.board, dtype=np.int8)
-    assert len(kernels.bearoff_pick(board, 3, 1, tables.mean, tables.win, tables.checkers)) == 0
+    assert len(kernels.bearoff_pick(board, 3, 1, tables.rolls, tables.first, tables.win, tables.checkers)) == 0
     assert bearoff_choice(Position.start(), legal_plays(Position.start(), (3, 1)), tables) is None
 
 
@@ -81,15 +81,24 @@ def test_two_sided_choices_reach_the_exact_chances(tables):
         assert total / 36.0 == pytest.approx(win[own, opponent], abs=1e-12)
 
 
-def test_one_sided_choices_take_the_fewest_rolls(tables):
-    # 15 checkers: the one-sided rule; the chosen play's expected rolls are the least
-    position = bearoff_position((3, 3, 3, 2, 2, 2), (2, 0, 0, 0, 0, 0))
-    for die1, die2 in kernels.ROLLS:
-        plays = legal_plays(position, (int(die1), int(die2)))
-        chosen = bearoff_choice(position, plays, tables)
-        means = [tables.mean[database.position_number([max(p.result.board[q], 0) for q in range(1, 7)])] for p in plays]
-        chosen_mean = tables.mean[database.position_number([max(chosen.result.board[q], 0) for q in range(1, 7)])]
-        assert chosen_mean == min(means)
+def test_one_sided_choices_leave_the_opponent_the_least(tables):
+    # a side with 15 checkers is out of the two-sided table: the one-sided equity decides,
+    # here checked against OneSided.probabilities (numpy sums, not the player's loop)
+    one = database.one_sided()
+    rng = np.random.default_rng(9)
+    for _ in range(15):
+        position = bearoff_position(database.counts_of(random_number(rng, 15)),
+                                    database.counts_of(random_number(rng, int(rng.integers(1, 16)))))
+        opponent = database.position_number([-position.board[25 - p] for p in range(1, 7)])
+        for die1, die2 in kernels.ROLLS:
+            plays = legal_plays(position, (int(die1), int(die2)))
+            chosen = bearoff_choice(position, plays, tables)
+
+            def theirs(play):
+                after = database.position_number([max(play.result.board[q], 0) for q in range(1, 7)])
+                return cubeless_equity(one.probabilities(opponent, after))
+
+            assert theirs(chosen) <= min(theirs(play) for play in plays) + 1e-12
 
 
 # --- the bots' bearoff switch ----------------------------------------------------------------

@@ -6,9 +6,10 @@ covered when every checker of both sides is in its home board:
 
 * both sides with at most ``checkers`` (the two-sided table's size): the play that leaves the
   opponent, now on roll, the smallest chance to win -- exact perfect cubeless play;
-* otherwise: the play with the fewest expected rolls to bear off, the rule the one-sided
-  database itself is built with (GNU Backgammon's).  It ignores the opponent, so it is not
-  always perfect: it does not play to save a gammon or to roll for the few winning sequences.
+* otherwise: the play that leaves the opponent the lowest cubeless equity (gammons included)
+  by the one-sided convolution -- the best play for that estimate, which assumes both sides
+  go on with the one-sided database's own rule (fewest expected rolls), so near the edge of
+  the estimate it is not always perfect.
 
 Bearing off the last checker wins and beats every other play.  Ties go to the first play in
 the canonical order of ``bgsim.legal_plays``.
@@ -26,15 +27,18 @@ from ..board import Position
 from ..rules import Play
 from . import database
 
-WINS = 2.0  # the score of bearing off the last checker: above any chance (<= 1) or -mean (<= 0)
+WINS = 3.0  # the score of bearing off the last checker: above every other score (at most 2)
+MAX_ROLLS = database.kernels.MAX_ROLLS
 
 
 @dataclass(frozen=True)
 class PlayerTables:
-    """What the player reads: one-sided expected rolls and the flattened two-sided win table."""
+    """What the player reads, flattened: the one-sided ``rolls_off`` and ``first_off`` tables
+    (``MAX_ROLLS`` per position) and the two-sided win table (row: side on roll)."""
 
-    mean: np.ndarray
-    win: np.ndarray  # float64[size * size], row = side on roll
+    rolls: np.ndarray
+    first: np.ndarray
+    win: np.ndarray
     checkers: int
 
 
@@ -48,7 +52,10 @@ def player_tables(checkers: int | None = None) -> PlayerTables:
 def _player_tables(folder, checkers: int) -> PlayerTables:
     one = database.one_sided(folder)
     two = database.two_sided(checkers, folder)
-    return PlayerTables(np.ascontiguousarray(one.mean), np.ascontiguousarray(two.win).reshape(-1), two.checkers)
+    return PlayerTables(
+        np.ascontiguousarray(one.rolls_off).reshape(-1), np.ascontiguousarray(one.first_off).reshape(-1),
+        np.ascontiguousarray(two.win).reshape(-1), two.checkers,
+    )
 
 
 def is_pure_bearoff(board) -> bool:
@@ -61,6 +68,23 @@ def _own_number(board) -> int:
 
 def _opponent_number(board) -> int:
     return database.position_number([max(-board[25 - point], 0) for point in range(1, 7)])
+
+
+def one_sided_equity(tables: PlayerTables, on_roll: int, other: int) -> float:
+    """Cubeless equity of ``on_roll`` (on roll) against ``other`` by the one-sided convolution,
+    in the kernel's order of operations (``bgsim.fast.bearoff.one_sided_equity``)."""
+    rolls, first = tables.rolls, tables.first
+    mine, theirs = on_roll * MAX_ROLLS, other * MAX_ROLLS
+    their_at_least = their_first_at_least = my_first_beyond = 0.0
+    win = win_gammon = lose_gammon = 0.0
+    for n in range(MAX_ROLLS - 1, -1, -1):
+        their_at_least += float(rolls[theirs + n])
+        their_first_at_least += float(first[theirs + n])
+        win += float(rolls[mine + n]) * their_at_least
+        win_gammon += float(rolls[mine + n]) * their_first_at_least
+        lose_gammon += float(rolls[theirs + n]) * my_first_beyond
+        my_first_beyond += float(first[mine + n])
+    return 2.0 * win - 1.0 + win_gammon - lose_gammon
 
 
 def bearoff_choice(position: Position, plays: Sequence[Play], tables: PlayerTables) -> Play | None:
@@ -82,7 +106,7 @@ def bearoff_choice(position: Position, plays: Sequence[Play], tables: PlayerTabl
         elif two:
             score = 1.0 - float(tables.win[opponent * size + after])
         else:
-            score = -float(tables.mean[after])
+            score = -one_sided_equity(tables, opponent, after)
         if best is None or score > best_score:  # strictly greater: ties keep the earlier play
             best, best_score = play, score
     return best

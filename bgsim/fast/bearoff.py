@@ -393,8 +393,11 @@ def two_sided(positions, starts, targets, weights):
 
 # --- the perfect bear-off player -------------------------------------------------------------
 # bgsim.bearoff.player is the reference; these kernels make the same choice from the same
-# tables with the same float64 operations.  ``mean`` is the one-sided expected rolls,
-# ``win`` the two-sided win table of up to ``checkers`` a side, flattened (row: side on roll).
+# tables with the same float64 operations in the same order.  ``rolls`` and ``first`` are the
+# one-sided ``rolls_off`` and ``first_off`` tables flattened (MAX_ROLLS per position), ``win``
+# the two-sided win table of up to ``checkers`` a side, flattened (row: side on roll).
+
+WINS = 3.0  # bearing off the last checker: above every other play's score (at most 2)
 
 
 @jit
@@ -424,13 +427,38 @@ def is_pure_bearoff(board):
 
 
 @jit
-def bearoff_choose(board, plays, keys, count, mean, win, checkers):
+def one_sided_equity(rolls, first, on_roll, other):
+    """Cubeless equity of position ``on_roll`` (on roll) against ``other`` by the one-sided
+    convolution (``OneSided.probabilities``), summed in one fixed order: win when the other
+    side needs at least as many rolls, a gammon when it has not borne off its first checker
+    by then; gammoned when ours is still on after the other side's last roll."""
+    mine = on_roll * MAX_ROLLS
+    theirs = other * MAX_ROLLS
+    their_at_least = 0.0  # P(other needs >= n rolls), n falling
+    their_first_at_least = 0.0
+    my_first_beyond = 0.0  # P(our first checker needs > n rolls)
+    win = 0.0
+    win_gammon = 0.0
+    lose_gammon = 0.0
+    for n in range(MAX_ROLLS - 1, -1, -1):
+        their_at_least += rolls[theirs + n]
+        their_first_at_least += first[theirs + n]
+        win += rolls[mine + n] * their_at_least
+        win_gammon += rolls[mine + n] * their_first_at_least
+        lose_gammon += rolls[theirs + n] * my_first_beyond
+        my_first_beyond += first[mine + n]
+    return 2.0 * win - 1.0 + win_gammon - lose_gammon
+
+
+@jit
+def bearoff_choose(board, plays, keys, count, rolls, first, win, checkers):
     """Index of the play the perfect bear-off player picks from the buffers, or -1 when the
     position (before the play) is not a pure bear-off of both sides.
 
     Both sides with at most ``checkers``: the play that leaves the opponent the smallest
-    two-sided chance to win (bearing off the last checker beats everything); otherwise the play
-    with the fewest expected rolls to bear off (the one-sided rule).  Ties: canonical order."""
+    two-sided chance to win, exact perfect cubeless play; otherwise the play that leaves the
+    opponent the lowest one-sided cubeless equity (gammons included).  Bearing off the last
+    checker beats everything.  Ties: canonical order."""
     if not is_pure_bearoff(board):
         return -1
     own_on = 0
@@ -448,11 +476,11 @@ def bearoff_choose(board, plays, keys, count, mean, win, checkers):
     for index in range(count):
         after = _home_number(plays[index], True, BINOMIALS)
         if after == 0:
-            score = 2.0
+            score = WINS
         elif two:
             score = 1.0 - win[opponent * size + after]
         else:
-            score = -mean[after]
+            score = -one_sided_equity(rolls, first, opponent, after)
         if best < 0 or score > best_score or (score == best_score and play_before(plays, keys, index, best)):
             best = index
             best_score = score
@@ -460,7 +488,7 @@ def bearoff_choose(board, plays, keys, count, mean, win, checkers):
 
 
 @jit
-def bearoff_pick(board, die1, die2, mean, win, checkers):
+def bearoff_pick(board, die1, die2, rolls, first, win, checkers):
     """The board ``bearoff_choose`` leaves after a roll, through the engine's own move
     generator (plays in table order, not canonical); for the tests that hold the two players
     to the same choices.  Empty when the position is not covered."""
@@ -469,7 +497,7 @@ def bearoff_pick(board, die1, die2, mean, win, checkers):
     for slot in range(26):
         work[slot] = board[slot]
     count = generate(work, die1, die2, plays, keys, slots, table, order)
-    index = bearoff_choose(work, plays, keys, count, mean, win, checkers)
+    index = bearoff_choose(work, plays, keys, count, rolls, first, win, checkers)
     if index < 0:
         return np.zeros(0, dtype=np.int8)
     return plays[index, :26].copy()
