@@ -3,8 +3,10 @@
 Every figure is measured in rounds that interleave the contenders (best round kept), so a
 machine shared with other work slows all of them alike and the ratios stay meaningful.
 
-* fast engine, 1 thread and all cores: ``random`` vs ``random`` and
-  ``heuristic+pipdiff`` vs ``heuristic+pipdiff``, games/s and plies/s;
+* fast engine, 1 thread and all cores: ``random`` vs ``random``,
+  ``heuristic+pipdiff`` vs ``heuristic+pipdiff`` and ``nn`` vs ``nn`` (cubeless), games/s and
+  plies/s; ``nn`` against a 0-ply game loop over ``gnubg_nn.best_move`` (GNU Backgammon's net
+  choosing every play, the strong player it is meant to replace at speed);
 * the reference engine on the same games (fewer of them);
 * legal-play generations per second (fast kernel and reference ``legal_plays``) over the
   positions of real games, all 36 rolls each;
@@ -109,6 +111,30 @@ def gnubg_random_loop(games: int, seed: int):
             keys = gnubg_nn.moves(board, rng.randint(1, 6), rng.randint(1, 6))
             if keys:
                 opponent, mover = gnubg_nn.board_from_position_key(rng.choice(keys))
+                if sum(mover) == 0:
+                    break
+                board = [mover, opponent]  # the other side is on roll
+            else:
+                board = [board[1], board[0]]
+    seconds = time.perf_counter() - started
+    return games / seconds, plies / seconds
+
+
+def gnubg_best_move_loop(games: int, seed: int):
+    """Games of GNU Backgammon's 0-ply net against itself over ``gnubg_nn.best_move``."""
+    import gnubg_nn
+
+    rng = random.Random(seed)
+    start = gnubg_nn.board_from_position_id(START_ID)
+    plies = 0
+    started = time.perf_counter()
+    for _ in range(games):
+        board = start  # [side not on roll, side on roll]
+        while True:
+            plies += 1
+            _, key = gnubg_nn.best_move(board, rng.randint(1, 6), rng.randint(1, 6), n=0, b=1)
+            if key:  # the position after the play, the mover first
+                mover, opponent = gnubg_nn.board_from_position_key(key)
                 if sum(mover) == 0:
                     break
                 board = [mover, opponent]  # the other side is on roll
@@ -247,12 +273,14 @@ def measure(games: int, rounds: int, seed: int, log=print) -> dict:
     cores = numba.config.NUMBA_NUM_THREADS
     random_player = make_player("random")
     heuristic = make_player("heuristic+pipdiff")
+    nn = make_player("nn")
     positions, boards = _positions(seed, 30)
     reference_games = max(10, games // 400)
     outside_games = max(200, games // 10)
     # warm every kernel before timing
     _fast(random_player, random_player, seed, 20, 1)
     _fast(heuristic, heuristic, seed, 20, cores)
+    _fast(nn, nn, seed, 20, cores)
     _fast_generations(boards[:5], 1)
 
     best: dict[str, tuple] = {}
@@ -266,6 +294,8 @@ def measure(games: int, rounds: int, seed: int, log=print) -> dict:
         ("fast_random_all", lambda: _fast(random_player, random_player, seed, games, cores)),
         ("fast_heuristic_1thread", lambda: _fast(heuristic, heuristic, seed, games // 2, 1)),
         ("fast_heuristic_all", lambda: _fast(heuristic, heuristic, seed, games // 2, cores)),
+        ("fast_nn_1thread", lambda: _fast(nn, nn, seed, games // 10, 1)),
+        ("fast_nn_all", lambda: _fast(nn, nn, seed, games // 10, cores)),
         ("reference_random", lambda: _reference(random_player, random_player, seed, reference_games)),
         ("reference_heuristic", lambda: _reference(heuristic, heuristic, seed, reference_games)),
         ("fast_generations", lambda: (_fast_generations(boards, 3), 0.0)),
@@ -273,6 +303,7 @@ def measure(games: int, rounds: int, seed: int, log=print) -> dict:
     ]
     if _available("gnubg_nn"):
         contenders.append(("gnubg_nn_random", lambda: gnubg_random_loop(outside_games, seed)))
+        contenders.append(("gnubg_nn_best_move", lambda: gnubg_best_move_loop(outside_games // 10, seed)))
     if _available("pyspiel"):
         contenders.append(("openspiel_random", lambda: openspiel_random_loop(outside_games // 3, seed)))
     for round_number in range(rounds):
@@ -301,6 +332,10 @@ def ratios(figures: dict) -> dict:
         out["all_cores_cpu_efficiency_random"] = (
             (get("fast_random_all") / used("fast_random_all"))
             / (get("fast_random_1thread") / used("fast_random_1thread")))
+    if get("fast_nn_1thread") and get("fast_nn_all"):
+        out["all_cores_vs_1thread_nn"] = get("fast_nn_all") / get("fast_nn_1thread")
+    if get("fast_nn_1thread") and get("gnubg_nn_best_move"):
+        out["fast_nn_1thread_vs_gnubg_nn_best_move"] = get("fast_nn_1thread") / get("gnubg_nn_best_move")
     if get("reference_random"):
         out["fast_1thread_vs_reference_random"] = get("fast_random_1thread") / get("reference_random")
     if get("reference_heuristic"):
@@ -318,6 +353,8 @@ def ratios(figures: dict) -> dict:
 TARGETS = (
     ("fast_random_1thread_vs_gnubg_nn_random", ">=", 5.0),
     ("all_cores_vs_1thread_random", ">=", 1.8),
+    ("fast_nn_1thread_vs_gnubg_nn_best_move", ">=", 3.0),
+    ("all_cores_vs_1thread_nn", ">=", 1.8),
     ("fast_1thread_vs_reference_random", ">=", 100.0),
     ("fast_1thread_vs_reference_heuristic", ">=", 100.0),
 )
