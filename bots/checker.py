@@ -47,7 +47,8 @@ class CheckerBot(Bot):
 
 
 BEAROFF = Param("bearoff", parse_bool, False,
-                "play pure bear-offs (all checkers home) perfectly from the bear-off databases")
+                "play pure bear-offs (all checkers home) from the bear-off databases: perfect where both "
+                "sides are in the two-sided table, the best one-sided equity elsewhere")
 _NO_TABLE = np.zeros(1, dtype=np.float64)  # the declared arrays of a bot with bearoff off
 
 
