@@ -76,6 +76,9 @@ NN_ARRAYS = (("tables", INT32), ("bias", INT32), ("race", INT32), ("weights2", I
 NN = FastBot("nn", CHECKER, 4, params=("hidden",), arrays=NN_ARRAYS)
 
 # --- cube bots (bgsim/fast/cube.py, ``offer_double`` and ``respond``) ----------------------
+# A score-aware cube bot (bots/match_cube.py) has a 0/1 ``score_aware`` flag and reads the
+# published match equity table: pre-Crawford 25x25 and post-Crawford 25 (bgsim/fast/match_cube.py)
+MET_ARRAYS = (("met_pre", FLOAT64), ("met_post", FLOAT64))
 
 NO_CUBE = FastBot("none", CUBE, 0)
 ALWAYS_TAKE = FastBot("always-take", CUBE, 1)
@@ -84,9 +87,9 @@ NEVER_TAKE = FastBot("never-take", CUBE, 2)
 # whether there is a beaver threshold at all (beaver=0 pips is a real one)
 PIPDIFF = FastBot("pipdiff", CUBE, 3, params=(
     "double", "double_percent", "redouble", "redouble_percent", "take", "take_percent",
-    "race_only", "beaver", "beaver_percent", "beaver_on"))
-KEITH = FastBot("keith", CUBE, 4, params=("double", "redouble", "take"))
-THORP = FastBot("thorp", CUBE, 5, params=("double", "redouble", "take"))
+    "race_only", "beaver", "beaver_percent", "beaver_on", "score_aware"), arrays=MET_ARRAYS)
+KEITH = FastBot("keith", CUBE, 4, params=("double", "redouble", "take", "score_aware"), arrays=MET_ARRAYS)
+THORP = FastBot("thorp", CUBE, 5, params=("double", "redouble", "take", "score_aware"), arrays=MET_ARRAYS)
 # Janowski's cubeful money equities from the nn net's probabilities; x is the cube life index
 NN_CUBE = FastBot("nn", CUBE, 6, params=("hidden", "x"), arrays=NN_ARRAYS)
 

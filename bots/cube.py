@@ -9,9 +9,12 @@ side that may double (it is on roll, before rolling); ``respond`` sees the posit
 A "first double" is a double from the centred cube (even if automatic doubles have raised it);
 a "redouble" is a double of a cube the doubler owns.
 
-Match play: these bots ignore the score (they are money rules); the engine still keeps them out
-of the Crawford game.  Only ``pipdiff`` with a ``beaver`` threshold ever beavers (and only where
-the CubeView allows it); the others never do.
+Match play: ``pipdiff``, ``keith`` and ``thorp`` judge at the score (``score_aware=true``, the
+default; see ``bots/match_cube.py``): no cube that cannot matter, the free double at once, their
+thresholds read as winning chances and moved by the score's take point from the match equity
+table.  ``score_aware=false`` keeps the money rule in matches too.  Money play is the same either
+way.  The engine keeps every bot out of the Crawford game.  Only ``pipdiff`` with a ``beaver``
+threshold ever beavers (and only where the CubeView allows it); the others never do.
 """
 
 from __future__ import annotations
@@ -21,10 +24,15 @@ from typing import Mapping
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
 
+from . import match_cube
 from .params import (
     Bot, Param, SpecError, Threshold, parse_bool, parse_float, parse_signed_threshold_or_off,
     parse_threshold,
 )
+
+
+SCORE_AWARE = Param("score_aware", parse_bool, True,
+                    "in matches, judge at the score from the match equity table (false: money rule)")
 
 
 class CubeBot(Bot):
@@ -141,6 +149,7 @@ class PipDiff(CubeBot):
         Param("beaver", parse_signed_threshold_or_off, None,
               "beaver (if allowed) when the lead is at most this, e.g. -2% = trails by 2%+ "
               "(units of take, below it)"),
+        SCORE_AWARE,
     )
 
     def check(self) -> None:
@@ -177,11 +186,18 @@ class PipDiff(CubeBot):
             )
 
     def offer_double(self, position: Position, cube: CubeView) -> bool:
+        if self.score_aware and cube.match_to:
+            forced = match_cube.forced_offer(cube)
+            if forced is not None:
+                return forced
         if self.race_only and not position.is_race:
             return False
         own = position.pip_count
         lead = position.opponent_pip_count - own
         threshold = self.double if cube.centred else self.redouble
+        if self.score_aware and cube.match_to:
+            return match_cube.race_chance(own, own + lead) >= \
+                match_cube.race_chance(own, own + _lead_of(threshold, own)) + match_cube.shift(cube)
         return threshold.reached(lead, own)
 
     def respond(self, position: Position, cube: CubeView) -> Response:
@@ -189,6 +205,11 @@ class PipDiff(CubeBot):
             return Response.TAKE
         own = position.pip_count
         lead = position.opponent_pip_count - own
+        if self.score_aware and cube.match_to:  # no beaver in a match
+            if match_cube.race_chance(own, own + lead) > \
+                    match_cube.race_chance(own, own + _lead_of(self.take, own)) + match_cube.shift(cube):
+                return Response.DROP
+            return Response.TAKE
         if not self.take.within(lead, own):
             return Response.DROP
         if self.beaver is not None and cube.beaver_allowed and self.beaver.within(lead, own):
@@ -205,7 +226,18 @@ class PipDiff(CubeBot):
             "beaver": float(beaver.value) if beaver is not None else 0.0,
             "beaver_percent": float(beaver.percent) if beaver is not None else 0.0,
             "beaver_on": float(beaver is not None),
+            "score_aware": float(self.score_aware),
         }
+
+    def fast_arrays(self) -> Mapping[str, object]:
+        return match_cube.met_arrays()
+
+
+def _lead_of(threshold: Threshold, own: int) -> float:
+    """The pip lead at which ``threshold`` is just reached, for a doubler with ``own`` pips."""
+    if threshold.percent:
+        return threshold.value * own / 100.0
+    return threshold.value
 
 
 def keith_count(board) -> int:
@@ -257,13 +289,36 @@ class _RaceCount(CubeBot):
     def excess_at_most(self, position: Position, margin: float) -> bool:
         raise NotImplementedError
 
+    def counts(self, position: Position) -> tuple[int, int]:
+        """(the doubler's count, the taker's)."""
+        raise NotImplementedError
+
+    def threshold_count(self, own: int, margin: float) -> float:
+        """The taker's count at which the doubler's excess is exactly ``margin``."""
+        raise NotImplementedError
+
     def offer_double(self, position: Position, cube: CubeView) -> bool:
+        if self.score_aware and cube.match_to:
+            forced = match_cube.forced_offer(cube)
+            if forced is not None:
+                return forced
         if not position.is_race:
             return False
-        return self.excess_at_most(position, self.double if cube.centred else self.redouble)
+        margin = self.double if cube.centred else self.redouble
+        if self.score_aware and cube.match_to:
+            own, other = self.counts(position)
+            return match_cube.race_chance(own, other) >= \
+                match_cube.race_chance(own, self.threshold_count(own, margin)) + match_cube.shift(cube)
+        return self.excess_at_most(position, margin)
 
     def respond(self, position: Position, cube: CubeView) -> Response:
         if not position.is_race:
+            return Response.TAKE
+        if self.score_aware and cube.match_to:
+            own, other = self.counts(position)
+            if match_cube.race_chance(own, other) > \
+                    match_cube.race_chance(own, self.threshold_count(own, self.take)) + match_cube.shift(cube):
+                return Response.DROP
             return Response.TAKE
         return Response.TAKE if self.excess_at_least(position, self.take) else Response.DROP
 
@@ -275,7 +330,11 @@ class _RaceCount(CubeBot):
             )
 
     def fast_params(self) -> Mapping[str, float]:
-        return {"double": float(self.double), "redouble": float(self.redouble), "take": float(self.take)}
+        return {"double": float(self.double), "redouble": float(self.redouble), "take": float(self.take),
+                "score_aware": float(self.score_aware)}
+
+    def fast_arrays(self) -> Mapping[str, object]:
+        return match_cube.met_arrays()
 
 
 class Keith(_RaceCount):
@@ -301,7 +360,14 @@ class Keith(_RaceCount):
         Param("double", parse_float, 4.0, "double when the roller's adjusted count exceeds the opponent's by at most this"),
         Param("redouble", parse_float, 3.0, "redouble when the excess is at most this"),
         Param("take", parse_float, 2.0, "take when the doubler's excess is at least this"),
+        SCORE_AWARE,
     )
+
+    def counts(self, position):
+        return keith_count(position.board), keith_count(position.turned().board)
+
+    def threshold_count(self, own, margin):
+        return (8.0 * own - 7.0 * margin) / 7.0
 
     @staticmethod
     def scaled_excess(position: Position) -> float:
@@ -338,7 +404,16 @@ class Thorp(_RaceCount):
         Param("double", parse_float, 2.0, "double when the leader's adjusted count exceeds the trailer's by at most this"),
         Param("redouble", parse_float, 1.0, "redouble when the excess is at most this"),
         Param("take", parse_float, -2.0, "take when the doubler's excess is at least this"),
+        SCORE_AWARE,
     )
+
+    def counts(self, position):
+        return self._counts(position)
+
+    def threshold_count(self, own, margin):
+        if own > 30:
+            return (11.0 * own - 10.0 * margin) / 10.0
+        return own - margin
 
     @staticmethod
     def _counts(position: Position) -> tuple[int, int]:

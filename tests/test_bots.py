@@ -356,7 +356,7 @@ def test_parsed_parameters_reach_the_bots():
     assert player.cube.fast_params() == {
         "double": 10.0, "double_percent": 0.0, "redouble": 9.0, "redouble_percent": 1.0,
         "take": 12.5, "take_percent": 1.0, "race_only": 1.0, "beaver": 0.0, "beaver_percent": 0.0,
-        "beaver_on": 0.0}
+        "beaver_on": 0.0, "score_aware": 1.0}
 
 
 @pytest.mark.parametrize("spec, words", [

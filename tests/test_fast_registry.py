@@ -25,6 +25,7 @@ from bgsim.fast.game import (
 )
 from bgsim.fast.moves import BOARD_BYTES, generate, new_buffers
 from bots import checker_bots, cube_bots, make_player
+from bots import match_cube
 from bots.pubeval import CONTACT_WEIGHTS, RACE_WEIGHTS
 
 ROLES = {layouts.CHECKER: checker_bots, layouts.CUBE: cube_bots}
@@ -145,8 +146,9 @@ def test_parameters_are_handed_over_by_their_declared_names(params, words):
 def test_pubevals_weights_reach_the_kernel_once_as_array_data():
     packed = seats(make_player("pubeval"), make_player("pubeval+pipdiff"))
     # four uses of two arrays, stored once each, and the one-number stand-in for the bear-off
-    # tables of a bot with bearoff off (bots.checker)
-    assert packed.float64s.size == 2 * 122 + 1
+    # tables of a bot with bearoff off (bots.checker); pipdiff's match equity table beside them
+    met_size = sum(array.size for array in match_cube.met_arrays().values())
+    assert packed.float64s.size == 2 * 122 + 1 + met_size
     race = layouts.PUBEVAL.array("race_weights")
     contact = layouts.PUBEVAL.array("contact_weights")
     for seat in (0, 1):

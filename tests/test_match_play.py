@@ -51,3 +51,129 @@ def test_match_summaries_report_capped_points(match_rows):
                        -match_rows["points_counted"])
     assert summary["white_ppg"] == pytest.approx(counted.mean())
     assert summary["white_ppg"] != pytest.approx(match_rows["white_points"].mean())
+
+
+# --- score-aware cube decisions ------------------------------------------------------------
+
+from bgsim.board import Position  # noqa: E402
+from bgsim.cube import CubeView, Response  # noqa: E402
+from bgsim.fast.sameness import random_positions  # noqa: E402
+from bots import cube_bots, make_cube  # noqa: E402
+from bots import match_cube  # noqa: E402
+from experiments.commands.validate import default_cases  # noqa: E402
+
+
+def score_aware_bots() -> list[str]:
+    """Every registered cube bot with the score_aware switch, from the registry."""
+    return [name for name, bot in cube_bots().items()
+            if any(param.key == "score_aware" for param in bot.PARAMS)]
+
+
+def view(value, away, opponent_away, post_crawford=False, centred=None, match_to=7):
+    return CubeView(value=value, centred=value == 1 if centred is None else centred, max_cube=64,
+                    beaver_allowed=False, jacoby=False, match_to=match_to,
+                    away=(away, opponent_away), post_crawford=post_crawford)
+
+
+def race(own_pips_on_six: int, opponent_on_six: int) -> Position:
+    """A pure race: the side on roll with checkers on its 6- and 1-points, the opponent alike."""
+    board = [0] * 26
+    board[6], board[1] = own_pips_on_six, 15 - own_pips_on_six
+    board[19], board[24] = -opponent_on_six, -(15 - opponent_on_six)
+    return Position(tuple(board))
+
+
+AHEAD = race(2, 15)     # the side on roll far ahead: 27 pips against 90
+BEHIND = race(15, 2)    # far behind: 90 pips against 27
+EVEN = Position.start()
+
+SCORE_AWARE = score_aware_bots()
+
+
+def test_the_pip_rules_and_the_nets_are_score_aware():
+    assert {"pipdiff", "keith", "thorp"} <= set(SCORE_AWARE)
+
+
+@pytest.mark.parametrize("name", SCORE_AWARE)
+def test_a_cube_that_cannot_matter_is_never_offered(name):
+    bot = make_cube(name)
+    positions = random_positions(60, seed=3) + [AHEAD, BEHIND, EVEN]
+    for position in positions:
+        for away, opponent_away, value in ((1, 5, 1), (2, 5, 2), (3, 3, 4), (1, 1, 1), (2, 9, 4)):
+            for post in (False, True):
+                assert not bot.offer_double(position, view(value, away, opponent_away, post, centred=False)), \
+                    (position.position_id, away, opponent_away, value)
+                if value == 1:
+                    assert not bot.offer_double(position, view(1, away, opponent_away, post))
+
+
+@pytest.mark.parametrize("name", SCORE_AWARE)
+def test_the_post_crawford_trailer_doubles_at_once_and_the_leader_never(name):
+    bot = make_cube(name)
+    for position in (EVEN, AHEAD, BEHIND):
+        for trailer in (2, 3, 4, 6):
+            assert bot.offer_double(position, view(1, trailer, 1, post_crawford=True))
+            assert not bot.offer_double(position, view(1, 1, trailer, post_crawford=True))
+
+
+@pytest.mark.parametrize("name", SCORE_AWARE)
+def test_the_leader_uses_its_free_drop(name):
+    # 1-away against 2-away after the Crawford game: a drop leaves a double-match-point game,
+    # so the leader drops whenever the trailer is the favourite, and takes when it is not
+    bot = make_cube(name)
+    assert bot.respond(AHEAD, view(1, 2, 1, post_crawford=True)) is Response.DROP
+    assert bot.respond(BEHIND, view(1, 2, 1, post_crawford=True)) is Response.TAKE
+
+
+@pytest.mark.parametrize("name", ["pipdiff", "keith", "thorp"])
+def test_score_blind_versions_keep_the_money_rule_in_matches(name):
+    blind = make_cube(f"{name}(score_aware=false)")
+    aware = make_cube(name)
+    # far ahead with a cube that already wins the match: money doubles, the score says no
+    dead = view(2, 2, 5, centred=False)
+    assert blind.offer_double(AHEAD, dead)
+    assert not aware.offer_double(AHEAD, dead)
+    # a money-game view is judged alike by both
+    for position in random_positions(40, seed=5) + [AHEAD, BEHIND]:
+        money = view(1, 0, 0, match_to=0)
+        assert blind.offer_double(position, money) == aware.offer_double(position, money)
+        assert blind.respond(position, money) == aware.respond(position, money)
+
+
+def test_the_score_moves_the_take_point():
+    # the doubler trails 4-away against 2-away: the leader's take point is far below money's
+    # 25%, so it takes what money drops; doubler 2-away against 4-away: the reverse
+    for name in ("pipdiff", "keith", "thorp"):
+        bot = make_cube(name)
+        assert match_cube.drop_point(view(1, 4, 2)) > 0.75 > match_cube.drop_point(view(1, 2, 4))
+        chances = [match_cube.race_chance(60, 60 + lead) for lead in range(0, 30)]
+        assert chances == sorted(chances)
+    assert match_cube.race_chance(100, 113) == pytest.approx(0.797, abs=1e-3)  # Johansen's example
+    assert match_cube.race_chance(100, 106) == pytest.approx(0.688, abs=1e-3)
+
+
+def test_crawford_games_see_no_double_in_either_engine():
+    white, black = make_player("heuristic+pipdiff(double=2,redouble=2,take=30)"), make_player("heuristic+keith")
+    for engine in ("reference", "fast"):
+        rows = play_games(white, black, 4, 12, Rules(), match_to=5, engine=engine)
+        assert rows["crawford"].any()
+        assert (rows.loc[rows["crawford"], "doubles"] == 0).all()
+        assert rows.loc[rows["crawford"], "first_double_ply"].isna().all()
+
+
+def test_every_cube_bot_has_a_match_case_in_validate():
+    matched = {black.split("+", 1)[1].split("(")[0] for white, black, rules, match_to in default_cases() if match_to} \
+        | {white.split("+", 1)[1].split("(")[0] for white, black, rules, match_to in default_cases() if match_to}
+    fast_cubes = {name for name, bot in cube_bots().items() if bot.fast_name}
+    assert fast_cubes <= matched
+
+
+def test_post_crawford_games_start_with_a_double_from_the_trailer():
+    player = make_player("heuristic+pipdiff")
+    rows = play_games(player, player, 2, 30, Rules(), match_to=5, engine="fast")
+    after = rows[(rows["game_in_match"] > 0) & ~rows["crawford"]
+                 & ((rows["white_score"] == 4) | (rows["black_score"] == 4))]
+    after = after[after["white_score"] != after["black_score"]]
+    assert len(after) > 0
+    # the trailer's first turn is ply 1 or 2 (the opening roll is not a chance to double)
+    assert (after["first_double_ply"] <= 3).all()

@@ -14,6 +14,7 @@ from __future__ import annotations
 from .. import layouts
 from .board import is_race, pip_counts
 from .compile import inline_jit, jit
+from .match_cube import FORCE_DOUBLE, NO_FORCE, forced_offer, race_chance, shift
 from .nn import nn_cube_equities
 
 NONE = layouts.NO_CUBE.code
@@ -38,10 +39,16 @@ PIPDIFF_RACE_ONLY = layouts.PIPDIFF.param("race_only")
 PIPDIFF_BEAVER = layouts.PIPDIFF.param("beaver")
 PIPDIFF_BEAVER_PERCENT = layouts.PIPDIFF.param("beaver_percent")
 PIPDIFF_BEAVER_ON = layouts.PIPDIFF.param("beaver_on")
+PIPDIFF_SCORE_AWARE = layouts.PIPDIFF.param("score_aware")
+# every score-aware pip rule declares the match equity table first, in the same order
+MET_PRE = layouts.PIPDIFF.array("met_pre")
+MET_POST = layouts.PIPDIFF.array("met_post")
+assert layouts.PIPDIFF.arrays == layouts.KEITH.arrays == layouts.THORP.arrays
 # keith and thorp share the kernel of a race count and so the layout
 COUNT_DOUBLE = layouts.KEITH.param("double")
 COUNT_REDOUBLE = layouts.KEITH.param("redouble")
 COUNT_TAKE = layouts.KEITH.param("take")
+COUNT_SCORE_AWARE = layouts.KEITH.param("score_aware")
 assert layouts.KEITH.params == layouts.THORP.params
 
 VIEW_VALUE, VIEW_CENTRED, VIEW_MAX, VIEW_BEAVER, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD = range(9)
@@ -101,6 +108,37 @@ def thorp_count(board, turned):
 
 
 @jit
+def _counts(code, board):
+    """(the doubler's count, the taker's) of keith or thorp."""
+    if code == KEITH:
+        return keith_count(board, False), keith_count(board, True)
+    return thorp_count(board, False), thorp_count(board, True)
+
+
+@jit
+def _threshold_count(code, own, margin):
+    """The taker's count at which the doubler's excess is exactly ``margin`` (bots.cube)."""
+    if code == KEITH:
+        return (8.0 * own - 7.0 * margin) / 7.0
+    if own > 30:
+        return (11.0 * own - 10.0 * margin) / 10.0
+    return own - margin
+
+
+@jit
+def _lead_of(value, percent, own):
+    if percent != 0.0:
+        return value * own / 100.0
+    return value
+
+
+@jit
+def _shift(offsets, float64s, view):
+    return shift(float64s, offsets[MET_PRE], offsets[MET_POST], view[VIEW_MATCH_TO], view[VIEW_VALUE],
+                 view[VIEW_AWAY], view[VIEW_OPP_AWAY], view[VIEW_POST_CRAWFORD] != 0)
+
+
+@jit
 def _excess_at_most(code, board, margin):
     if code == KEITH:
         return 8.0 * keith_count(board, False) - 7.0 * keith_count(board, True) <= 7.0 * margin
@@ -125,22 +163,33 @@ def _excess_at_least(code, board, margin):
 # Inlined into the dispatch: compiled as two functions of their own they added about a second
 # to the cold compile, for no speed.
 @inline_jit
-def _pipdiff_offers(params, board, view):
+def _pipdiff_offers(params, offsets, float64s, board, view):
     if params[PIPDIFF_RACE_ONLY] != 0.0 and not is_race(board):
         return False
     own, opponent = pip_counts(board)
     lead = opponent - own
+    if params[PIPDIFF_SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0:
+        if view[VIEW_CENTRED] != 0:
+            threshold = _lead_of(params[PIPDIFF_DOUBLE], params[PIPDIFF_DOUBLE_PERCENT], own)
+        else:
+            threshold = _lead_of(params[PIPDIFF_REDOUBLE], params[PIPDIFF_REDOUBLE_PERCENT], own)
+        return race_chance(own, own + lead) >= race_chance(own, own + threshold) + _shift(offsets, float64s, view)
     if view[VIEW_CENTRED] != 0:
         return _reached(params[PIPDIFF_DOUBLE], params[PIPDIFF_DOUBLE_PERCENT], lead, own)
     return _reached(params[PIPDIFF_REDOUBLE], params[PIPDIFF_REDOUBLE_PERCENT], lead, own)
 
 
 @inline_jit
-def _pipdiff_answer(params, board, view):
+def _pipdiff_answer(params, offsets, float64s, board, view):
     if params[PIPDIFF_RACE_ONLY] != 0.0 and not is_race(board):
         return TAKE
     own, opponent = pip_counts(board)
     lead = opponent - own
+    if params[PIPDIFF_SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0:  # no beaver in a match
+        threshold = _lead_of(params[PIPDIFF_TAKE], params[PIPDIFF_TAKE_PERCENT], own)
+        if race_chance(own, own + lead) > race_chance(own, own + threshold) + _shift(offsets, float64s, view):
+            return DROP
+        return TAKE
     if not _within(params[PIPDIFF_TAKE], params[PIPDIFF_TAKE_PERCENT], lead, own):
         return DROP
     # beaver_on, because the beaver threshold alone cannot say off: 0 pips is a real threshold
@@ -155,12 +204,23 @@ def offer_double(code, params, offsets, float64s, int32s, int64s, board, view):
     """DOUBLE, NO_DOUBLE, or NO_KERNEL for an unknown code."""
     if code == NONE or code == ALWAYS_TAKE or code == NEVER_TAKE:
         return NO_DOUBLE
+    if code == PIPDIFF or code == KEITH or code == THORP:
+        aware = params[PIPDIFF_SCORE_AWARE if code == PIPDIFF else COUNT_SCORE_AWARE] != 0.0
+        if aware and view[VIEW_MATCH_TO] != 0:  # bots.match_cube.forced_offer
+            forced = forced_offer(view[VIEW_VALUE], view[VIEW_AWAY], view[VIEW_OPP_AWAY])
+            if forced != NO_FORCE:
+                return DOUBLE if forced == FORCE_DOUBLE else NO_DOUBLE
     if code == PIPDIFF:
-        return DOUBLE if _pipdiff_offers(params, board, view) else NO_DOUBLE
+        return DOUBLE if _pipdiff_offers(params, offsets, float64s, board, view) else NO_DOUBLE
     if code == KEITH or code == THORP:
         if not is_race(board):
             return NO_DOUBLE
         margin = params[COUNT_DOUBLE] if view[VIEW_CENTRED] != 0 else params[COUNT_REDOUBLE]
+        if params[COUNT_SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0:
+            own, other = _counts(code, board)
+            reached = race_chance(own, other) >= race_chance(own, _threshold_count(code, own, margin)) \
+                + _shift(offsets, float64s, view)
+            return DOUBLE if reached else NO_DOUBLE
         return DOUBLE if _excess_at_most(code, board, margin) else NO_DOUBLE
     if code == NN:  # bots.nn.NNCube: double when double/take and double/pass beat no double
         centred, owned, theirs = nn_cube_equities(
@@ -178,10 +238,15 @@ def respond(code, params, offsets, float64s, int32s, int64s, board, view):
     if code == NEVER_TAKE:
         return DROP
     if code == PIPDIFF:
-        return _pipdiff_answer(params, board, view)
+        return _pipdiff_answer(params, offsets, float64s, board, view)
     if code == KEITH or code == THORP:
         if not is_race(board):
             return TAKE
+        if params[COUNT_SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0:
+            own, other = _counts(code, board)
+            dropped = race_chance(own, other) > race_chance(own, _threshold_count(code, own, params[COUNT_TAKE])) \
+                + _shift(offsets, float64s, view)
+            return DROP if dropped else TAKE
         return TAKE if _excess_at_least(code, board, params[COUNT_TAKE]) else DROP
     if code == NN:  # bots.nn.NNCube: drop above +1 for the doubler, beaver below 0
         _, _, theirs = nn_cube_equities(

@@ -41,16 +41,24 @@ def bot_cases() -> list[tuple[str, str, Rules, int]]:
 
     Checker bot i with cube bot i plays checker bot i+1 with cube bot i+1 (both lists taken
     round), default parameters, default rules: a bot added to a registry is compared with the
-    reference engine without anyone adding it here.
+    reference engine without anyone adding it here.  Then every cube bot once more in 5-point
+    matches, where the score-aware ones judge at the score, against the next cube bot.
     """
     from bots import checker_bots, cube_bots
 
     checkers = [name for name, bot in checker_bots().items() if bot.fast_name]
     cubes = [name for name, bot in cube_bots().items() if bot.fast_name]
     count = max(len(checkers), len(cubes))
-    return [(f"{checkers[i % len(checkers)]}+{cubes[i % len(cubes)]}",
-             f"{checkers[(i + 1) % len(checkers)]}+{cubes[(i + 1) % len(cubes)]}", Rules(), 0)
-            for i in range(count)]
+    money = [(f"{checkers[i % len(checkers)]}+{cubes[i % len(cubes)]}",
+              f"{checkers[(i + 1) % len(checkers)]}+{cubes[(i + 1) % len(cubes)]}", Rules(), 0)
+             for i in range(count)]
+    # heuristic checker play: quick, and it reaches races, where the race counts judge
+    match = [(f"heuristic+{cube}", f"heuristic+{cubes[(i + 1) % len(cubes)]}", Rules(), MATCH_CASE_LENGTH)
+             for i, cube in enumerate(cubes)]
+    return money + match
+
+
+MATCH_CASE_LENGTH = 5
 
 
 def default_cases() -> list[tuple[str, str, Rules, int]]:
