@@ -60,7 +60,7 @@ from .plan import (  # noqa: F401 (public names)
     plan_pairings,
     play_chunk,
 )
-from .progress import Progress
+from .progress import Progress, duration
 
 @dataclass
 class RunResult:
@@ -117,6 +117,8 @@ class _Session:
         self.log = log
         self.played_rows = 0
         self.written = 0
+        self.units_played = 0
+        self.timed = None  # (time, units) when the first chunk was in: it may carry the compile
 
     def run(self) -> RunResult:
         experiment = self.experiment
@@ -155,7 +157,9 @@ class _Session:
             chunks.record(task["pairing"], task["chunk"], path, frame)
             self.played_rows += len(frame)
             self.written += 1
-            bar.update(2 * (task["stop"] - task["start"]))
+            units = 2 * (task["stop"] - task["start"])
+            bar.update(units)
+            self._estimate(units, total - chunks.done_units - self.units_played, unit)
             stop_hook(self.written)
 
         try:
@@ -180,6 +184,19 @@ class _Session:
             raise
         bar.close()
         return self._finish(folder, chunks, pairings)
+
+    def _estimate(self, units: int, left_before: int, unit: str) -> None:
+        """Once, after the third chunk: roughly how long the rest will take, from chunks 2 and 3."""
+        self.units_played += units
+        if self.written == 1:
+            self.timed = (time.perf_counter(), self.units_played)
+        elif self.written == 3:
+            seconds = time.perf_counter() - self.timed[0]
+            rate = (self.units_played - self.timed[1]) / seconds if seconds > 0 else 0
+            left = left_before - units
+            if rate > 0 and left > 0:
+                self.log(f"about {duration(left / rate)} to go at ~{rate:,.0f} {unit}/s "
+                         "(Ctrl-C stops and keeps the finished chunks; --resume goes on)")
 
     def _folder(self) -> Path:
         if self.out is not None:

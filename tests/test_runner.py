@@ -310,3 +310,12 @@ def test_same_rows_on_the_fast_engine_whatever_the_thread_count(baseline, tmp_pa
         fast = run(tiny(engine="fast", threads=threads), tmp_path / f"fast{threads}")
         pd.testing.assert_frame_equal(fast.frame, frame)
         assert json.loads((fast.folder / "run.json").read_text())["engines_used"] == ["fast"]
+
+
+def test_a_run_says_its_size_up_front_and_estimates_the_rest_once(tmp_path):
+    lines = []
+    run_experiment(tiny(chunk=1), tmp_path / "run", progress=False, log=lines.append)
+    assert lines[0].startswith("tiny: 3 pairings × 4 deals × 2 seatings = 24 games (duplicate dice)")
+    estimates = [line for line in lines if line.startswith("about ")]
+    assert len(estimates) == 1 and "to go at ~" in estimates[0] and "games/s" in estimates[0]
+    assert lines.index(estimates[0]) < len(lines) - 1  # before the end, not after it
