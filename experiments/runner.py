@@ -60,6 +60,7 @@ from .plan import (  # noqa: F401 (public names)
     plan_pairings,
     play_chunk,
 )
+from .machine import COMPILING, fast_compile_pending
 from .progress import Progress, duration
 
 @dataclass
@@ -142,6 +143,8 @@ class _Session:
                  f"{total:,} {unit}{' (duplicate dice)' if experiment.duplicate else ''}, engine {experiment.engine}, "
                  f"{'every core' if not threads else f'{threads} threads'}"
                  f"{f', Dask {self.dask}' if self.dask else ''} → {folder}")
+        if "fast" in self._engines_used(pairings) and fast_compile_pending():
+            self.log(COMPILING)
         if chunks.done_units:
             self.log(f"resuming: {len(chunks.on_disk)} finished chunks on disk, {chunks.done_units} {unit} not replayed")
         bar = Progress(total, chunks.done_units, unit, self.progress)

@@ -319,3 +319,17 @@ def test_a_run_says_its_size_up_front_and_estimates_the_rest_once(tmp_path):
     estimates = [line for line in lines if line.startswith("about ")]
     assert len(estimates) == 1 and "to go at ~" in estimates[0] and "games/s" in estimates[0]
     assert lines.index(estimates[0]) < len(lines) - 1  # before the end, not after it
+
+
+def test_a_run_announces_the_first_compile_only_when_the_fast_engine_will_play(tmp_path, monkeypatch):
+    from experiments.machine import COMPILING
+
+    monkeypatch.setattr(runner, "fast_compile_pending", lambda: True)
+    lines = []
+    run_experiment(tiny(games=1), tmp_path / "reference", progress=False, log=lines.append)
+    assert COMPILING not in lines  # the reference engine compiles nothing
+    # (A stand-in says the fast engine would play; the games themselves stay on the reference one.)
+    monkeypatch.setattr(runner._Session, "_engines_used", lambda self, pairings: {"fast"})
+    lines = []
+    run_experiment(tiny(games=1), tmp_path / "fast", progress=False, log=lines.append)
+    assert COMPILING in lines

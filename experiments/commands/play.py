@@ -8,6 +8,7 @@ The figures printed at the end are gathered batch by batch (:class:`GameTally`).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -170,6 +171,8 @@ class RowFile:
         try:
             self.writer.close()
             self.writer = None
+            with open(self.temporary, "rb") as handle:  # on disk before it has its name
+                os.fsync(handle.fileno())
             self.temporary.replace(self.path)
         except OSError as error:
             self.discard()
