@@ -62,7 +62,7 @@ RANDOM = FastBot("random", CHECKER, 0)
 # a checker bot with ``bearoff=true`` hands pure bear-offs to the perfect bear-off player
 # (bgsim/fast/bearoff.py): a 0/1 flag, the two-sided table's size, and the tables it reads
 BEAROFF_PARAMS = ("bearoff", "bearoff_checkers")
-BEAROFF_ARRAYS = (("bearoff_rolls", FLOAT64), ("bearoff_first", FLOAT64), ("bearoff_win", FLOAT64))
+BEAROFF_ARRAYS = (("bearoff_one_sided", FLOAT64), ("bearoff_win", FLOAT64))
 RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot") + BEAROFF_PARAMS, arrays=BEAROFF_ARRAYS)
 # the eleven features of bots.heuristic, in the order of its weighted sum
 HEURISTIC = FastBot("heuristic", CHECKER, 2, params=(
@@ -73,7 +73,7 @@ PUBEVAL = FastBot("pubeval", CHECKER, 3, params=BEAROFF_PARAMS,
 # the quantized net of bots/nn.py (see bgsim/fast/nn.py); its cube bot reads the same arrays
 NN_ARRAYS = (("tables", INT32), ("bias", INT32), ("race", INT32), ("weights2", INT32),
              ("bias2", INT64), ("sigmoid", INT64))
-NN = FastBot("nn", CHECKER, 4, params=("hidden",), arrays=NN_ARRAYS)
+NN = FastBot("nn", CHECKER, 4, params=("hidden",) + BEAROFF_PARAMS, arrays=NN_ARRAYS + BEAROFF_ARRAYS)
 
 # --- cube bots (bgsim/fast/cube.py, ``offer_double`` and ``respond``) ----------------------
 # A score-aware cube bot (bots/match_cube.py) has a 0/1 ``score_aware`` flag and reads the

@@ -72,11 +72,11 @@ def bearoff_fast_params(bot) -> dict[str, float]:
 
 def bearoff_fast_arrays(bot) -> dict[str, object]:
     if not bot.bearoff:
-        return {"bearoff_rolls": _NO_TABLE, "bearoff_first": _NO_TABLE, "bearoff_win": _NO_TABLE}
+        return {"bearoff_one_sided": _NO_TABLE, "bearoff_win": _NO_TABLE}
     from bgsim.bearoff.player import player_tables
 
     tables = player_tables()
-    return {"bearoff_rolls": tables.rolls, "bearoff_first": tables.first, "bearoff_win": tables.win}
+    return {"bearoff_one_sided": tables.one_sided, "bearoff_win": tables.win}
 
 
 class EvaluationBot(CheckerBot):

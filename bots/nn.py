@@ -16,7 +16,7 @@ import numpy as np
 from bgsim.board import Position, is_race
 from bgsim.fast.nn import COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT
 
-from .checker import CheckerBot
+from .checker import BEAROFF, CheckerBot, bearoff_fast_arrays, bearoff_fast_params, bearoff_hand_off
 from .cube import CubeBot
 from .gnubg_bots import janowski_equities
 from .params import Param, SpecError, parse_float
@@ -213,6 +213,7 @@ class NNChecker(CheckerBot):
     description = "neural net distilled from GNU Backgammon (bgsim train), integer arithmetic"
     PARAMS = (
         Param("weights", str, "", "net file written by bgsim train (default: the shipped net)"),
+        BEAROFF,
     )
 
     def check(self) -> None:
@@ -224,12 +225,15 @@ class NNChecker(CheckerBot):
         return evaluate(self.net, position)
 
     def fast_params(self):
-        return {"hidden": float(self.net.hidden)}
+        return {"hidden": float(self.net.hidden), **bearoff_fast_params(self)}
 
     def fast_arrays(self):
-        return self.net.named_arrays()
+        return {**self.net.named_arrays(), **bearoff_fast_arrays(self)}
 
     def choose(self, position, roll, plays, random):
+        perfect = bearoff_hand_off(self, position, plays)
+        if perfect is not None:
+            return perfect
         best = plays[0]
         best_value = play_value(self.net, best.result.board)
         for play in plays[1:]:

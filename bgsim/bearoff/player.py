@@ -34,12 +34,21 @@ MAX_ROLLS = database.kernels.MAX_ROLLS
 @dataclass(frozen=True)
 class PlayerTables:
     """What the player reads, flattened: the one-sided ``rolls_off`` and ``first_off`` tables
-    (``MAX_ROLLS`` per position) and the two-sided win table (row: side on roll)."""
+    (``MAX_ROLLS`` per position) one after the other in ``one_sided`` (one array for the fast
+    engine, whose bots have few array slots), ``rolls`` and ``first`` its two halves, and the
+    two-sided win table (row: side on roll)."""
 
-    rolls: np.ndarray
-    first: np.ndarray
+    one_sided: np.ndarray
     win: np.ndarray
     checkers: int
+
+    @property
+    def rolls(self) -> np.ndarray:
+        return self.one_sided[: len(self.one_sided) // 2]
+
+    @property
+    def first(self) -> np.ndarray:
+        return self.one_sided[len(self.one_sided) // 2:]
 
 
 def player_tables(checkers: int | None = None) -> PlayerTables:
@@ -52,10 +61,8 @@ def player_tables(checkers: int | None = None) -> PlayerTables:
 def _player_tables(folder, checkers: int) -> PlayerTables:
     one = database.one_sided(folder)
     two = database.two_sided(checkers, folder)
-    return PlayerTables(
-        np.ascontiguousarray(one.rolls_off).reshape(-1), np.ascontiguousarray(one.first_off).reshape(-1),
-        np.ascontiguousarray(two.win).reshape(-1), two.checkers,
-    )
+    one_sided = np.concatenate([np.ravel(one.rolls_off), np.ravel(one.first_off)])
+    return PlayerTables(one_sided, np.ascontiguousarray(two.win).reshape(-1), two.checkers)
 
 
 def is_pure_bearoff(board) -> bool:
@@ -73,7 +80,7 @@ def _opponent_number(board) -> int:
 def one_sided_equity(tables: PlayerTables, on_roll: int, other: int) -> float:
     """Cubeless equity of ``on_roll`` (on roll) against ``other`` by the one-sided convolution,
     in the kernel's order of operations (``bgsim.fast.bearoff.one_sided_equity``)."""
-    rolls, first = tables.rolls, tables.first
+    rolls, first = tables.rolls, tables.first  # views, made once per call
     mine, theirs = on_roll * MAX_ROLLS, other * MAX_ROLLS
     their_at_least = their_first_at_least = my_first_beyond = 0.0
     win = win_gammon = lose_gammon = 0.0

@@ -41,13 +41,14 @@ RACER_BLOT = layouts.RACER.param("blot")
 PUBEVAL_RACE_WEIGHTS = layouts.PUBEVAL.array("race_weights")
 PUBEVAL_CONTACT_WEIGHTS = layouts.PUBEVAL.array("contact_weights")
 
-# where each bot keeps its bear-off switch: (flag, table size, and its three tables)
+# where each bot keeps its bear-off switch: (flag, table size, one-sided tables, two-sided table)
 BEAROFF_AT = {
-    bot.code: (bot.param("bearoff"), bot.param("bearoff_checkers"), bot.array("bearoff_rolls"),
-               bot.array("bearoff_first"), bot.array("bearoff_win"))
-    for bot in (layouts.RACER, layouts.HEURISTIC, layouts.PUBEVAL)
+    bot.code: (bot.param("bearoff"), bot.param("bearoff_checkers"), bot.array("bearoff_one_sided"),
+               bot.array("bearoff_win"))
+    for bot in (layouts.RACER, layouts.HEURISTIC, layouts.PUBEVAL, layouts.NN)
 }
-RACER_BEAROFF, HEURISTIC_BEAROFF, PUBEVAL_BEAROFF = (BEAROFF_AT[code] for code in (RACER, HEURISTIC, PUBEVAL))
+RACER_BEAROFF, HEURISTIC_BEAROFF, PUBEVAL_BEAROFF, NN_BEAROFF = (
+    BEAROFF_AT[code] for code in (RACER, HEURISTIC, PUBEVAL, NN))
 ONE_SIDED_SIZE = int(BINOMIALS[15 + POINTS, POINTS]) * MAX_ROLLS
 
 ALL_OFF = 99999999.0  # pubeval's score for bearing off the last checker
@@ -169,19 +170,22 @@ def _bearoff_first(code, params, offsets, float64s, board, plays, keys, count):
     """The perfect bear-off player's choice when the bot has ``bearoff`` on and the position is
     a pure bear-off (bots.checker.bearoff_hand_off); -1 otherwise."""
     if code == RACER:
-        flag, size_at, rolls_at, first_at, win_at = RACER_BEAROFF
+        flag, size_at, one_at, win_at = RACER_BEAROFF
     elif code == HEURISTIC:
-        flag, size_at, rolls_at, first_at, win_at = HEURISTIC_BEAROFF
+        flag, size_at, one_at, win_at = HEURISTIC_BEAROFF
     elif code == PUBEVAL:
-        flag, size_at, rolls_at, first_at, win_at = PUBEVAL_BEAROFF
+        flag, size_at, one_at, win_at = PUBEVAL_BEAROFF
+    elif code == NN:
+        flag, size_at, one_at, win_at = NN_BEAROFF
     else:
         return -1
     if params[flag] == 0.0:
         return -1
     checkers = int(params[size_at])
     size = BINOMIALS[checkers + POINTS, POINTS]
-    rolls = float64s[offsets[rolls_at]:offsets[rolls_at] + ONE_SIDED_SIZE]
-    first = float64s[offsets[first_at]:offsets[first_at] + ONE_SIDED_SIZE]
+    # the one-sided array is rolls_off then first_off (bgsim.bearoff.player.PlayerTables)
+    rolls = float64s[offsets[one_at]:offsets[one_at] + ONE_SIDED_SIZE]
+    first = float64s[offsets[one_at] + ONE_SIDED_SIZE:offsets[one_at] + 2 * ONE_SIDED_SIZE]
     win = float64s[offsets[win_at]:offsets[win_at] + size * size]
     return bearoff_choose(board, plays, keys, count, rolls, first, win, checkers)
 

@@ -45,8 +45,8 @@ NN_TABLES, NN_BIAS, NN_RACE, NN_WEIGHTS2, NN_BIAS2, NN_SIGMOID = (
     layouts.NN.array(name) for name in ("tables", "bias", "race", "weights2", "bias2", "sigmoid"))
 CUBE_HIDDEN = layouts.NN_CUBE.param("hidden")
 CUBE_X = layouts.NN_CUBE.param("x")
-# the cube bot's first arrays are the net, in the checker bot's order (it may declare more)
-assert layouts.NN_CUBE.arrays[:len(layouts.NN.arrays)] == layouts.NN.arrays
+# both bots' first arrays are the net, in one order (each may declare more after it)
+assert layouts.NN_CUBE.arrays[:len(layouts.NN_ARRAYS)] == layouts.NN.arrays[:len(layouts.NN_ARRAYS)] == layouts.NN_ARRAYS
 
 
 def sigmoid_table() -> np.ndarray:
