@@ -91,7 +91,7 @@ PIPDIFF = FastBot("pipdiff", CUBE, 3, params=(
 KEITH = FastBot("keith", CUBE, 4, params=("double", "redouble", "take", "score_aware"), arrays=MET_ARRAYS)
 THORP = FastBot("thorp", CUBE, 5, params=("double", "redouble", "take", "score_aware"), arrays=MET_ARRAYS)
 # Janowski's cubeful money equities from the nn net's probabilities; x is the cube life index
-NN_CUBE = FastBot("nn", CUBE, 6, params=("hidden", "x"), arrays=NN_ARRAYS)
+NN_CUBE = FastBot("nn", CUBE, 6, params=("hidden", "x", "score_aware"), arrays=NN_ARRAYS + MET_ARRAYS)
 
 FAST_BOTS: tuple[FastBot, ...] = (
     RANDOM, RACER, HEURISTIC, PUBEVAL, NN,

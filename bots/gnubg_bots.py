@@ -11,7 +11,8 @@ from bgsim.cube import CubeView, Response
 from bgsim.position_id import to_gnubg_board
 
 from .checker import CheckerBot
-from .cube import CubeBot
+from . import match_cube
+from .cube import SCORE_AWARE, CubeBot
 from .params import Param, parse_int
 
 
@@ -126,14 +127,30 @@ class GnubgCube(CubeBot):
     * double when ``min(double/take, double/pass) > no double`` (so "too good" positions play on);
     * take when ``double/take <= 1``; beaver (where allowed) when ``double/take < 0``.
 
-    Match score is ignored (money judgement in matches too).  Reference engine only.
+    In a match (``score_aware=true``, the default) it asks GNU Backgammon's own match cube
+    decision, ``gnubg_nn.evaluate_cube_decision`` at the score (``gnubg_nn.set.score(own away,
+    opponent's away)``, ``gnubg_nn.set.cube(value, b"o")``, the side on roll being ``b"o"`` for a
+    bgsim position ID), after the rules the score decides alone (``bots.match_cube.forced_offer``:
+    no cube that cannot matter, the free double at once).  Beyond GNU Backgammon's 25 points,
+    and with ``score_aware=false``, the money judgement above.  Reference engine only.
     """
 
     name = "gnubg"
-    description = "GNU Backgammon net probabilities + Janowski cubeful money formulas"
+    description = "GNU Backgammon: its match cube decision at the score, Janowski money formulas in money play"
     PARAMS = (
         Param("plies", parse_int, 0, "look-ahead plies of the probabilities (0..2)", minimum=0, maximum=2),
+        SCORE_AWARE,
     )
+
+    def _match_decision(self, position: Position, cube: CubeView) -> tuple[int, ...] | None:
+        """GNU Backgammon's (double?, take?, ...) at the score, or None outside its table."""
+        if not (self.score_aware and cube.match_to and match_cube.in_table(*cube.away)):
+            return None
+        nn = _gnubg_nn()
+        away, opponent_away = cube.away
+        nn.set.score(away, opponent_away)  # the side asked about first
+        nn.set.cube(cube.value, b"o")  # 1: centred; above 1 the doubler owns it
+        return nn.evaluate_cube_decision(position.position_id, n=self.plies, s=b"o", i=1)
 
     def _equities(self, position: Position, cube: CubeView):
         nn = _gnubg_nn()
@@ -143,11 +160,21 @@ class GnubgCube(CubeBot):
         return janowski_equities(probabilities, cube_efficiency(position), jacoby)
 
     def offer_double(self, position: Position, cube: CubeView) -> bool:
+        if self.score_aware and cube.match_to:
+            forced = match_cube.forced_offer(cube)
+            if forced is not None:
+                return forced
+        decision = self._match_decision(position, cube)
+        if decision is not None:
+            return decision[0] == 1
         centred, owned, theirs = self._equities(position, cube)
         no_double = centred if cube.centred else owned
         return min(2.0 * theirs, 1.0) > no_double
 
     def respond(self, position: Position, cube: CubeView) -> Response:
+        decision = self._match_decision(position, cube)
+        if decision is not None:
+            return Response.TAKE if decision[1] == 1 else Response.DROP
         _, _, theirs = self._equities(position, cube)
         double_take = 2.0 * theirs
         if double_take > 1.0:

@@ -130,9 +130,11 @@ def race_chance(own: float, opponent: float) -> float:
     return 0.5 - half
 
 
-def janowski(p: float, w: float, l: float, x: float) -> tuple[float, float, float]:
+def janowski(p: float, w: float, l: float, x_centre: float, x_own: float,
+             x_theirs: float) -> tuple[float, float, float]:
     """Janowski's cubeful (centred, owned, opponent owns) equities per cube for a chance ``p``,
-    average win ``w`` and loss ``l`` and cube life ``x`` (see ``bots.gnubg_bots.janowski_equities``)."""
+    average win ``w`` and loss ``l``, each with its own cube life (see
+    ``bots.gnubg_bots.janowski_equities``): 0 where the cube's owner can no longer use it."""
     s = w + l + 0.5
     dead = p * w - (1.0 - p) * l
     own = min(1.0, p * s - l)
@@ -145,8 +147,8 @@ def janowski(p: float, w: float, l: float, x: float) -> tuple[float, float, floa
         centre = 1.0
     else:
         centre = -1.0 + 2.0 * (p - take_point) / (cash_point - take_point)
-    return (x * centre + (1.0 - x) * dead, x * own + (1.0 - x) * dead,
-            x * theirs + (1.0 - x) * dead)
+    return (x_centre * centre + (1.0 - x_centre) * dead, x_own * own + (1.0 - x_own) * dead,
+            x_theirs * theirs + (1.0 - x_theirs) * dead)
 
 
 def _scaled(probabilities, x: float, away: int, opponent_away: int, value: int,
@@ -171,7 +173,11 @@ def _scaled(probabilities, x: float, away: int, opponent_away: int, value: int,
     if p < 1.0 - 1e-7:
         l = ((1.0 - p - lose_gammon) + (lose_gammon - lose_backgammon) * lose_two
              + lose_backgammon * lose_three) / (1.0 - p)
-    centred, owned, theirs = janowski(p, w, l, x)
+    # a cube its owner cannot turn to any purpose (it already covers what the owner needs) is dead
+    x_own = x if value < away else 0.0
+    x_theirs = x if value < opponent_away else 0.0
+    x_centre = x if value < away or value < opponent_away else 0.0
+    centred, owned, theirs = janowski(p, w, l, x_centre, x_own, x_theirs)
     return centred, owned, theirs, lose_one, unit
 
 

@@ -17,7 +17,8 @@ from bgsim.board import Position, is_race
 from bgsim.fast.nn import COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT
 
 from .checker import BEAROFF, CheckerBot, bearoff_fast_arrays, bearoff_fast_params, bearoff_hand_off
-from .cube import CubeBot
+from . import match_cube
+from .cube import SCORE_AWARE, CubeBot
 from .gnubg_bots import janowski_equities
 from .params import Param, SpecError, parse_float
 
@@ -253,7 +254,11 @@ class NNCube(CubeBot):
     * double when ``min(double/take, double/pass) > no double``;
     * take when ``double/take <= 1``; beaver (where allowed) when ``double/take < 0``.
 
-    Match score is ignored (money judgement in matches too).  fast_name ``"nn"``.
+    In a match (``score_aware=true``, the default): first the rules the score decides alone
+    (``bots.match_cube.forced_offer``), then the same decisions with Janowski's formulas in
+    match-winning-chance units at the score (``bots.match_cube.match_equities``: gammons valued
+    by the published match equity table).  Beyond the table's 25 points, and with
+    ``score_aware=false``, the money judgement.  fast_name ``"nn"``.
     """
 
     name = "nn"
@@ -262,7 +267,11 @@ class NNCube(CubeBot):
     PARAMS = (
         Param("x", parse_float, 0.68, "cube life index (0 dead cube .. 1 fully live)", minimum=0.0, maximum=1.0),
         Param("weights", str, "", "net file written by bgsim train (default: the shipped net)"),
+        SCORE_AWARE,
     )
+
+    def _at_score(self, cube) -> bool:
+        return bool(self.score_aware and cube.match_to and match_cube.in_table(*cube.away))
 
     def check(self) -> None:
         self.net = _net_of(self.weights)
@@ -271,6 +280,14 @@ class NNCube(CubeBot):
         return janowski_equities(evaluate(self.net, position), self.x, cube.jacoby and cube.centred)
 
     def offer_double(self, position, cube) -> bool:
+        if self.score_aware and cube.match_to:
+            forced = match_cube.forced_offer(cube)
+            if forced is not None:
+                return forced
+        if self._at_score(cube):
+            no_double, double_take, double_pass = match_cube.match_equities(
+                evaluate(self.net, position), self.x, cube)
+            return min(double_take, double_pass) > no_double
         centred, owned, theirs = self._equities(position, cube)
         no_double = centred if cube.centred else owned
         return min(2.0 * theirs, 1.0) > no_double
@@ -278,6 +295,9 @@ class NNCube(CubeBot):
     def respond(self, position, cube):
         from bgsim.cube import Response
 
+        if self._at_score(cube):
+            _, double_take, double_pass = match_cube.match_equities(evaluate(self.net, position), self.x, cube)
+            return Response.DROP if double_take > double_pass else Response.TAKE
         _, _, theirs = self._equities(position, cube)
         double_take = 2.0 * theirs
         if double_take > 1.0:
@@ -287,7 +307,7 @@ class NNCube(CubeBot):
         return Response.TAKE
 
     def fast_params(self):
-        return {"hidden": float(self.net.hidden), "x": float(self.x)}
+        return {"hidden": float(self.net.hidden), "x": float(self.x), "score_aware": float(self.score_aware)}
 
     def fast_arrays(self):
-        return self.net.named_arrays()
+        return {**self.net.named_arrays(), **match_cube.met_arrays()}

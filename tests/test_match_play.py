@@ -177,3 +177,21 @@ def test_post_crawford_games_start_with_a_double_from_the_trailer():
     assert len(after) > 0
     # the trailer's first turn is ply 1 or 2 (the opening roll is not a chance to double)
     assert (after["first_double_ply"] <= 3).all()
+
+
+@pytest.mark.parametrize("name", ["nn", "gnubg"])
+def test_the_nets_turn_the_cube_at_two_away_two_away(name):
+    # 2-away against 2-away: the 2-cube decides the match, so the cube is turned at once (and
+    # taken); money play never doubles the opening position
+    aware, blind = make_cube(name), make_cube(f"{name}(score_aware=false)")
+    assert aware.offer_double(EVEN, view(1, 2, 2))
+    assert aware.respond(EVEN, view(1, 2, 2)) is Response.TAKE
+    assert not blind.offer_double(EVEN, view(1, 2, 2))
+
+
+def test_match_equities_of_a_sure_win_are_the_table_s():
+    sure = (1.0, 0.0, 0.0, 0.0, 0.0)
+    no_double, double_take, double_pass = match_cube.match_equities(sure, 0.68, view(1, 5, 3))
+    assert double_pass == match_cube.equity(4, 3, False)
+    assert double_take == pytest.approx(match_cube.equity(3, 3, False))
+    assert no_double == pytest.approx(match_cube.equity(4, 3, False))

@@ -11,11 +11,13 @@ default).  Like the checker kernels, every cube kernel gets the seat's ``params`
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import layouts
 from .board import is_race, pip_counts
 from .compile import inline_jit, jit
-from .match_cube import FORCE_DOUBLE, NO_FORCE, forced_offer, race_chance, shift
-from .nn import nn_cube_equities
+from .match_cube import FORCE_DOUBLE, NO_FORCE, forced_offer, match_equities, race_chance, shift
+from .nn import CUBE_HIDDEN, CUBE_X, OUTPUTS, UNIT, _net, evaluate, nn_cube_equities
 
 NONE = layouts.NO_CUBE.code
 ALWAYS_TAKE = layouts.ALWAYS_TAKE.code
@@ -49,6 +51,10 @@ COUNT_DOUBLE = layouts.KEITH.param("double")
 COUNT_REDOUBLE = layouts.KEITH.param("redouble")
 COUNT_TAKE = layouts.KEITH.param("take")
 COUNT_SCORE_AWARE = layouts.KEITH.param("score_aware")
+NN_SCORE_AWARE = layouts.NN_CUBE.param("score_aware")
+NN_MET_PRE = layouts.NN_CUBE.array("met_pre")
+NN_MET_POST = layouts.NN_CUBE.array("met_post")
+MET_LENGTH = 25  # bots.match_cube.MET_LENGTH
 assert layouts.KEITH.params == layouts.THORP.params
 
 VIEW_VALUE, VIEW_CENTRED, VIEW_MAX, VIEW_BEAVER, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD = range(9)
@@ -139,6 +145,28 @@ def _shift(offsets, float64s, view):
 
 
 @jit
+def _nn_at_score(params, view):
+    """bots.nn.NNCube._at_score: score-aware, in a match, within the table."""
+    return (params[NN_SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0
+            and view[VIEW_AWAY] <= MET_LENGTH and view[VIEW_OPP_AWAY] <= MET_LENGTH)
+
+
+@jit
+def _nn_match_equities(params, offsets, float64s, int32s, int64s, board, view):
+    """bots.match_cube.match_equities on the net's probabilities (bots.nn.evaluate: k / UNIT)."""
+    hidden = np.int64(params[CUBE_HIDDEN])
+    tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
+    raw = np.empty(OUTPUTS, dtype=np.int64)
+    evaluate(board, tables, bias, race, weights2, bias2, sigmoid, raw)
+    probabilities = np.empty(OUTPUTS, dtype=np.float64)
+    for k in range(OUTPUTS):
+        probabilities[k] = raw[k] / float(UNIT)
+    return match_equities(probabilities, params[CUBE_X], float64s, offsets[NN_MET_PRE], offsets[NN_MET_POST],
+                          view[VIEW_VALUE], view[VIEW_CENTRED] != 0, view[VIEW_AWAY], view[VIEW_OPP_AWAY],
+                          view[VIEW_POST_CRAWFORD] != 0)
+
+
+@jit
 def _excess_at_most(code, board, margin):
     if code == KEITH:
         return 8.0 * keith_count(board, False) - 7.0 * keith_count(board, True) <= 7.0 * margin
@@ -204,8 +232,13 @@ def offer_double(code, params, offsets, float64s, int32s, int64s, board, view):
     """DOUBLE, NO_DOUBLE, or NO_KERNEL for an unknown code."""
     if code == NONE or code == ALWAYS_TAKE or code == NEVER_TAKE:
         return NO_DOUBLE
-    if code == PIPDIFF or code == KEITH or code == THORP:
-        aware = params[PIPDIFF_SCORE_AWARE if code == PIPDIFF else COUNT_SCORE_AWARE] != 0.0
+    if code == PIPDIFF or code == KEITH or code == THORP or code == NN:
+        if code == PIPDIFF:
+            aware = params[PIPDIFF_SCORE_AWARE] != 0.0
+        elif code == NN:
+            aware = params[NN_SCORE_AWARE] != 0.0
+        else:
+            aware = params[COUNT_SCORE_AWARE] != 0.0
         if aware and view[VIEW_MATCH_TO] != 0:  # bots.match_cube.forced_offer
             forced = forced_offer(view[VIEW_VALUE], view[VIEW_AWAY], view[VIEW_OPP_AWAY])
             if forced != NO_FORCE:
@@ -222,6 +255,10 @@ def offer_double(code, params, offsets, float64s, int32s, int64s, board, view):
                 + _shift(offsets, float64s, view)
             return DOUBLE if reached else NO_DOUBLE
         return DOUBLE if _excess_at_most(code, board, margin) else NO_DOUBLE
+    if code == NN and _nn_at_score(params, view):
+        no_double, double_take, double_pass = _nn_match_equities(params, offsets, float64s, int32s, int64s,
+                                                                 board, view)
+        return DOUBLE if min(double_take, double_pass) > no_double else NO_DOUBLE
     if code == NN:  # bots.nn.NNCube: double when double/take and double/pass beat no double
         centred, owned, theirs = nn_cube_equities(
             params, offsets, int32s, int64s, board, view[VIEW_JACOBY] != 0 and view[VIEW_CENTRED] != 0)
@@ -248,6 +285,9 @@ def respond(code, params, offsets, float64s, int32s, int64s, board, view):
                 + _shift(offsets, float64s, view)
             return DROP if dropped else TAKE
         return TAKE if _excess_at_least(code, board, params[COUNT_TAKE]) else DROP
+    if code == NN and _nn_at_score(params, view):
+        _, double_take, double_pass = _nn_match_equities(params, offsets, float64s, int32s, int64s, board, view)
+        return DROP if double_take > double_pass else TAKE
     if code == NN:  # bots.nn.NNCube: drop above +1 for the doubler, beaver below 0
         _, _, theirs = nn_cube_equities(
             params, offsets, int32s, int64s, board, view[VIEW_JACOBY] != 0 and view[VIEW_CENTRED] != 0)

@@ -70,7 +70,7 @@ def race_chance(own, opponent):
 
 
 @jit
-def janowski(p, w, l, x):
+def janowski(p, w, l, x_centre, x_own, x_theirs):
     s = w + l + 0.5
     dead = p * w - (1.0 - p) * l
     own = min(1.0, p * s - l)
@@ -83,8 +83,8 @@ def janowski(p, w, l, x):
         centre = 1.0
     else:
         centre = -1.0 + 2.0 * (p - take_point) / (cash_point - take_point)
-    return (x * centre + (1.0 - x) * dead, x * own + (1.0 - x) * dead,
-            x * theirs + (1.0 - x) * dead)
+    return (x_centre * centre + (1.0 - x_centre) * dead, x_own * own + (1.0 - x_own) * dead,
+            x_theirs * theirs + (1.0 - x_theirs) * dead)
 
 
 @jit
@@ -110,7 +110,10 @@ def _scaled(probabilities, x, float64s, pre, post, away, opponent_away, value, p
     if p < 1.0 - 1e-7:
         l = ((1.0 - p - lose_gammon) + (lose_gammon - lose_backgammon) * lose_two
              + lose_backgammon * lose_three) / (1.0 - p)
-    centred, owned, theirs = janowski(p, w, l, x)
+    x_own = x if value < away else 0.0
+    x_theirs = x if value < opponent_away else 0.0
+    x_centre = x if value < away or value < opponent_away else 0.0
+    centred, owned, theirs = janowski(p, w, l, x_centre, x_own, x_theirs)
     return centred, owned, theirs, lose_one, unit
 
 
