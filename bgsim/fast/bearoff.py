@@ -21,8 +21,8 @@ from .moves import BOARD_BYTES, generate, new_buffers, play_before
 
 POINTS = 6
 MAX_CHECKERS = 15
-# Rolls to bear off 15 checkers from the 6-point are at most 15 * 6 / 3 = 30 (a roll moves at
-# least 3 pips until the last checker); the gammon count is shorter.  One spare slot.
+# Slots of a roll-count distribution (0..31 rolls).  The longest bear-off needs 30 rolls and the
+# first checker off at most 10; the tests check that the last slot stays empty.
 MAX_ROLLS = 32
 
 # The 21 distinct rolls and their chances in 36ths.  Sums are taken in 36ths and divided once,
