@@ -114,7 +114,7 @@ def test_one_sided_distributions(one):
     sums = one.rolls_off.sum(axis=1)
     assert np.allclose(sums, 1.0, atol=1e-12)
     assert np.allclose(one.first_off.sum(axis=1), 1.0, atol=1e-12)
-    assert one.rolls_off[:, -1].max() == 0.0  # MAX_ROLLS is enough
+    assert one.rolls_off[:, -1].max() == 0.0 and one.first_off[:, -1].max() == 0.0  # MAX_ROLLS is enough
     six = position_number((0, 0, 0, 0, 0, 1))
     assert one.rolls_off[six, :3].tolist() == [0.0, 0.75, 0.25]  # 9 rolls of 36 miss 6 pips
     assert one.mean[six] == pytest.approx(1.25)
