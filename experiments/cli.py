@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "experiments.commands.met",
     "experiments.commands.eval",
     "experiments.commands.train",
+    "experiments.commands.trace",
 )
 
 

@@ -195,3 +195,61 @@ def test_match_equities_of_a_sure_win_are_the_table_s():
     assert double_pass == match_cube.equity(4, 3, False)
     assert double_take == pytest.approx(match_cube.equity(3, 3, False))
     assert no_double == pytest.approx(match_cube.equity(4, 3, False))
+
+
+# --- GNU Backgammon match IDs on the command line --------------------------------------------
+
+from bgsim.match_id import MatchState, decode, encode  # noqa: E402
+from experiments.cli import main  # noqa: E402
+from experiments.commands.trace import turn_ids  # noqa: E402
+
+START_ID = "4HPwATDgc/ABMA"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_show_prints_the_score_of_a_joined_or_separate_match_id(capsys):
+    match_id = encode(MatchState(cube_value=2, cube_owner=0, on_roll=1, turn=1, match_to=7, score=(4, 2)))
+    for argv in (("show", f"{START_ID}:{match_id}"), ("show", START_ID, match_id)):
+        code, out, err = run(capsys, *argv)
+        assert code == 0 and not err
+        assert "match to 7, score 4-2; cube 2 owned by player 0; player 1 on roll" in out
+        assert "X (player 1, on roll) needs 5, O (player 0) needs 3" in out
+
+
+def test_show_refuses_a_bad_match_id_in_one_line(capsys):
+    for argv in (("show", f"{START_ID}:nonsense"), ("show", f"{START_ID}:cAkAAAAAAAAA", "cAkAAAAAAAAA")):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and not out
+        assert len(err.strip().splitlines()) == 1 and "match ID" in err
+
+
+def test_trace_gives_both_ids_at_each_turn_following_score_and_cube():
+    from bgsim.match import play_match
+
+    white, black = make_player("heuristic+pipdiff"), make_player("heuristic+keith")
+    record = play_match(white, black, 9, 2, 3, Rules(), trace=True)
+    assert len(record.games) > 1
+    doubled = False
+    for game in record.games:
+        for ply, gnubg_id in zip(game.history, turn_ids(game, Rules())):
+            position_id, match_id = gnubg_id.split(":")
+            assert position_id == ply.position_id
+            state = decode(match_id)
+            assert state.match_to == 3 and state.score == (game.match.white_score, game.match.black_score)
+            assert state.on_roll == (0 if ply.side == "white" else 1)
+            assert state.crawford == game.match.crawford
+            doubled = doubled or state.cube_value > 1
+    assert doubled  # the cube was followed through a take
+
+
+def test_trace_command_prints_a_match(capsys):
+    code, out, err = run(capsys, "trace", "heuristic+pipdiff", "heuristic+keith", "--match-to", "3",
+                         "--seed", "9", "--game", "2")
+    assert code == 0
+    assert "Crawford game" in out and "wins the match to 3" in out
+    assert ":" in out.splitlines()[1]

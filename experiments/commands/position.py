@@ -17,8 +17,13 @@ def register(subparsers) -> None:
         "show", help="draw a position given as a GNU Backgammon position ID",
         description="Draw the position of a GNU Backgammon position ID (14 characters, e.g. "
         "4HPwATDgc/ABMA for the starting position) as a board with points numbered for the side on roll (X), "
-        "and each side's pip count, checkers on the bar and checkers borne off.")
-    show.add_argument("position_id", metavar="ID", help="GNU Backgammon position ID, e.g. 4HPwATDgc/ABMA")
+        "and each side's pip count, checkers on the bar and checkers borne off.  With a GNU "
+        "Backgammon match ID (POSITIONID:MATCHID as GNU Backgammon writes it, or as a second "
+        "argument), also the score, the cube, the Crawford state and who is on roll.")
+    show.add_argument("position_id", metavar="ID",
+                      help="GNU Backgammon position ID, e.g. 4HPwATDgc/ABMA, or POSITIONID:MATCHID")
+    show.add_argument("match_id", metavar="MATCHID", nargs="?",
+                      help="GNU Backgammon match ID, e.g. cAkAAAAAAAAA (if not joined to ID by ':')")
     show.set_defaults(handler=run_show)
 
     moves = subparsers.add_parser(
@@ -56,7 +61,20 @@ def read_position(text: str) -> Position:
 
 
 def run_show(args) -> int:
-    print(read_position(args.position_id))
+    from bgsim.match_id import decode, split_gnubg_id
+
+    position_id, match_id = split_gnubg_id(args.position_id)
+    if match_id is not None and args.match_id is not None:
+        raise ValueError(f"two match IDs: {match_id!r} joined to the position ID and {args.match_id!r}")
+    match_id = match_id if match_id is not None else args.match_id
+    state = decode(match_id) if match_id is not None else None  # checked before any drawing
+    print(read_position(position_id))
+    if state is not None:
+        print(f"match ID {match_id}: {state.describe()}")
+        if state.match_to:
+            on_roll = state.on_roll
+            print(f"X (player {on_roll}, on roll) needs {state.away(on_roll)}, "
+                  f"O (player {1 - on_roll}) needs {state.away(1 - on_roll)}")
     return 0
 
 
