@@ -253,3 +253,37 @@ def test_trace_command_prints_a_match(capsys):
     assert code == 0
     assert "Crawford game" in out and "wins the match to 3" in out
     assert ":" in out.splitlines()[1]
+
+
+# --- a derived table from a player's own gammon rate -----------------------------------------
+
+from bgsim import met  # noqa: E402
+from experiments.match_equity import compare, derived_from_player, measure_gammon_rate  # noqa: E402
+
+
+def test_the_gammon_rate_is_measured_from_cubeless_self_play():
+    measured = measure_gammon_rate("heuristic", games=400, seed=2)
+    rows = play_games(make_player("heuristic"), make_player("heuristic"), 2, 400, Rules(cube=False))
+    assert measured.rate == rows["result"].isin(["gammon", "backgammon"]).mean()
+    assert 0.0 < measured.rate < 1.0 and 0.0 < measured.half_width < 0.1
+    with pytest.raises(ValueError, match="games"):
+        measure_gammon_rate("heuristic", games=0)
+
+
+def test_a_derived_table_is_compared_with_the_published_one():
+    table, measured = derived_from_player("racer", games=300, seed=1)
+    assert f"{measured.rate:g}" in table.source
+    assert compare(met.published(), met.published()).largest == 0.0
+    distance = compare(table, met.published())
+    assert 0.0 < distance.mean <= distance.largest < 0.2
+    # a gammon rate near the experts' makes a table near the published one, closer than a
+    # table with no gammons at all
+    assert compare(met.derive(0.26), met.published()).largest < compare(met.derive(0.0), met.published()).largest
+
+
+def test_met_from_player_on_the_command_line(capsys):
+    code, out, err = run(capsys, "met", "--table", "derived", "--from-player", "racer", "--games", "200", "3", "5")
+    assert code == 0
+    assert "3-away vs 5-away" in out and "gammon rate of racer" in err and "kazaross-xg2" in err
+    code, out, err = run(capsys, "met", "--from-player", "racer", "3", "5")
+    assert code == 2 and "derived" in err

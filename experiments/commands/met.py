@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from bgsim import met
 
@@ -23,6 +24,14 @@ def register(subparsers) -> None:
     parser.add_argument("--gammon-rate", type=float, default=met.DEFAULT_GAMMON_RATE, metavar="G",
                         help="share of won games that are gammons, for --table derived "
                         f"(default {met.DEFAULT_GAMMON_RATE})")
+    parser.add_argument("--from-player", metavar="SPEC",
+                        help="for --table derived: measure the gammon rate of SPEC's own cubeless "
+                        "self-play (fast engine) instead of --gammon-rate, and compare the table "
+                        "with the published one")
+    parser.add_argument("--games", type=int, default=20_000, metavar="N",
+                        help="with --from-player: games of self-play (default 20000)")
+    parser.add_argument("--seed", type=int, default=1, metavar="S",
+                        help="with --from-player: seed of the self-play (default 1)")
     parser.add_argument("--post-crawford", action="store_true",
                         help="with A B where one side is 1 away: after the Crawford game")
     parser.add_argument("--size", type=int, default=11, metavar="N",
@@ -44,7 +53,22 @@ def _score(text: str, what: str) -> int:
 def run_met(args) -> int:
     if (args.away is None) != (args.opponent_away is None):
         raise ValueError("give both scores away (A B), or neither for the grid")
-    table = met.table(args.table, args.gammon_rate)
+    if args.from_player is not None and args.table != met.DERIVED:
+        raise ValueError(f"--from-player measures a gammon rate for --table {met.DERIVED}")
+    if args.from_player is not None:
+        from experiments.match_equity import compare, derived_from_player
+
+        table, measured = derived_from_player(args.from_player, args.games, args.seed)
+        distance = compare(table, met.published())
+        # on stderr, so that --json output stays one document
+        print(f"gammon rate of {measured.player} in cubeless self-play: {measured.rate:.4f} "
+              f"± {measured.half_width:.4f} (95% CI, {measured.games:,} games); against "
+              f"{met.PUBLISHED} over 1..{distance.size} away: largest difference "
+              f"{100 * distance.largest:.2f} points of match-winning chance (at "
+              f"{distance.at[0]}-{distance.at[1]}{' post-Crawford' if distance.post_crawford else ''}), "
+              f"mean {100 * distance.mean:.2f}", file=sys.stderr)
+    else:
+        table = met.table(args.table, args.gammon_rate)
     if args.away is not None:
         away = _score(args.away, "A")
         opponent = _score(args.opponent_away, "B")
