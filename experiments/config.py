@@ -27,6 +27,9 @@ Keys (all optional except ``games`` and at least two players)::
     [conditions.jacoby]              # optional: play every pairing again under each rule set
     jacoby = true
 
+    [conditions.eleven]              # a condition may set its own match length
+    match_to = 11
+
     [grid]                           # optional: more players from a template and value lists
     template = "heuristic+pipdiff(double={double}%,take={take}%)"
     double = [6, 8, 10]
@@ -79,10 +82,20 @@ class Experiment:
     match_to: int = 0
     target_ci: float | None = None
     conditions: tuple[tuple[str, Rules], ...] = ((BASE_CONDITION, Rules()),)
+    # (condition, match length) for conditions that set their own ``match_to``
+    condition_lengths: tuple[tuple[str, int], ...] = ()
     # For players made from a [grid]: spec -> {parameter: value}, and the parameter order.
     grid: dict[str, dict[str, Any]] = field(default_factory=dict)
     grid_keys: tuple[str, ...] = ()
     source: str = "<memory>"
+
+    def match_length(self, condition: str) -> int:
+        """The match length of a condition's games (0: money games)."""
+        return dict(self.condition_lengths).get(condition, self.match_to)
+
+    @property
+    def plays_matches(self) -> bool:
+        return any(self.match_length(name) for name, _ in self.conditions)
 
     @property
     def everyone(self) -> tuple[str, ...]:
@@ -111,7 +124,10 @@ class Experiment:
             "chunk": self.chunk,
             "match_to": self.match_to,
             "target_ci": self.target_ci,
-            "conditions": {name: asdict(rules) for name, rules in self.conditions},
+            # a condition's own match length rides in its table, as in the file
+            "conditions": {name: {**asdict(rules), **({"match_to": dict(self.condition_lengths)[name]}
+                                                     if name in dict(self.condition_lengths) else {})}
+                           for name, rules in self.conditions},
             "grid": self.grid,
             "grid_keys": list(self.grid_keys),
             "source": self.source,
@@ -133,7 +149,10 @@ class Experiment:
             chunk=data.get("chunk", 500),
             match_to=data.get("match_to", 0),
             target_ci=data.get("target_ci"),
-            conditions=tuple((name, Rules(**rules)) for name, rules in data["conditions"].items()),
+            conditions=tuple((name, Rules(**{key: value for key, value in rules.items() if key != "match_to"}))
+                             for name, rules in data["conditions"].items()),
+            condition_lengths=tuple((name, rules["match_to"]) for name, rules in data["conditions"].items()
+                                    if "match_to" in rules),
             grid=data.get("grid", {}),
             grid_keys=tuple(data.get("grid_keys", ())),
             source=data.get("source", "<memory>"),
@@ -270,6 +289,7 @@ def experiment_from_mapping(
 
     base = _rules_from(data.get("rules", {}), "rules", Rules(), fail)
     conditions_data = data.get("conditions", {})
+    lengths: dict[str, int] = {}
     if conditions_data:
         conditions = []
         for cname, overrides_ in conditions_data.items():
@@ -278,23 +298,31 @@ def experiment_from_mapping(
                 raise fail(key, "each condition is a table of rule options, e.g. [conditions.jacoby]")
             if not cname or any(ch not in string.ascii_letters + string.digits + "-_" for ch in cname):
                 raise fail(key, "name conditions with letters, digits, '-' or '_'")
+            overrides_ = dict(overrides_)
+            if "match_to" in overrides_:
+                length = overrides_.pop("match_to")
+                if isinstance(length, bool) or not isinstance(length, int) or not 0 <= length <= 999:
+                    raise fail(f"{key}.match_to", f"0 for money games or a match length of 1..999 points, got {length!r}")
+                lengths[cname] = length
             conditions.append((cname, _rules_from(overrides_, key, base, fail)))
         rules_list = tuple(conditions)
     else:
         rules_list = ((BASE_CONDITION, base),)
-    if match_to:
-        for cname, rules in rules_list:
+    for cname, rules in rules_list:
+        length = lengths.get(cname, match_to)
+        if length:
             try:
                 rules.check_for_match()
             except ValueError as error:
                 key = "rules" if not conditions_data else f"conditions.{cname}"
-                raise fail(key, f"{error} (match_to = {match_to})") from None
+                raise fail(key, f"{error} (match_to = {length})") from None
 
     experiment = Experiment(
         name=name, description=data.get("description", ""), players=tuple(players),
         opponent=opponent, pairings=pairings, games=games, seed=seed, engine=engine,
         threads=threads, duplicate=duplicate, chunk=chunk, match_to=match_to,
-        target_ci=target_ci, conditions=rules_list, grid=grid, grid_keys=grid_keys,
+        target_ci=target_ci, conditions=rules_list, condition_lengths=tuple(lengths.items()),
+        grid=grid, grid_keys=grid_keys,
         source=source,
     )
     canonical = check_players(experiment, make_player)

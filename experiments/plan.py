@@ -83,7 +83,7 @@ def make_task(experiment: Experiment, pairing: Pairing, chunk: int, threads: int
         "first": pairing.first, "second": pairing.second, "seed": pairing.seed,
         "rules": asdict(pairing.rules), "start": start, "stop": stop,
         "swap_offset": 0 if experiment.duplicate else experiment.games,
-        "match_to": experiment.match_to, "engine": experiment.engine, "threads": threads,
+        "match_to": experiment.match_length(pairing.condition), "engine": experiment.engine, "threads": threads,
     }
 
 

@@ -194,7 +194,9 @@ def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, br
         if experiment is not None and experiment.description:
             out.append(experiment.description.strip() + "\n")
         if experiment is not None:
-            kind = f"{experiment.match_to}-point matches" if experiment.match_to else "money games"
+            lengths = sorted({experiment.match_length(name) for name, _ in experiment.conditions})
+            kind = ("money games" if lengths == [0] else
+                    ", ".join(f"{length}-point matches" if length else "money games" for length in lengths))
             out.append(f"{len(frame)} games ({kind}); {experiment.games} deals per pairing, "
                        f"{'each played with both seatings (duplicate dice)' if experiment.duplicate else 'seats alternating, dice independent'}; "
                        f"seed {experiment.seed}.\n")

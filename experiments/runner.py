@@ -137,7 +137,7 @@ class _Session:
         threads = experiment.threads or None
         self._open(folder, stored, pairings)
         chunks = Chunks(experiment, pairings, folder)
-        unit = "matches" if experiment.match_to else "games"
+        unit = "matches" if experiment.plays_matches else "games"
         total = 2 * experiment.games * len(pairings)
         self.log(f"{experiment.name}: {len(pairings)} pairings × {experiment.games:,} deals × 2 seatings = "
                  f"{total:,} {unit}{' (duplicate dice)' if experiment.duplicate else ''}, engine {experiment.engine}, "

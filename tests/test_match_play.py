@@ -287,3 +287,35 @@ def test_met_from_player_on_the_command_line(capsys):
     assert "3-away vs 5-away" in out and "gammon rate of racer" in err and "kazaross-xg2" in err
     code, out, err = run(capsys, "met", "--from-player", "racer", "3", "5")
     assert code == 2 and "derived" in err
+
+
+# --- experiments with a match length per condition -------------------------------------------
+
+from experiments.config import Experiment, ExperimentError, load_experiment  # noqa: E402
+
+
+def _experiment_file(tmp_path, conditions: str):
+    path = tmp_path / "lengths.toml"
+    path.write_text('players = ["heuristic+pipdiff", "heuristic+pipdiff(score_aware=false)"]\n'
+                    'games = 50\nmatch_to = 7\n' + conditions, encoding="utf-8")
+    return path
+
+
+def test_a_condition_may_set_its_own_match_length(tmp_path):
+    experiment = load_experiment(_experiment_file(
+        tmp_path, "[conditions.five]\nmatch_to = 5\n[conditions.money]\nmatch_to = 0\njacoby = true\n"
+                  "[conditions.default]\n"))
+    assert [experiment.match_length(name) for name, _ in experiment.conditions] == [5, 0, 7]
+    assert experiment.plays_matches
+    again = Experiment.from_dict(experiment.to_dict())
+    assert again == experiment
+
+
+@pytest.mark.parametrize("conditions, words", [
+    ("[conditions.five]\nmatch_to = -5\n", "conditions.five.match_to"),
+    ("[conditions.five]\nmatch_to = true\n", "conditions.five.match_to"),
+    ("[conditions.five]\nmatch_to = 5\njacoby = true\n", "match_to = 5"),
+])
+def test_a_bad_condition_match_length_is_named(tmp_path, conditions, words):
+    with pytest.raises(ExperimentError, match=words):
+        load_experiment(_experiment_file(tmp_path, conditions))
