@@ -93,9 +93,17 @@ THORP = FastBot("thorp", CUBE, 5, params=("double", "redouble", "take", "score_a
 # Janowski's cubeful money equities from the nn net's probabilities; x is the cube life index
 NN_CUBE = FastBot("nn", CUBE, 6, params=("hidden", "x", "score_aware"), arrays=NN_ARRAYS + MET_ARRAYS)
 
+# the race rules of bots/race_rules.py (bgsim/fast/race_rules.py): one layout for all four;
+# epc also reads the effective pip count of every one-sided bear-off position
+RACE_RULE_PARAMS = ("double", "redouble", "take", "score_aware")
+RULE62 = FastBot("rule62", CUBE, 7, params=RACE_RULE_PARAMS, arrays=MET_ARRAYS)
+KLEINMAN = FastBot("kleinman", CUBE, 8, params=RACE_RULE_PARAMS, arrays=MET_ARRAYS)
+ISIGHT = FastBot("isight", CUBE, 9, params=RACE_RULE_PARAMS, arrays=MET_ARRAYS)
+EPC = FastBot("epc", CUBE, 10, params=RACE_RULE_PARAMS, arrays=MET_ARRAYS + (("epc", FLOAT64),))
+
 FAST_BOTS: tuple[FastBot, ...] = (
     RANDOM, RACER, HEURISTIC, PUBEVAL, NN,
-    NO_CUBE, ALWAYS_TAKE, NEVER_TAKE, PIPDIFF, KEITH, THORP, NN_CUBE,
+    NO_CUBE, ALWAYS_TAKE, NEVER_TAKE, PIPDIFF, KEITH, THORP, NN_CUBE, RULE62, KLEINMAN, ISIGHT, EPC,
 )
 
 

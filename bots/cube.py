@@ -341,16 +341,16 @@ class Keith(_RaceCount):
     """The Keith count (Tom Keith, 2004), for races.
 
     Each side's count is :func:`keith_count`; the roller's (the doubler's) count is increased by
-    one seventh.  With ``R`` the doubler's count and ``O`` the opponent's, the excess is
-    ``R * 8/7 - O``, and the published rule is:
+    one seventh, rounded down, as the published rule says ("Increase the count of the player on
+    roll by one-seventh (rounding down)", bgonline.org/keith.html; bkgm.com glossary, "Keith
+    count").  With ``R`` the doubler's count and ``O`` the opponent's, the excess is
+    ``R + R // 7 - O`` (a whole number), and the published rule is:
 
     * double if the excess is at most 4, redouble if it is at most 3;
     * take if the excess is at least 2 (i.e. drop when the doubler's adjusted count exceeds the
       taker's by less than 2).
 
-    Computed without division: double when ``8*R - 7*O <= 7*double`` (likewise redouble), take
-    when ``8*R - 7*O >= 7*take``, in float64 (exact for whole-number margins).  The margins are
-    parameters.  In contact: never doubles, always takes.
+    The margins are parameters.  In contact: never doubles, always takes.
     """
 
     name = "keith"
@@ -367,19 +367,18 @@ class Keith(_RaceCount):
         return keith_count(position.board), keith_count(position.turned().board)
 
     def threshold_count(self, own, margin):
-        return (8.0 * own - 7.0 * margin) / 7.0
+        return float(own + own // 7) - margin
 
     @staticmethod
-    def scaled_excess(position: Position) -> float:
+    def excess(position: Position) -> int:
         roller = keith_count(position.board)
-        opponent = keith_count(position.turned().board)
-        return 8.0 * roller - 7.0 * opponent
+        return roller + roller // 7 - keith_count(position.turned().board)
 
     def excess_at_most(self, position, margin):
-        return self.scaled_excess(position) <= 7.0 * margin
+        return self.excess(position) <= margin
 
     def excess_at_least(self, position, margin):
-        return self.scaled_excess(position) >= 7.0 * margin
+        return self.excess(position) >= margin
 
 
 class Thorp(_RaceCount):

@@ -118,16 +118,22 @@ def race_chance(own: float, opponent: float) -> float:
     s = own + opponent - 4.0
     if s < 1.0:
         s = 1.0
-    k = d * d / s
+    half = kleinman_half(d * d / s)
+    if d >= 0.0:
+        return 0.5 + half
+    return 0.5 - half
+
+
+def kleinman_half(k: float) -> float:
+    """The leader's chance less one half for Kleinman's metric ``k`` (``D²/S``, see
+    :func:`race_chance`)."""
     if k < 1.0:
         half = 0.267 * math.sqrt(k)
     else:
         half = 0.26 + 0.114 * math.log(k)
     if half > 0.5:
         half = 0.5
-    if d >= 0.0:
-        return 0.5 + half
-    return 0.5 - half
+    return half
 
 
 def janowski(p: float, w: float, l: float, x_centre: float, x_own: float,

@@ -272,9 +272,10 @@ def test_keith_and_thorp_counts_by_hand():
 
 
 @pytest.mark.parametrize("opponent, double, redouble, take", [
-    ({6: 3, 5: 3, 4: 3}, False, False, Response.TAKE),             # O=45: 8*43-7*45 = 29
-    ({6: 3, 5: 3, 4: 3, 1: 1}, True, False, Response.TAKE),        # O=46: 22 (<=28, >21)
-    ({6: 3, 5: 3, 4: 3, 3: 1}, True, True, Response.DROP),         # O=48: 8 (<14 drops)
+    ({6: 3, 5: 2, 4: 3}, False, False, Response.TAKE),             # O=40: 43+6-40 = 9
+    ({6: 3, 5: 3, 4: 3}, True, False, Response.TAKE),              # O=45: 43+43//7-45 = 4
+    ({6: 3, 5: 3, 4: 3, 1: 1}, True, True, Response.TAKE),         # O=46: 3
+    ({6: 3, 5: 3, 4: 3, 3: 1}, True, True, Response.DROP),         # O=48: 1 (<2 drops)
 ])
 def test_keith_rule(opponent, double, redouble, take):
     position = race_from(ROLLER, opponent)

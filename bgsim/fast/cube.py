@@ -18,6 +18,8 @@ from .board import is_race, pip_counts
 from .compile import inline_jit, jit
 from .match_cube import FORCE_DOUBLE, NO_FORCE, forced_offer, match_equities, race_chance, shift
 from .nn import CUBE_HIDDEN, CUBE_X, OUTPUTS, UNIT, _net, evaluate, nn_cube_equities
+from . import race_rules
+from .race_rules import race_rule_drops, race_rule_offers
 
 NONE = layouts.NO_CUBE.code
 ALWAYS_TAKE = layouts.ALWAYS_TAKE.code
@@ -59,6 +61,10 @@ assert layouts.KEITH.params == layouts.THORP.params
 
 VIEW_VALUE, VIEW_CENTRED, VIEW_MAX, VIEW_BEAVER, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD = range(9)
 VIEW_SIZE = 9
+assert (race_rules.VIEW_VALUE, race_rules.VIEW_CENTRED, race_rules.VIEW_MATCH_TO, race_rules.VIEW_AWAY,
+        race_rules.VIEW_OPP_AWAY, race_rules.VIEW_POST_CRAWFORD) == (VIEW_VALUE, VIEW_CENTRED, VIEW_MATCH_TO,
+                                                                     VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD)
+RACE_RULES = race_rules.CODES
 
 
 @jit
@@ -125,7 +131,7 @@ def _counts(code, board):
 def _threshold_count(code, own, margin):
     """The taker's count at which the doubler's excess is exactly ``margin`` (bots.cube)."""
     if code == KEITH:
-        return (8.0 * own - 7.0 * margin) / 7.0
+        return float(own + own // 7) - margin
     if own > 30:
         return (11.0 * own - 10.0 * margin) / 10.0
     return own - margin
@@ -168,8 +174,9 @@ def _nn_match_equities(params, offsets, float64s, int32s, int64s, board, view):
 
 @jit
 def _excess_at_most(code, board, margin):
-    if code == KEITH:
-        return 8.0 * keith_count(board, False) - 7.0 * keith_count(board, True) <= 7.0 * margin
+    if code == KEITH:  # the roller's count plus a seventh of it rounded down (bots.cube.Keith)
+        roller = keith_count(board, False)
+        return roller + roller // 7 - keith_count(board, True) <= margin
     leader = thorp_count(board, False)
     trailer = thorp_count(board, True)
     if leader > 30:
@@ -179,8 +186,9 @@ def _excess_at_most(code, board, margin):
 
 @jit
 def _excess_at_least(code, board, margin):
-    if code == KEITH:
-        return 8.0 * keith_count(board, False) - 7.0 * keith_count(board, True) >= 7.0 * margin
+    if code == KEITH:  # the roller's count plus a seventh of it rounded down (bots.cube.Keith)
+        roller = keith_count(board, False)
+        return roller + roller // 7 - keith_count(board, True) >= margin
     leader = thorp_count(board, False)
     trailer = thorp_count(board, True)
     if leader > 30:
@@ -264,6 +272,8 @@ def offer_double(code, params, offsets, float64s, int32s, int64s, board, view):
             params, offsets, int32s, int64s, board, view[VIEW_JACOBY] != 0 and view[VIEW_CENTRED] != 0)
         no_double = centred if view[VIEW_CENTRED] != 0 else owned
         return DOUBLE if min(2.0 * theirs, 1.0) > no_double else NO_DOUBLE
+    if code in RACE_RULES:
+        return DOUBLE if race_rule_offers(code, params, offsets, float64s, board, view) else NO_DOUBLE
     return NO_KERNEL
 
 
@@ -297,4 +307,6 @@ def respond(code, params, offsets, float64s, int32s, int64s, board, view):
         if view[VIEW_BEAVER] != 0 and double_take < 0.0:
             return BEAVER
         return TAKE
+    if code in RACE_RULES:
+        return DROP if race_rule_drops(code, params, offsets, float64s, board, view) else TAKE
     return NO_KERNEL

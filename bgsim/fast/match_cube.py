@@ -57,16 +57,22 @@ def race_chance(own, opponent):
     s = own + opponent - 4.0
     if s < 1.0:
         s = 1.0
-    k = d * d / s
+    half = kleinman_half(d * d / s)
+    if d >= 0.0:
+        return 0.5 + half
+    return 0.5 - half
+
+
+@jit
+def kleinman_half(k):
+    """bots.match_cube.kleinman_half."""
     if k < 1.0:
         half = 0.267 * math.sqrt(k)
     else:
         half = 0.26 + 0.114 * math.log(k)
     if half > 0.5:
         half = 0.5
-    if d >= 0.0:
-        return 0.5 + half
-    return 0.5 - half
+    return half
 
 
 @jit
