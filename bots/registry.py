@@ -39,10 +39,12 @@ def cube_bots() -> dict[str, type[CubeBot]]:
     from .cube import CUBE_BOTS
     from .gnubg_bots import GnubgCube
     from .nn import NNCube
+    from .exact import Exact
     from .race_rules import RACE_RULES
 
     bots = dict(CUBE_BOTS)
     bots.update(RACE_RULES)
+    bots[Exact.name] = Exact
     bots[NNCube.name] = NNCube
     bots[GnubgCube.name] = GnubgCube
     return bots

@@ -1,0 +1,129 @@
+"""The ``exact`` cube bot: optimal money cube decisions where bgsim knows them, and the best
+estimate it has elsewhere, saying which.
+
+* **exact**: a pure bear-off with at most ``bgsim.bearoff.default_two_sided_checkers()`` checkers a
+  side (8 by default): the two-sided database's cubeful money equities (perfect play with the
+  cube, both sides), so the decision is optimal.
+* **estimated, one-sided**: any other pure bear-off: the one-sided database's exact cubeless
+  chances, made cubeful by Janowski's formulas (:func:`bots.gnubg_bots.janowski_equities`) with
+  cube efficiency 0.6, GNU Backgammon's value for one-sided bear-offs (``rOSCubeX``).
+* **estimated, nn**: every other position: the ``nn`` net's cubeless probabilities, made cubeful
+  by Janowski with GNU Backgammon's cube efficiency (:func:`bots.gnubg_bots.cube_efficiency`:
+  0.68 in contact, ``0.55 + 0.00125 x pips`` of the side on roll within 0.6 .. 0.7 in a race).
+
+Decisions, per unit of the current cube: no double = the centred (or owned) equity,
+double/take = 2 x the equity with the opponent owning the cube, double/pass = +1; double when
+``min(double/take, 1) > no double``, take when ``double/take <= 1``, beaver (where allowed)
+when ``double/take < 0``.  ``tables=false`` ignores the two-sided database (the estimate
+everywhere): audited on exact positions it measures the estimate's own error.
+
+Reference engine only: the two-sided table (275 MB at 8 checkers) is not passed to the fast
+engine's kernels.  In a match (``score_aware=true``) the score's forced offers come first and
+then the decisions of ``bots.match_cube.match_equities`` on the same probabilities; money is
+what this bot is for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bgsim.board import Position
+from bgsim.cube import CubeView, Response
+
+from . import match_cube
+from .cube import SCORE_AWARE, CubeBot
+from .params import Param, parse_bool
+
+EXACT, ONE_SIDED, NN = "exact", "estimated-one-sided", "estimated-nn"
+ONE_SIDED_EFFICIENCY = 0.6  # GNU Backgammon's rOSCubeX
+TWO_SIDED_EFFICIENCY = 0.6  # GNU Backgammon's rTSCubeX (its match-play value for exact bear-offs)
+
+
+@dataclass(frozen=True)
+class CubeEquities:
+    """Money equities of the side on roll per unit of the current cube, and where they came from."""
+
+    centred: float      # no double, cube centred (before any cube action)
+    owned: float        # no double, cube owned by the side on roll
+    double_take: float  # after doubling and being taken (the opponent owns the doubled cube)
+    probabilities: tuple[float, float, float, float, float]
+    source: str         # EXACT, ONE_SIDED or NN
+    efficiency: float   # Janowski's cube efficiency of the estimate (the match judgement's, when exact)
+
+    def no_double(self, centred: bool) -> float:
+        return self.centred if centred else self.owned
+
+    def should_double(self, centred: bool) -> bool:
+        return min(self.double_take, 1.0) > self.no_double(centred)
+
+    def should_take(self) -> bool:
+        return self.double_take <= 1.0
+
+
+def cube_equities(position: Position, tables: bool = True, jacoby_centred: bool = False) -> CubeEquities:
+    """The best cubeful money equities bgsim has for ``position`` (side on roll), see the module."""
+    from bgsim import bearoff
+
+    from .gnubg_bots import cube_efficiency, janowski_equities
+    from .nn import evaluate, shipped_net
+
+    counts = bearoff.home_counts(position)
+    if counts is not None:
+        checkers = bearoff.default_two_sided_checkers()
+        own, opponent = bearoff.position_number(counts[0]), bearoff.position_number(counts[1])
+        if tables and sum(counts[0]) <= checkers and sum(counts[1]) <= checkers:
+            table = bearoff.two_sided(checkers)
+            return CubeEquities(
+                float(table.rolls_centred[own, opponent]), float(table.rolls_owned[own, opponent]),
+                2.0 * float(table.opponent_owns[own, opponent]),
+                (float(table.win[own, opponent]), 0.0, 0.0, 0.0, 0.0), EXACT, TWO_SIDED_EFFICIENCY)
+        probabilities = bearoff.one_sided().probabilities(own, opponent)
+        efficiency, source = ONE_SIDED_EFFICIENCY, ONE_SIDED
+    else:
+        probabilities = evaluate(shipped_net(), position)
+        efficiency, source = cube_efficiency(position), NN
+    centred, owned, theirs = janowski_equities(probabilities, efficiency, jacoby_centred)
+    return CubeEquities(centred, owned, 2.0 * theirs, tuple(probabilities), source, efficiency)
+
+
+class Exact(CubeBot):
+    """Optimal money cube decisions from the two-sided bear-off database, the best estimate
+    elsewhere (module doc).  Reference engine only."""
+
+    name = "exact"
+    fast_name = ""
+    description = "optimal money cube from the two-sided bear-off database; elsewhere Janowski on one-sided/nn chances"
+    PARAMS = (
+        Param("tables", parse_bool, True, "use the two-sided database where it holds the position "
+              "(false: the estimate everywhere)"),
+        SCORE_AWARE,
+    )
+
+    def _at_score(self, cube: CubeView) -> bool:
+        return bool(self.score_aware and cube.match_to and match_cube.in_table(*cube.away))
+
+    def offer_double(self, position: Position, cube: CubeView) -> bool:
+        if self.score_aware and cube.match_to:
+            forced = match_cube.forced_offer(cube)
+            if forced is not None:
+                return forced
+        if self._at_score(cube):
+            found = cube_equities(position, self.tables)
+            no_double, double_take, double_pass = match_cube.match_equities(
+                found.probabilities, found.efficiency, cube)
+            return min(double_take, double_pass) > no_double
+        found = cube_equities(position, self.tables, cube.jacoby and cube.centred)
+        return found.should_double(cube.centred)
+
+    def respond(self, position: Position, cube: CubeView) -> Response:
+        if self._at_score(cube):
+            found = cube_equities(position, self.tables)
+            _, double_take, double_pass = match_cube.match_equities(
+                found.probabilities, found.efficiency, cube)
+            return Response.DROP if double_take > double_pass else Response.TAKE
+        found = cube_equities(position, self.tables, cube.jacoby and cube.centred)
+        if not found.should_take():
+            return Response.DROP
+        if cube.beaver_allowed and found.double_take < 0.0:
+            return Response.BEAVER
+        return Response.TAKE

@@ -1,0 +1,69 @@
+"""The exact cube bot: optimal in the two-sided bear-off database, labelled estimates elsewhere."""
+
+from __future__ import annotations
+
+import random
+
+from bgsim import bearoff
+from bgsim.board import Position
+from bgsim.cube import CubeView, Response
+from bots import make_player
+from bots.exact import EXACT, NN, ONE_SIDED, cube_equities
+
+
+def money(centred=True, value=1, beaver=False) -> CubeView:
+    return CubeView(value=value, centred=centred, max_cube=64, beaver_allowed=beaver, jacoby=False)
+
+
+def bearoff_position(own: dict[int, int], other: dict[int, int]) -> Position:
+    return Position.from_points(own, {25 - point: n for point, n in other.items()})
+
+
+def random_bearoff(rng: random.Random, checkers: int) -> dict[int, int]:
+    side: dict[int, int] = {}
+    for _ in range(rng.randint(1, checkers)):
+        point = rng.randint(1, 6)
+        side[point] = side.get(point, 0) + 1
+    return side
+
+
+def test_exact_follows_the_two_sided_database():
+    rng = random.Random(7)
+    player = make_player("racer+exact")
+    actions = set()
+    for _ in range(60):
+        position = bearoff_position(random_bearoff(rng, 8), random_bearoff(rng, 8))
+        found = bearoff.evaluate(position)
+        assert found.source == "two-sided" and cube_equities(position).source == EXACT
+        # bgsim.bearoff's optimal action, read the bot's way; where doubling and not doubling
+        # are worth the same (a sure win: both 1) the bot keeps the cube
+        equities = cube_equities(position)
+        doubles = found.action in ("double/take", "double/pass")
+        redoubles = found.action_owned in ("double/take", "double/pass")
+        if min(equities.double_take, 1.0) != equities.centred:
+            assert player.offer_double(position, money()) is doubles
+        if min(equities.double_take, 1.0) != equities.owned:
+            assert player.offer_double(position, money(centred=False, value=2)) is redoubles
+        drop = found.action in ("double/pass", "too good")
+        assert (player.respond_to_double(position, money()) is Response.DROP) is drop
+        actions.add(found.action)
+    assert {"no double", "double/take", "double/pass"} <= actions
+
+
+def test_exact_labels_its_estimates():
+    in_table = bearoff_position({6: 2, 5: 2, 4: 2}, {1: 1, 2: 2, 3: 2})
+    assert cube_equities(in_table).source == EXACT
+    assert cube_equities(in_table, tables=False).source == ONE_SIDED
+    assert make_player("racer+exact(tables=false)").name == "racer+exact(tables=false)"
+    many = bearoff_position({6: 5, 5: 5, 4: 3}, {6: 3, 5: 4})  # 13 checkers: beyond the table
+    assert cube_equities(many).source == ONE_SIDED
+    race = Position.from_points({6: 5, 5: 4, 4: 3, 8: 3}, {19: 5, 20: 5, 21: 3, 16: 2})
+    found = cube_equities(race)
+    assert found.source == NN and 0.6 <= found.efficiency <= 0.7
+
+
+def test_exact_beavers_a_bad_double_where_allowed():
+    position = bearoff_position({6: 4, 5: 4}, {1: 2})  # the doubler is far behind
+    assert cube_equities(position).double_take < 0
+    assert make_player("racer+exact").respond_to_double(position, money(beaver=True)) is Response.BEAVER
+    assert make_player("racer+exact").respond_to_double(position, money()) is Response.TAKE
