@@ -8,12 +8,13 @@ turns it after every ply.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from .board import Position
 from .cube import CENTRE, Cube, CubeView, Response, Rules
 from .decisions import DecisionError, Player
 from .dice import BLACK_STREAM, DICE_STREAM, STREAMS_PER_GAME, WHITE_STREAM, RandomStream, check_seed
-from .rules import legal_plays
+from .rules import check_roll, legal_plays
 from .scoring import DROP, points_for, result_of
 
 WHITE = "white"
@@ -98,12 +99,24 @@ def play_game(
     rules: Rules = Rules(),
     match: MatchContext | None = None,
     trace: bool = False,
+    start: Position | None = None,
+    rolls: Sequence[tuple[int, int]] = (),
+    mirror: bool = False,
 ) -> GameRecord:
-    """Play game ``game`` of run ``seed`` between ``white`` and ``black``."""
+    """Play game ``game`` of run ``seed`` between ``white`` and ``black``.
+
+    ``start``: instead of the opening, the game starts from this position, seen from white, with
+    white on roll before its roll (a normal turn: the cube may be offered first).  ``rolls``:
+    the dice of the first turns of such a game, given instead of drawn (the stream is not read
+    for them).  ``mirror``: every die drawn from the dice stream reads 7 - d, so two games of
+    the same (seed, game), one mirrored, are an antithetic pair (a 6-6 in one is a 1-1 in the
+    other).  Rollouts use all three (``bgsim.rollout``).
+    """
     check_seed(seed)
     check_seed(game, "game number")
     if match is not None:
         rules.check_for_match()
+    rolls = check_start(start, rolls, match is not None)
     base = STREAMS_PER_GAME * (match.game_in_match if match else 0)
     dice = RandomStream(seed, game, base + DICE_STREAM)
     choices = {WHITE: RandomStream(seed, game, base + WHITE_STREAM),
@@ -113,16 +126,20 @@ def play_game(
 
     cube = Cube()
     automatic = 0
-    while True:
-        white_die, black_die = dice.die(), dice.die()
-        if white_die != black_die:
-            break
-        if rules.cube and not crawford and match is None and cube.automatic_double(rules, automatic):
-            automatic += 1
-    side = WHITE if white_die > black_die else BLACK
-    roll: tuple[int, int] | None = (white_die, black_die) if side == WHITE else (black_die, white_die)
-
-    position = Position.start()
+    roll: tuple[int, int] | None = None
+    if start is None:
+        while True:
+            white_die, black_die = _die(dice, mirror), _die(dice, mirror)
+            if white_die != black_die:
+                break
+            if rules.cube and not crawford and match is None and cube.automatic_double(rules, automatic):
+                automatic += 1
+        side = WHITE if white_die > black_die else BLACK
+        roll = (white_die, black_die) if side == WHITE else (black_die, white_die)
+        position = Position.start()
+    else:
+        side = WHITE
+        position = start
     plies = 0
     doubles = beavers = 0
     first_double_ply = 0
@@ -168,7 +185,11 @@ def play_game(
                         cube_action = "double/take"
                     else:  # pragma: no cover - Response has three members
                         raise DecisionError(f"unknown answer to a double: {answer!r}")
-            roll = dice.roll()
+            if plies < len(rolls):
+                roll = rolls[plies]
+            else:
+                first = _die(dice, mirror)
+                roll = (first, _die(dice, mirror))
         plies += 1
         plays = legal_plays(position, roll)
         notation = ""
@@ -187,6 +208,26 @@ def play_game(
         side = other(side)
         roll = None
     raise RuntimeError(f"game {game} of seed {seed} did not end within {MAX_PLIES} plies")
+
+
+def _die(dice: RandomStream, mirror: bool) -> int:
+    value = dice.die()
+    return 7 - value if mirror else value
+
+
+def check_start(start, rolls, in_match: bool) -> tuple[tuple[int, int], ...]:
+    """The given first rolls as a tuple; ValueError or TypeError naming what is wrong."""
+    if start is None:
+        if len(rolls):
+            raise ValueError("rolls can only be given for a game that starts from a position (start)")
+        return ()
+    if not isinstance(start, Position):
+        raise TypeError(f"start must be a bgsim.board.Position, got {type(start).__name__}")
+    if in_match:
+        raise ValueError("a game that starts from a position is a money game: it cannot be part of a match")
+    if start.checkers_off == 15 or start.opponent_checkers_off == 15:
+        raise ValueError(f"start position {start.position_id} is a finished game")
+    return tuple(check_roll(roll) for roll in rolls)
 
 
 def _response(player: Player, position: Position, view: CubeView) -> Response:

@@ -10,6 +10,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from .board import Position
 from .cube import Rules
 from .decisions import Player
 from .dice import check_seed
@@ -39,14 +40,26 @@ def game_numbers(games: int | range | Iterable[int]) -> list[int]:
 
 
 def play_games_reference(
-    white: Player, black: Player, seed: int, games, rules: Rules = Rules(), match_to: int = 0
+    white: Player, black: Player, seed: int, games, rules: Rules = Rules(), match_to: int = 0,
+    start=None, rolls=None, mirror=False,
 ) -> pd.DataFrame:
     """The reference engine: plain Python, one game after another."""
     check_players(white, black)
     check_seed(seed)
     numbers = game_numbers(games)
     records = []
-    if match_to:
+    from .fast import game_starts  # the one check and layout of start, rolls and mirror
+
+    starts = game_starts(len(numbers), start, rolls, mirror)
+    if start is not None:
+        if match_to:
+            raise ValueError("a game that starts from a position is a money game: it cannot be part of a match")
+        for number, board, setup in zip(numbers, starts.boards, starts.setups):
+            given = [(int(setup[2 + 2 * k]), int(setup[3 + 2 * k])) for k in range(int(setup[1]))]
+            records.append(play_game(white, black, seed, number, rules,
+                                     start=Position(tuple(int(v) for v in board)), rolls=given,
+                                     mirror=bool(setup[0])))
+    elif match_to:
         check_match_length(match_to)
         for number in numbers:
             records.extend(play_match(white, black, seed, number, match_to, rules).games)
@@ -94,16 +107,23 @@ def play_games(
     match_to: int = 0,
     engine: str = "auto",
     threads: int | None = None,
+    start=None,
+    rolls=None,
+    mirror=False,
 ) -> pd.DataFrame:
     """Play ``games`` (a count, or game numbers) between two players; one row per game.
 
     With ``match_to`` > 0 each number is a whole match to that many points and every game of
     it gets a row.  ``engine`` is ``"fast"``, ``"reference"`` or ``"auto"`` (fast whenever
-    both players can run there).
+    both players can run there).  ``start`` (a position from white, white on roll before its
+    roll; one for all games or one per game), ``rolls`` (the first rolls, given) and ``mirror``
+    (dice read as 7 - d): games from a position instead of the opening, money games only (see
+    ``bgsim.game.play_game``).
     """
     check_players(white, black)
     if engine_for(engine, white, black) == "reference":
-        return play_games_reference(white, black, seed, games, rules, match_to)
+        return play_games_reference(white, black, seed, games, rules, match_to, start, rolls, mirror)
     from . import fast
 
-    return fast.play_games(white, black, seed, games, rules, match_to=match_to, threads=threads)
+    return fast.play_games(white, black, seed, games, rules, match_to=match_to, threads=threads,
+                           start=start, rolls=rolls, mirror=mirror)

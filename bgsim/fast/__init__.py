@@ -216,6 +216,65 @@ def _check(white, black, seed, games, rules, match_to):
     return numbers, _rule_array(rules), seats(white, black)
 
 
+@dataclass(frozen=True)
+class Starts:
+    """Where each game starts, as the kernels take it: ``boards`` int8 (games, 26) from white,
+    white on roll, and ``setups`` int64 (games, 2 + 2 * given rolls): mirror, given rolls, dice;
+    both with no rows for games from the opening."""
+
+    boards: np.ndarray
+    setups: np.ndarray
+
+
+OPENING = Starts(np.zeros((0, 26), dtype=np.int8), np.zeros((0, 2), dtype=np.int64))
+
+
+def game_starts(count: int, start=None, rolls=None, mirror=False) -> Starts:
+    """``start`` (a Position, a sequence of them, or int arrays (26,) or (games, 26)), ``rolls``
+    (the first rolls, (k, 2) for every game or (games, k, 2)) and ``mirror`` (a bool, or one per
+    game) as the kernels take them; ValueError or TypeError naming what is wrong."""
+    from ..game import check_start
+
+    if start is None:
+        if rolls is not None and len(rolls):
+            check_start(None, rolls, False)
+        if np.any(mirror):
+            raise ValueError("mirror is for games that start from a position (start)")
+        return OPENING
+    if isinstance(start, Position):
+        boards = np.array([start.board], dtype=np.int64)
+    elif isinstance(start, np.ndarray):
+        boards = np.asarray(start, dtype=np.int64).reshape(-1, 26) if start.ndim in (1, 2) and start.shape[-1] == 26 else None
+        if boards is None:
+            raise ValueError(f"start boards must have shape (26,) or (games, 26), got {start.shape}")
+    else:
+        positions = list(start)
+        for position in positions:
+            check_start(position, (), False)
+        boards = np.array([position.board for position in positions], dtype=np.int64).reshape(-1, 26)
+    for board in np.unique(boards, axis=0):  # few distinct boards in a rollout: check each once
+        check_start(Position(tuple(int(v) for v in board)), (), False)
+    if len(boards) == 1:
+        boards = np.repeat(boards, count, axis=0)
+    if len(boards) != count:
+        raise ValueError(f"{len(boards)} start positions for {count} games: give one, or one per game")
+    given = np.zeros((count, 0, 2), dtype=np.int64)
+    if rolls is not None and len(rolls):
+        given = np.asarray(rolls, dtype=np.int64)
+        if given.ndim == 2:
+            given = np.repeat(given[None], count, axis=0)
+        if given.ndim != 3 or given.shape[0] != count or given.shape[2] != 2:
+            raise ValueError(f"rolls must have shape (k, 2) or ({count}, k, 2), got {given.shape}")
+        if given.size and (given.min() < 1 or given.max() > 6):
+            raise ValueError("a die is a whole number from 1 to 6")
+    flags = np.broadcast_to(np.asarray(mirror, dtype=bool), (count,))
+    setups = np.zeros((count, 2 + 2 * given.shape[1]), dtype=np.int64)
+    setups[:, 0] = flags
+    setups[:, 1] = given.shape[1]
+    setups[:, 2:] = given.reshape(count, -1)
+    return Starts(boards.astype(np.int8), setups)
+
+
 def _raise_errors(rows: np.ndarray, seed: int, codes: np.ndarray) -> None:
     bad = np.nonzero(rows[:, COL_ERROR])[0]
     if len(bad):
@@ -247,13 +306,18 @@ def _compact(rows: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def play_columns(white, black, seed, games, rules: Rules = Rules(), match_to: int = 0,
-                 threads: int | None = None, chunk_rows: int = CHUNK_ROWS):
+                 threads: int | None = None, chunk_rows: int = CHUNK_ROWS, start=None, rolls=None,
+                 mirror=False):
     """Yield the engine columns chunk by chunk (a dict of compact arrays per chunk).
 
     A 10-million-game run never holds more than one chunk of int64 rows plus the compact
-    columns of the chunks already yielded (if the caller keeps them).
+    columns of the chunks already yielded (if the caller keeps them).  ``start``, ``rolls``,
+    ``mirror``: see ``game_starts`` and ``bgsim.game.play_game``.
     """
     numbers, rule_array, packed = _check(white, black, seed, games, rules, match_to)
+    starts = game_starts(len(numbers), start, rolls, mirror)
+    if match_to and starts is not OPENING:
+        raise ValueError("a game that starts from a position is a money game: it cannot be part of a match")
     play_batch, _ = _kernels(white, black)
     per = 1 if match_to == 0 else 2 * match_to - 1
     step = max(1, chunk_rows // per)
@@ -263,12 +327,14 @@ def play_columns(white, black, seed, games, rules: Rules = Rules(), match_to: in
             raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     try:
-        for start in range(0, len(numbers), step):
-            chunk = numbers[start:start + step]
+        for first in range(0, len(numbers), step):
+            chunk = numbers[first:first + step]
             rows = np.zeros((len(chunk) * per, ROW_SIZE), dtype=np.int64)
             counts = np.zeros(len(chunk), dtype=np.int64)
             blocks = min(len(chunk), 4 * numba.get_num_threads())
-            play_batch(seed, chunk, match_to, rule_array, *packed.args, rows, counts, blocks)
+            part = _part(starts, first, step)
+            play_batch(seed, chunk, match_to, rule_array, *packed.args, rows, counts, blocks,
+                       part.boards, part.setups, np.int64(0), OPENING.boards)
             if per > 1:
                 keep = (np.arange(per)[None, :] < counts[:, None]).ravel()
                 rows = rows[keep]
@@ -278,12 +344,46 @@ def play_columns(white, black, seed, games, rules: Rules = Rules(), match_to: in
         numba.set_num_threads(previous)
 
 
+def _part(starts: Starts, first: int, count: int) -> Starts:
+    if starts is OPENING:
+        return OPENING
+    return Starts(starts.boards[first:first + count], starts.setups[first:first + count])
+
+
+def play_trials(player, seed, numbers, start, rolls, mirror, stop_bearoff: bool,
+                threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Cubeless games of ``player`` against itself from ``start`` for a rollout: (rows, finals).
+
+    ``rows`` are the raw engine rows (``bgsim.fast.game.COL_*``); with ``stop_bearoff`` a game
+    stops at the first pure bear-off (result ``RESULT_STOPPED``, its board from the side on roll
+    in ``finals``) so that the caller can take the exact value there.
+    """
+    numbers, rule_array, packed = _check(player, player, seed, numbers, Rules(cube=False), 0)
+    starts = game_starts(len(numbers), start, rolls, mirror)
+    play_batch, _ = _kernels(player, player)
+    rows = np.zeros((len(numbers), ROW_SIZE), dtype=np.int64)
+    finals = np.zeros((len(numbers), 26), dtype=np.int8)
+    counts = np.zeros(len(numbers), dtype=np.int64)
+    previous = numba.get_num_threads()
+    if threads is not None:
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        blocks = max(1, min(len(numbers), 4 * numba.get_num_threads()))
+        play_batch(seed, numbers, 0, rule_array, *packed.args, rows, counts, blocks, starts.boards,
+                   starts.setups, np.int64(1 if stop_bearoff else 0), finals)
+    finally:
+        numba.set_num_threads(previous)
+    _raise_errors(rows, seed, packed.codes)
+    return rows, finals
+
+
 def play_games(white, black, seed, games, rules: Rules = Rules(), match_to: int = 0,
-               threads: int | None = None):
+               threads: int | None = None, start=None, rolls=None, mirror=False):
     """The fast engine's ``bgsim.series.play_games``: one row per game, the same DataFrame."""
     from ..schema import empty_frame, frame_from_columns
 
-    parts = list(play_columns(white, black, seed, games, rules, match_to, threads))
+    parts = list(play_columns(white, black, seed, games, rules, match_to, threads, start=start,
+                              rolls=rolls, mirror=mirror))
     if not parts or not len(parts[0]["game"]):
         return empty_frame()
     columns = {name: np.concatenate([part[name] for part in parts]) for name in ENGINE_COLUMNS}
@@ -291,7 +391,7 @@ def play_games(white, black, seed, games, rules: Rules = Rules(), match_to: int 
 
 
 def trace_game(white, black, seed, number, rules: Rules = Rules(), match_to: int = 0,
-               max_plies: int = 20_000):
+               max_plies: int = 20_000, start=None, rolls=None, mirror=False):
     """Play one game (or match) with a per-ply trace: (rows, trace) as int64 arrays.
 
     ``trace`` columns: game_in_match, ply, side (0 white, 1 black), cube action (0 none,
@@ -300,12 +400,18 @@ def trace_game(white, black, seed, number, rules: Rules = Rules(), match_to: int
     side on roll.
     """
     numbers, rule_array, packed = _check(white, black, seed, [number], rules, match_to)
+    starts = game_starts(1, start, rolls, mirror)
+    if match_to and starts is not OPENING:
+        raise ValueError("a game that starts from a position is a money game: it cannot be part of a match")
+    start_board = starts.boards[0] if len(starts.boards) else np.zeros(0, dtype=np.int8)
+    setup = starts.setups[0] if len(starts.setups) else np.zeros(0, dtype=np.int64)
     _, trace_number = _kernels(white, black)
     per = 1 if match_to == 0 else 2 * match_to - 1
     rows = np.zeros((per, ROW_SIZE), dtype=np.int64)
     trace = np.zeros((max_plies, TRACE_SIZE), dtype=np.int64)
     tcount = np.zeros(1, dtype=np.int64)
-    count = trace_number(seed, numbers[0], match_to, rule_array, *packed.args, rows, trace, tcount)
+    count = trace_number(seed, numbers[0], match_to, rule_array, *packed.args, rows, trace, tcount,
+                         start_board, setup)
     return rows[:count], trace[: tcount[0]]
 
 
@@ -320,6 +426,6 @@ def legal_plays_fast(position: Position, roll) -> np.ndarray:
 
 
 __all__ = [
-    "FastHalf", "Seats", "fast_half", "legal_plays_fast", "play_columns", "play_games", "player_halves",
-    "seats", "supports", "trace_game",
+    "FastHalf", "Seats", "Starts", "fast_half", "game_starts", "legal_plays_fast", "play_columns",
+    "play_games", "play_trials", "player_halves", "seats", "supports", "trace_game",
 ]

@@ -9,6 +9,13 @@ turn the chance to double before the roll, the roll, the play.
 The four seats are white checker, black checker, white cube, black cube: ``codes`` int64[4],
 ``params`` float64[4, MAX_PARAMS] and ``offsets`` int64[4, MAX_ARRAYS], with the shared
 ``float64s``, ``int32s`` and ``int64s`` buffers of bot arrays (``bgsim/layouts.py``).
+
+A money game may start from a given position instead of the opening (``start``, int8[26] from
+white, white on roll before its roll; empty for the opening), with its first rolls given and its
+stream's dice mirrored (``setup``: mirror, number of given rolls, then their dice; see
+``bgsim.game.play_game``).  With ``stop_bearoff`` a game stops as soon as the side on roll
+faces a pure bear-off (``RESULT_STOPPED``, the board from the side on roll in ``final``), for
+rollouts that take the exact bear-off value from there.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from .cube import (
     BEAVER, DOUBLE, DROP, NO_KERNEL, VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_MAX,
     VIEW_OPP_AWAY, VIEW_POST_CRAWFORD, VIEW_SIZE, VIEW_VALUE, offer_double, respond,
 )
+from .bearoff import is_pure_bearoff
 from .dice import die, open_stream
 from .moves import BOARD_BYTES, generate, new_buffers, play_before
 
@@ -41,6 +49,8 @@ RULE_CUBE, RULE_MAX_CUBE, RULE_JACOBY, RULE_BEAVER, RULE_AUTOMATIC, RULE_BG_AS_G
 
 WHITE, BLACK = 0, 1
 SINGLE, GAMMON, BACKGAMMON, RESULT_DROP = 0, 1, 2, 3  # schema.RESULT_CODES
+RESULT_STOPPED = 4  # only with stop_bearoff: not a finished game, never in a DataFrame
+SETUP_MIRROR, SETUP_ROLLS, SETUP_DICE = 0, 1, 2  # a game's setup row: mirror, given rolls, dice
 CENTRE = 0  # schema.OWNER_CODES: 0 centre, 1 white, 2 black (side + 1)
 MAX_PLIES = 100_000
 ERROR_NONE, ERROR_TOO_LONG, ERROR_BAD_BEAVER, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL = range(5)
@@ -156,10 +166,16 @@ def _trace_ply(trace, tcount, game_in_match, ply, side, action, d1, d2, nplays, 
     tcount[0] = t + 1
 
 
+@inline_jit
+def _die(streams, mirror):
+    value = die(streams, 0)
+    return 7 - value if mirror else value
+
+
 @jit
 def play_one(seed, number, game_in_match, match_to, white_score, black_score, crawford,
              post_crawford, rules, codes, params, offsets, float64s, int32s, int64s, row, plays,
-             keys, slots, table, order, trace, tcount, tracing):
+             keys, slots, table, order, trace, tcount, tracing, start, setup, stop_bearoff, final):
     """Play one game into ``row`` (see ``bgsim.game.play_game``)."""
     in_match = match_to > 0
     row[COL_GAME] = number
@@ -176,26 +192,35 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     open_stream(streams, 1, seed, number, base + 1)
     open_stream(streams, 2, seed, number, base + 2)
 
+    mirror = setup.shape[0] > 0 and setup[SETUP_MIRROR] != 0
+    given = setup[SETUP_ROLLS] if setup.shape[0] > 0 else 0
     value = 1
     owner = CENTRE
     automatic = 0
-    while True:
-        white_die = die(streams, 0)
-        black_die = die(streams, 0)
-        if white_die != black_die:
-            break
-        if (rules[RULE_CUBE] != 0 and not crawford and not in_match
-                and automatic < rules[RULE_AUTOMATIC] and value * 2 <= rules[RULE_MAX_CUBE]):
-            value *= 2
-            automatic += 1
-    side = WHITE if white_die > black_die else BLACK
-    opening = True
-    d1 = white_die if side == WHITE else black_die
-    d2 = black_die if side == WHITE else white_die
-
     board = np.zeros(BOARD_BYTES, dtype=np.int8)
     before = np.zeros(BOARD_BYTES, dtype=np.int8)
-    _start(board)
+    side = WHITE
+    opening = False
+    d1 = 0
+    d2 = 0
+    if start.shape[0] == 0:
+        while True:
+            white_die = _die(streams, mirror)
+            black_die = _die(streams, mirror)
+            if white_die != black_die:
+                break
+            if (rules[RULE_CUBE] != 0 and not crawford and not in_match
+                    and automatic < rules[RULE_AUTOMATIC] and value * 2 <= rules[RULE_MAX_CUBE]):
+                value *= 2
+                automatic += 1
+        side = WHITE if white_die > black_die else BLACK
+        opening = True
+        d1 = white_die if side == WHITE else black_die
+        d2 = black_die if side == WHITE else white_die
+        _start(board)
+    else:
+        for j in range(26):  # element by element: see ``before`` below; the padding stays 0
+            board[j] = start[j]
     view = np.zeros(VIEW_SIZE, dtype=np.int64)
     plies = 0
     doubles = 0
@@ -207,6 +232,12 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     result = SINGLE
     while plies < MAX_PLIES:
         action = 0
+        if stop_bearoff != 0 and is_pure_bearoff(board):
+            for j in range(26):  # ``final`` has no padding
+                final[j] = board[j]
+            winner = side
+            result = RESULT_STOPPED
+            break
         if tracing:
             # element by element: a slice assignment of arrays compiles a shape-mismatch error
             # path with string formatting (seconds of cold compile) for a case that cannot occur
@@ -262,8 +293,12 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                         owner = other + 1
                         doubles += 1
                         action = CUBE_ACTION_TAKE
-            d1 = die(streams, 0)
-            d2 = die(streams, 0)
+            if plies < given:
+                d1 = setup[SETUP_DICE + 2 * plies]
+                d2 = setup[SETUP_DICE + 2 * plies + 1]
+            else:
+                d1 = _die(streams, mirror)
+                d2 = _die(streams, mirror)
         opening = False
         plies += 1
         count = generate(board, d1, d2, plays, keys, slots, table, order)
@@ -302,11 +337,14 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     # compile another copy of _finish (cold compile time).
     _finish(row, winner, result, value, owner, doubles, beavers, automatic, first_ply,
             first_doubler, plies, board, rules, in_match)
+    if result == RESULT_STOPPED:
+        row[COL_POINTS] = 0
 
 
 @jit
 def play_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
-                rows, first_row, plays, keys, slots, table, order, trace, tcount, tracing):
+                rows, first_row, plays, keys, slots, table, order, trace, tcount, tracing, start,
+                setup, stop_bearoff, final):
     """Game ``number`` (money) or match ``number`` (``match_to`` > 0) into ``rows[first_row:]``.
 
     Returns how many rows (games) it wrote.  Follows ``bgsim.match.play_match``.
@@ -326,7 +364,8 @@ def play_number(seed, number, match_to, rules, codes, params, offsets, float64s,
         row = rows[first_row + games]
         play_one(seed, number, games, match_to, white_score, black_score, crawford,
                  crawford_done and not crawford, rules, codes, params, offsets, float64s, int32s,
-                 int64s, row, plays, keys, slots, table, order, trace, tcount, tracing)
+                 int64s, row, plays, keys, slots, table, order, trace, tcount, tracing, start, setup,
+                 stop_bearoff, final)
         games += 1
         if match_to == 0 or row[COL_ERROR] != ERROR_NONE:
             return games
@@ -345,10 +384,12 @@ def play_number(seed, number, match_to, rules, codes, params, offsets, float64s,
 
 @parallel_jit
 def play_batch(seed, numbers, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
-               rows, counts, blocks):
+               rows, counts, blocks, starts, setups, stop_bearoff, finals):
     """Every number in ``numbers`` on all threads; each block of numbers reuses one set of buffers.
 
-    A game's result depends only on (seed, number): blocks only share out the work.
+    A game's result depends only on (seed, number) and its own row of ``starts``, ``setups``
+    (each with a row per number, or none at all for opening games): blocks only share out the
+    work.  ``finals`` (a row per number, or none) receives the board where a game stopped.
     """
     total = numbers.shape[0]
     per = 1 if match_to == 0 else 2 * match_to - 1
@@ -356,18 +397,26 @@ def play_batch(seed, numbers, match_to, rules, codes, params, offsets, float64s,
         plays, keys, slots, table, order = new_buffers()
         trace = np.zeros((1, TRACE_SIZE), dtype=np.int64)
         tcount = np.zeros(1, dtype=np.int64)
+        opening = np.zeros(0, dtype=np.int8)
+        no_setup = np.zeros(0, dtype=np.int64)
         low = block * total // blocks
         high = (block + 1) * total // blocks
         for i in range(low, high):
+            start = starts[i] if starts.shape[0] > 0 else opening
+            setup = setups[i] if setups.shape[0] > 0 else no_setup
+            final = finals[i] if finals.shape[0] > 0 else opening
             counts[i] = play_number(seed, numbers[i], match_to, rules, codes, params, offsets,
                                     float64s, int32s, int64s, rows, i * per, plays, keys, slots,
-                                    table, order, trace, tcount, False)
+                                    table, order, trace, tcount, False, start, setup, stop_bearoff,
+                                    final)
 
 
 @jit
 def trace_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
-                 rows, trace, tcount):
+                 rows, trace, tcount, start, setup):
     """One game or match, recording every ply into ``trace`` (rows beyond its size are dropped)."""
     plays, keys, slots, table, order = new_buffers()
+    final = np.zeros(0, dtype=np.int8)
     return play_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s,
-                       int64s, rows, 0, plays, keys, slots, table, order, trace, tcount, True)
+                       int64s, rows, 0, plays, keys, slots, table, order, trace, tcount, True, start,
+                       setup, np.int64(0), final)

@@ -71,6 +71,20 @@ def random_positions(count: int, seed: int = 0) -> list[Position]:
     return positions
 
 
+def start_case(count: int, seed: int = 0, given: bool = True) -> dict:
+    """Keyword arguments of ``play_games`` for ``count`` games from random positions (not
+    finished) instead of the opening; with ``given`` the first two rolls are given and every
+    other game's dice are mirrored (the paths a rollout takes)."""
+    positions = [position for position in random_positions(count, seed)
+                 if position.checkers_off < 15 and position.opponent_checkers_off < 15]
+    if not given:
+        return {"start": positions}
+    rng = _random.Random(seed)
+    rolls = np.array([[(rng.randint(1, 6), rng.randint(1, 6)) for _ in range(2)] for _ in positions],
+                     dtype=np.int64).reshape(len(positions), 2, 2)
+    return {"start": positions, "rolls": rolls, "mirror": np.arange(len(positions)) % 2 == 1}
+
+
 @dataclass
 class PlayMismatch:
     position: Position

@@ -128,6 +128,34 @@ def _rules_text(rules: Rules) -> str:
     return ", ".join(changed) or "default rules"
 
 
+START_CASE = ("heuristic+pipdiff", "pubeval+pipdiff")  # games from random positions, cube on
+
+
+def _compare_starts(games: int, seed: int, given: bool):
+    """Games from random positions instead of the opening (with given first rolls and mirrored
+    dice when ``given``, as rollouts play them) in both engines: how many games agreed, or None
+    after printing the first difference."""
+    from bgsim.fast.sameness import compare_frames, start_case
+    from bgsim.series import play_games
+    from bots import make_player
+
+    white, black = (make_player(spec) for spec in START_CASE)
+    what = (f"{white.name} vs {black.name} from {games} random positions"
+            + (", first two rolls given, every other game's dice mirrored" if given else ""))
+    print(f"start case: {what} ...", flush=True)
+    options = start_case(games, seed, given)
+    count = len(options["start"])
+    fast = play_games(white, black, seed, count, engine="fast", **options)
+    reference = play_games(white, black, seed, count, engine="reference", **options)
+    mismatch = compare_frames(reference, fast)
+    if mismatch is not None:
+        print(f"DIFFERENCE in {what}, seed {seed}: row {mismatch.row} (game {mismatch.game}), "
+              f"column {mismatch.column}: reference {mismatch.reference!r}, fast {mismatch.fast!r}")
+        return None
+    print(f"{count} games identical: {what}", flush=True)
+    return count
+
+
 def run_validate(args) -> int:
     from bgsim.fast import player_halves
     from bgsim.fast.sameness import compare_frames, compare_legal_plays, explain_game, random_positions
@@ -190,6 +218,12 @@ def run_validate(args) -> int:
     finally:
         if pool is not None:
             pool.shutdown()
+
+    for given in (False, True):
+        compared_games = _compare_starts(args.games, args.seed, given)
+        if compared_games is None:
+            return 1
+        total_rows += compared_games
 
     positions = random_positions(args.positions, args.seed) if args.positions else []
     compared, play_mismatch = compare_legal_plays(positions)
