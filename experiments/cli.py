@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "experiments.commands.tournament",
     "experiments.commands.met",
     "experiments.commands.eval",
+    "experiments.commands.cube_audit",
     "experiments.commands.rollout",
     "experiments.commands.train",
     "experiments.commands.trace",

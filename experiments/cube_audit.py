@@ -1,0 +1,369 @@
+"""The cube-decision audit: how often is each cube rule wrong in races, and what does it cost?
+
+Race positions (no contact) are sampled from fast-engine games of a chosen player (or read from
+a file of position IDs).  Each position is one side on roll, and asks each rule three money
+questions, each one *decision*:
+
+* ``double``: offer a first double from the centred cube?
+* ``redouble``: offer a redouble of a cube the side on roll owns?
+* ``take``: the opponent's answer to that double (take or pass).
+
+The truth is :func:`bots.exact.cube_equities`: exact where the two-sided bear-off database
+holds the position (``truth = "exact"``), else an estimate (``truth = "estimated"``: Janowski's
+formulas on the one-sided database's cubeless chances, or on the ``nn`` net's; ``estimator``
+says which).  Per unit of the cube: no double ``ND`` (centred or owned), double/take ``DT``,
+double/pass 1.  The best doubler doubles when ``min(DT, 1) > ND``; the best taker takes when
+``DT <= 1``.  A rule's error costs the equity it gives up, in points per decision:
+
+* missed double: ``min(DT, 1) - ND``;  wrong double: ``ND - min(DT, 1)``;
+* wrong take: ``DT - 1``;  wrong pass: ``1 - DT``.
+
+Money game, no Jacoby rule, no beavers (a beaver counts as a take).  The race length of a
+decision is the pip count of the side on roll.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bgsim.board import Position
+from bgsim.cube import CubeView, Response
+
+BUCKETS = (("<=30", 0, 30), ("31-60", 31, 60), ("61-90", 61, 90), (">90", 91, 10_000))
+ALL = "all"
+QUESTIONS = ("double", "redouble", "take")
+ERRORS = ("missed double", "wrong double", "wrong take", "wrong pass")
+SHARE_COLUMNS = tuple(error.replace(" ", "_") for error in ERRORS)
+CENTRED = CubeView(value=1, centred=True, max_cube=64, beaver_allowed=False, jacoby=False)
+OWNED = CubeView(value=2, centred=False, max_cube=64, beaver_allowed=False, jacoby=False)
+Z95 = 1.959964
+# Keith's study set aside positions where one side is an overwhelming favourite (cubeless
+# chance below 5% or above 95%): the summary reports them apart as well as within all
+WINDOW = (0.05, 0.95)
+SAMPLES = ("all", "window")
+
+
+def bucket_of(pips: int) -> str:
+    for name, low, high in BUCKETS:
+        if low <= pips <= high:
+            return name
+    raise ValueError(f"a pip count of {pips} is in no race-length bucket")
+
+
+# --- positions -------------------------------------------------------------------------------
+
+
+def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3) -> list[str]:
+    """``count`` race positions (IDs, side on roll), at most ``per_game`` from each fast-engine
+    game of ``sampler`` against itself (games ``0, 1, ...`` of ``seed``), chosen at random
+    (seeded) among that game's race positions, so long races do not crowd out the rest."""
+    from bgsim.fast import supports, trace_game
+    from bgsim.fast.game import TRACE_HEAD
+    from bots import make_player
+
+    if count < 1:
+        raise ValueError(f"--positions must be at least 1, got {count}")
+    player = make_player(sampler)
+    if not supports(player):
+        raise ValueError(f"the sampler {sampler!r} has no fast-engine kernel: choose a fast checker bot")
+    rng = random.Random(seed)
+    found: list[str] = []
+    number = 0
+    while len(found) < count:
+        _, trace = trace_game(player, player, seed, number)
+        number += 1
+        races = []
+        for row in trace:
+            board = tuple(int(n) for n in row[TRACE_HEAD:TRACE_HEAD + 26])
+            position = Position(board)
+            if position.is_race and position.checkers_off < 15 and position.opponent_checkers_off < 15:
+                races.append(position.position_id)
+        rng.shuffle(races)
+        found.extend(races[:per_game])
+        if number > 50 * count + 1000:
+            raise ValueError(f"{sampler} games give too few race positions to sample {count}")
+    return found[:count]
+
+
+def read_positions(path: Path) -> list[str]:
+    """Position IDs, one a line (blank lines and ``#`` comments skipped); each must be a race."""
+    ids = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a text file of position IDs") from None
+    for number, line in enumerate(lines, 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        try:
+            position = Position.from_position_id(text)
+        except ValueError as error:
+            raise ValueError(f"{path}, line {number}: {error}") from None
+        if not position.is_race:
+            raise ValueError(f"{path}, line {number}: {text} is not a race (the sides are in contact)")
+        if position.checkers_off == 15 or position.opponent_checkers_off == 15:
+            raise ValueError(f"{path}, line {number}: the game is over in {text}")
+        ids.append(position.position_id)
+    if not ids:
+        raise ValueError(f"{path} holds no position IDs")
+    return ids
+
+
+# --- decisions -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str  # the spec as the user gave it
+    bot: object
+
+
+def make_rules(specs: list[str]) -> list[Rule]:
+    from bots import make_cube
+
+    if not specs:
+        raise ValueError("--players needs at least one cube bot spec")
+    rules = []
+    for spec in specs:
+        rules.append(Rule(spec, make_cube(spec)))
+    names = [rule.name for rule in rules]
+    if len(set(names)) != len(names):
+        raise ValueError(f"--players names a cube bot twice: {','.join(names)}")
+    return rules
+
+
+def judge(position_id: str, rules: list[Rule]) -> list[dict]:
+    """The decision rows of one position: three questions for every rule."""
+    from bots.exact import EXACT, cube_equities
+
+    position = Position.from_position_id(position_id)
+    truth = cube_equities(position)
+    pips = position.pip_count
+    base = {
+        "position_id": position_id, "pips": pips, "opponent_pips": position.opponent_pip_count,
+        "bucket": bucket_of(pips), "truth": "exact" if truth.source == EXACT else "estimated",
+        "estimator": truth.source, "centred": truth.centred, "owned": truth.owned,
+        "double_take": truth.double_take, "win": truth.probabilities[0],
+        "window": WINDOW[0] <= truth.probabilities[0] <= WINDOW[1],
+    }
+    double_value = min(truth.double_take, 1.0)
+    rows = []
+    for rule in rules:
+        for question, cube in (("double", CENTRED), ("redouble", OWNED)):
+            no_double = truth.no_double(question == "double")
+            best = double_value > no_double
+            offered = bool(rule.bot.offer_double(position, cube))
+            error, lost = "", 0.0
+            # where doubling and not doubling are worth the same (a sure win: both +1) either
+            # answer is right
+            if offered and no_double > double_value:
+                error, lost = "wrong double", no_double - double_value
+            elif best and not offered:
+                error, lost = "missed double", double_value - no_double
+            rows.append({**base, "rule": rule.name, "question": question,
+                         "answer": "double" if offered else "no double",
+                         "best": "double" if best else "no double" if no_double > double_value else "either",
+                         "error": error, "equity_lost": lost})
+        answer = rule.bot.respond(position, CENTRED)
+        takes = answer in (Response.TAKE, Response.BEAVER)
+        best_take = truth.should_take()
+        error, lost = "", 0.0
+        if takes and not best_take:
+            error, lost = "wrong take", truth.double_take - 1.0
+        elif not takes and truth.double_take < 1.0:
+            error, lost = "wrong pass", 1.0 - truth.double_take
+        rows.append({**base, "rule": rule.name, "question": "take", "answer": "take" if takes else "pass",
+                     "best": "pass" if not best_take else "take" if truth.double_take < 1.0 else "either",
+                     "error": error, "equity_lost": lost})
+    return rows
+
+
+# --- summary -----------------------------------------------------------------------------------
+
+
+def _summary_row(rule: str, bucket: str, part: pd.DataFrame) -> dict:
+    n = len(part)
+    lost = part["equity_lost"].to_numpy(dtype=float)
+    mean = float(lost.mean()) if n else math.nan
+    half = Z95 * float(lost.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+    row = {"rule": rule, "bucket": bucket, "decisions": n,
+           "exact_share": float((part["truth"] == "exact").mean()) if n else math.nan}
+    for error, column in zip(ERRORS, SHARE_COLUMNS):
+        row[column] = float((part["error"] == error).mean()) if n else math.nan
+    row["error_rate"] = float((part["error"] != "").mean()) if n else math.nan
+    row["equity_lost"] = mean
+    row["equity_lost_low"] = mean - half
+    row["equity_lost_high"] = mean + half
+    return row
+
+
+def summarise(frame: pd.DataFrame, rules: list[str], where=None) -> pd.DataFrame:
+    """One row per rule and race-length bucket (``all`` first): the error shares and the equity
+    lost per decision in points with its 95% interval (normal approximation)."""
+    if where is not None:
+        frame = frame[where(frame)]
+    rows = []
+    for rule in rules:
+        mine = frame[frame["rule"] == rule]
+        rows.append(_summary_row(rule, ALL, mine))
+        for name, _, _ in BUCKETS:
+            rows.append(_summary_row(rule, name, mine[mine["bucket"] == name]))
+    return pd.DataFrame(rows)
+
+
+def summary_table(frame: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
+    """summary.csv: :func:`summarise` of every decision (``sample`` = ``all``) and of the
+    decisions in the doubling window (``window``: no overwhelming favourite)."""
+    parts = []
+    for sample in SAMPLES:
+        part = summarise(frame, rules, where=(lambda f: f["window"]) if sample == "window" else None)
+        part.insert(0, "sample", sample)
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _milli(value: float) -> str:
+    return "-" if value != value else f"{1000 * value:.2f}"
+
+
+def _table(summary: pd.DataFrame, buckets=None) -> list[str]:
+    lines = ["| rule | race | decisions | missed double | wrong double | wrong take | wrong pass | "
+             "error rate | equity lost (1/1000 point) | 95% interval |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for row in summary.itertuples(index=False):
+        if buckets is not None and row.bucket not in buckets:
+            continue
+        shares = " | ".join(f"{100 * getattr(row, column):.2f}%" if row.decisions else "-"
+                            for column in SHARE_COLUMNS)
+        rate = f"{100 * row.error_rate:.2f}%" if row.decisions else "-"
+        lines.append(f"| {row.rule} | {row.bucket} | {row.decisions:,} | {shares} | {rate} | "
+                     f"{_milli(row.equity_lost)} | {_milli(row.equity_lost_low)} .. {_milli(row.equity_lost_high)} |")
+    return lines
+
+
+def _beats(summary: pd.DataFrame, first: str, second: str, bucket: str = ALL) -> str | None:
+    """A sentence comparing two rules on error rate and equity lost, or None if one is missing."""
+    rows = summary[summary["bucket"] == bucket].set_index("rule")
+    if first not in rows.index or second not in rows.index:
+        return None
+    a, b = rows.loc[first], rows.loc[second]
+    if not a["decisions"] or not b["decisions"]:
+        return None
+    apart = a["equity_lost_high"] < b["equity_lost_low"] or b["equity_lost_high"] < a["equity_lost_low"]
+    lower = "equal" if a["equity_lost"] == b["equity_lost"] else first if a["equity_lost"] < b["equity_lost"] else second
+    rate = "equal" if a["error_rate"] == b["error_rate"] else first if a["error_rate"] < b["error_rate"] else second
+    return (f"{first} v {second}: error rate {100 * a['error_rate']:.2f}% v {100 * b['error_rate']:.2f}% "
+            f"(fewer errors: {rate}); equity lost {_milli(a['equity_lost'])} v {_milli(b['equity_lost'])} "
+            f"thousandths per decision (less: {lower}, "
+            f"{'intervals apart' if apart else 'intervals overlap: not settled by this sample'})")
+
+
+def comparisons(frame: pd.DataFrame, rules: list[str]) -> list[str]:
+    """The published comparisons of Keith's 2004 study, on this sample, where the rules are present."""
+    lines = []
+    summary = summarise(frame, rules)
+    for other in ("thorp", "pipdiff"):
+        found = _beats(summary, "keith", other)
+        if found:
+            lines.append(f"- {found}")
+    long = summarise(frame, rules, where=lambda f: f["pips"] > 80)
+    long = long[long["bucket"] == ALL]
+    if "pipdiff" in rules and len(long):
+        for other in rules:
+            if other == "pipdiff" or other.startswith("exact"):  # the counts against each other
+                continue
+            found = _beats(long, "pipdiff", other)
+            if found:
+                lines.append(f"- above 80 pips, {found}")
+    return lines
+
+
+def summary_markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str], info: dict) -> str:
+    """summary.md: the tables of ``summary`` (see :func:`summary_table`), the exact positions
+    alone, and Keith's published comparisons on the doubling window."""
+    exact = frame[frame["truth"] == "exact"]
+    window = frame[frame["window"]]
+    sources = frame.drop_duplicates("position_id")["estimator"].value_counts()
+
+    def part(sample):
+        return summary[summary["sample"] == sample].drop(columns="sample")
+
+    lines = [
+        "# Cube-decision audit",
+        "",
+        f"{info['positions']:,} race positions ({info['source']}), three money decisions each "
+        f"(first double, redouble, take), {len(frame):,} decisions over {len(rules)} rules.  "
+        "Truth: exact where the two-sided bear-off database holds the position, else estimated "
+        "(Janowski's formulas on the one-sided database's or the nn net's cubeless chances; see "
+        "`experiments/cube_audit.py` and `bots/exact.py`).  Equity lost in thousandths of a point "
+        "per decision, 95% intervals (normal approximation).  Race length: pips of the side on "
+        "roll.  Money game, no Jacoby rule, no beavers.",
+        "",
+        "Truth sources of the positions: " + ", ".join(f"{name} {count:,}" for name, count in sources.items())
+        + f".  Doubling window (cubeless chance of the side on roll within {WINDOW[0]:.0%} .. "
+        f"{WINDOW[1]:.0%}, as Keith's study set aside overwhelming favourites): "
+        f"{window['position_id'].nunique():,} positions.",
+        "",
+        "Outside the two-sided database the truth is Janowski's model, which values a position "
+        "too good to double at a mix of cashing (+1) and its cubeless equity: the gammons a race "
+        "rule cannot see are what make most of the wrong doubles of short races, where one side "
+        "has all 15 checkers left.",
+        "",
+        "## In the doubling window",
+        "",
+        *_table(part("window")),
+        "",
+        "## All positions",
+        "",
+        *_table(part("all")),
+        "",
+        f"## Exact positions only ({exact['position_id'].nunique():,} positions, all of them)",
+        "",
+        *_table(summarise(exact, rules), buckets=(ALL,)),
+        "",
+    ]
+    found = comparisons(window, rules)
+    if found:
+        lines += ["## Keith's 2004 comparisons on this sample (doubling window)", "", *found, ""]
+    lines += [f"Command: `{info['command']}`", ""]
+    return "\n".join(lines)
+
+
+def plot(summary: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .files import write_atomic
+
+    figure, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=False)
+    names = [name for name, _, _ in BUCKETS]
+    for axis, sample in zip(axes, SAMPLES):
+        _plot_sample(axis, summary[summary["sample"] == sample], names)
+        axis.set_title(f"{'all positions' if sample == 'all' else 'doubling window'} (95% intervals)")
+    figure.suptitle("Cube-rule equity lost against race length")
+    figure.tight_layout()
+    write_atomic(path, lambda temporary: figure.savefig(temporary, format="png", dpi=110), sync=False)
+    plt.close(figure)
+
+
+def _plot_sample(axis, summary: pd.DataFrame, names: list[str]) -> None:
+    for index, (rule, part) in enumerate(summary[summary["bucket"] != ALL].groupby("rule", sort=False)):
+        part = part.set_index("bucket").reindex(names)
+        x = np.arange(len(names)) + (index - 0.5 * summary["rule"].nunique()) * 0.04
+        y = 1000 * part["equity_lost"].to_numpy(dtype=float)
+        low = y - 1000 * part["equity_lost_low"].to_numpy(dtype=float)
+        high = 1000 * part["equity_lost_high"].to_numpy(dtype=float) - y
+        axis.errorbar(x, y, yerr=[low, high], marker="o", capsize=3, label=rule)
+    axis.set_xticks(range(len(names)), names)
+    axis.set_xlabel("race length (pips of the side on roll)")
+    axis.set_ylabel("equity lost per decision (1/1000 point)")
+    axis.legend(fontsize="small")
