@@ -7,6 +7,9 @@ machine shared with other work slows all of them alike and the ratios stay meani
   ``heuristic+pipdiff`` vs ``heuristic+pipdiff`` and ``nn`` vs ``nn`` (cubeless), games/s and
   plies/s; ``nn`` against a 0-ply game loop over ``gnubg_nn.best_move`` (GNU Backgammon's net
   choosing every play, the strong player it is meant to replace at speed);
+* a 1,296-trial cubeless rollout of the opening position (side on roll before its roll) with
+  ``nn`` (``bgsim.rollout``), trials/s on 1 thread and all cores, against the same
+  ``gnubg_nn.best_move`` loop, which plays that position out too;
 * the reference engine on the same games (fewer of them);
 * legal-play generations per second (fast kernel and reference ``legal_plays``) over the
   positions of real games, all 36 rolls each;
@@ -85,6 +88,20 @@ def _fast(white, black, seed, games, threads):
     seconds = time.perf_counter() - started
     # CPU seconds per wall second: how many cores the run actually got (all threads counted)
     return games / seconds, int(frame["plies"].sum()) / seconds, (time.process_time() - cpu) / seconds
+
+
+ROLLOUT_TRIALS = 1296  # every first-two-roll pair once
+
+
+def _rollout(player, seed, threads):
+    from bgsim.board import Position
+    from bgsim.rollout import rollout
+
+    started = time.perf_counter()
+    cpu = time.process_time()
+    result = rollout(Position.start(), player, ROLLOUT_TRIALS, seed, threads=threads)
+    seconds = time.perf_counter() - started
+    return result.games / seconds, 0.0, (time.process_time() - cpu) / seconds
 
 
 def _reference(white, black, seed, games):
@@ -296,6 +313,8 @@ def measure(games: int, rounds: int, seed: int, log=print) -> dict:
         ("fast_heuristic_all", lambda: _fast(heuristic, heuristic, seed, games // 2, cores)),
         ("fast_nn_1thread", lambda: _fast(nn, nn, seed, games // 10, 1)),
         ("fast_nn_all", lambda: _fast(nn, nn, seed, games // 10, cores)),
+        ("rollout_nn_1thread", lambda: _rollout(nn, seed, 1)),
+        ("rollout_nn_all", lambda: _rollout(nn, seed, cores)),
         ("reference_random", lambda: _reference(random_player, random_player, seed, reference_games)),
         ("reference_heuristic", lambda: _reference(heuristic, heuristic, seed, reference_games)),
         ("fast_generations", lambda: (_fast_generations(boards, 3), 0.0)),
@@ -336,6 +355,10 @@ def ratios(figures: dict) -> dict:
         out["all_cores_vs_1thread_nn"] = get("fast_nn_all") / get("fast_nn_1thread")
     if get("fast_nn_1thread") and get("gnubg_nn_best_move"):
         out["fast_nn_1thread_vs_gnubg_nn_best_move"] = get("fast_nn_1thread") / get("gnubg_nn_best_move")
+    if get("rollout_nn_1thread") and get("gnubg_nn_best_move"):
+        # trials per second on one core against GNU Backgammon's net playing the same position
+        # out (games per second, one core): the rollout speed target
+        out["rollout_nn_1thread_vs_gnubg_nn_best_move"] = get("rollout_nn_1thread") / get("gnubg_nn_best_move")
     if get("reference_random"):
         out["fast_1thread_vs_reference_random"] = get("fast_random_1thread") / get("reference_random")
     if get("reference_heuristic"):
@@ -355,6 +378,7 @@ TARGETS = (
     ("all_cores_vs_1thread_random", ">=", 1.8),
     ("fast_nn_1thread_vs_gnubg_nn_best_move", ">=", 3.0),
     ("all_cores_vs_1thread_nn", ">=", 1.8),
+    ("rollout_nn_1thread_vs_gnubg_nn_best_move", ">=", 3.0),
     ("fast_1thread_vs_reference_random", ">=", 100.0),
     ("fast_1thread_vs_reference_heuristic", ">=", 100.0),
 )
@@ -423,7 +447,8 @@ def run_bench(args) -> int:
         plies = f"  {figure['plies_per_s']:>12,.0f} plies/s" if figure["plies_per_s"] else ""
         if "cores_used" in figure:
             plies += f"  ({figure['cores_used']:.2f} cores busy)"
-        unit = "generations/s" if name.endswith("generations") else "games/s"
+        unit = ("generations/s" if name.endswith("generations")
+                else "trials/s" if name.startswith("rollout") else "games/s")
         print(f"  {name:<{width}}  {figure['per_s']:>12,.1f} {unit}{plies}")
     print("ratios:")
     for name, value in run["ratios"].items():
