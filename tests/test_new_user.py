@@ -74,6 +74,9 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
         setting("--games", "1")
         setting("--positions", "2")
         setting("--jobs", "1")
+    elif name == "rollout":
+        setting("--games", "72")
+        words.append("--no-progress")
     elif name == "bearoff" and "--pairs" in words:
         setting("--pairs", "200")
     elif name == "bench":
