@@ -15,7 +15,8 @@ Decisions, per unit of the current cube: no double = the centred (or owned) equi
 double/take = 2 x the equity with the opponent owning the cube, double/pass = +1; double when
 ``min(double/take, 1) > no double``, take when ``double/take <= 1``, beaver (where allowed)
 when ``double/take < 0``.  ``tables=false`` ignores the two-sided database (the estimate
-everywhere): audited on exact positions it measures the estimate's own error.
+everywhere): audited on exact positions it measures the estimate's own error;
+``tables=false,estimate=nn`` measures the net's (the estimate behind most race truth).
 
 Reference engine only: the two-sided table (275 MB at 8 checkers) is not passed to the fast
 engine's kernels.  In a match (``score_aware=true``) the score's forced offers come first and
@@ -32,7 +33,7 @@ from bgsim.cube import CubeView, Response
 
 from . import match_cube
 from .cube import SCORE_AWARE, CubeBot
-from .params import Param, parse_bool
+from .params import Param, SpecError, parse_bool
 
 EXACT, ONE_SIDED, NN = "exact", "estimated-one-sided", "estimated-nn"
 ONE_SIDED_EFFICIENCY = 0.6  # GNU Backgammon's rOSCubeX
@@ -60,8 +61,10 @@ class CubeEquities:
         return self.double_take <= 1.0
 
 
-def cube_equities(position: Position, tables: bool = True, jacoby_centred: bool = False) -> CubeEquities:
-    """The best cubeful money equities bgsim has for ``position`` (side on roll), see the module."""
+def cube_equities(position: Position, tables: bool = True, jacoby_centred: bool = False,
+                  estimate: str = "best") -> CubeEquities:
+    """The best cubeful money equities bgsim has for ``position`` (side on roll), see the module.
+    ``estimate="nn"`` asks the net even in bear-offs (with ``tables=False``: the net everywhere)."""
     from bgsim import bearoff
 
     from .gnubg_bots import cube_efficiency, janowski_equities
@@ -77,9 +80,12 @@ def cube_equities(position: Position, tables: bool = True, jacoby_centred: bool 
                 float(table.rolls_centred[own, opponent]), float(table.rolls_owned[own, opponent]),
                 2.0 * float(table.opponent_owns[own, opponent]),
                 (float(table.win[own, opponent]), 0.0, 0.0, 0.0, 0.0), EXACT, TWO_SIDED_EFFICIENCY)
-        probabilities = bearoff.one_sided().probabilities(own, opponent)
-        efficiency, source = ONE_SIDED_EFFICIENCY, ONE_SIDED
-    else:
+        if estimate == "nn":
+            counts = None  # the net, below
+        else:
+            probabilities = bearoff.one_sided().probabilities(own, opponent)
+            efficiency, source = ONE_SIDED_EFFICIENCY, ONE_SIDED
+    if counts is None:
         probabilities = evaluate(shipped_net(), position)
         efficiency, source = cube_efficiency(position), NN
     centred, owned, theirs = janowski_equities(probabilities, efficiency, jacoby_centred)
@@ -96,8 +102,14 @@ class Exact(CubeBot):
     PARAMS = (
         Param("tables", parse_bool, True, "use the two-sided database where it holds the position "
               "(false: the estimate everywhere)"),
+        Param("estimate", str, "best", "outside the two-sided table: best (one-sided database in "
+              "bear-offs, else nn) or nn (the net everywhere)"),
         SCORE_AWARE,
     )
+
+    def check(self) -> None:
+        if self.estimate not in ("best", "nn"):
+            raise SpecError(f"exact: estimate must be best or nn, got {self.estimate!r}")
 
     def _at_score(self, cube: CubeView) -> bool:
         return bool(self.score_aware and cube.match_to and match_cube.in_table(*cube.away))
@@ -108,20 +120,20 @@ class Exact(CubeBot):
             if forced is not None:
                 return forced
         if self._at_score(cube):
-            found = cube_equities(position, self.tables)
+            found = cube_equities(position, self.tables, estimate=self.estimate)
             no_double, double_take, double_pass = match_cube.match_equities(
                 found.probabilities, found.efficiency, cube)
             return min(double_take, double_pass) > no_double
-        found = cube_equities(position, self.tables, cube.jacoby and cube.centred)
+        found = cube_equities(position, self.tables, cube.jacoby and cube.centred, self.estimate)
         return found.should_double(cube.centred)
 
     def respond(self, position: Position, cube: CubeView) -> Response:
         if self._at_score(cube):
-            found = cube_equities(position, self.tables)
+            found = cube_equities(position, self.tables, estimate=self.estimate)
             _, double_take, double_pass = match_cube.match_equities(
                 found.probabilities, found.efficiency, cube)
             return Response.DROP if double_take > double_pass else Response.TAKE
-        found = cube_equities(position, self.tables, cube.jacoby and cube.centred)
+        found = cube_equities(position, self.tables, cube.jacoby and cube.centred, self.estimate)
         if not found.should_take():
             return Response.DROP
         if cube.beaver_allowed and found.double_take < 0.0:

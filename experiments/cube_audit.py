@@ -324,7 +324,7 @@ def summary_markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str
         "",
         *_table(part("all")),
         "",
-        f"## Exact positions only ({exact['position_id'].nunique():,} positions, all of them)",
+        f"## Exact positions only ({exact['position_id'].nunique():,} distinct positions)",
         "",
         *_table(summarise(exact, rules), buckets=(ALL,)),
         "",

@@ -54,6 +54,8 @@ def test_exact_labels_its_estimates():
     in_table = bearoff_position({6: 2, 5: 2, 4: 2}, {1: 1, 2: 2, 3: 2})
     assert cube_equities(in_table).source == EXACT
     assert cube_equities(in_table, tables=False).source == ONE_SIDED
+    assert cube_equities(in_table, tables=False, estimate="nn").source == NN
+    assert cube_equities(in_table, estimate="nn").source == EXACT
     assert make_player("racer+exact(tables=false)").name == "racer+exact(tables=false)"
     many = bearoff_position({6: 5, 5: 5, 4: 3}, {6: 3, 5: 4})  # 13 checkers: beyond the table
     assert cube_equities(many).source == ONE_SIDED
@@ -67,3 +69,12 @@ def test_exact_beavers_a_bad_double_where_allowed():
     assert cube_equities(position).double_take < 0
     assert make_player("racer+exact").respond_to_double(position, money(beaver=True)) is Response.BEAVER
     assert make_player("racer+exact").respond_to_double(position, money()) is Response.TAKE
+
+
+def test_a_bad_estimate_is_a_spec_error():
+    import pytest
+
+    from bots import SpecError
+
+    with pytest.raises(SpecError, match="estimate must be best or nn"):
+        make_player("racer+exact(estimate=gnubg)")
