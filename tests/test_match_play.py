@@ -94,7 +94,7 @@ def test_the_pip_rules_and_the_nets_are_score_aware():
     assert {"pipdiff", "keith", "thorp"} <= set(SCORE_AWARE)
 
 
-@pytest.mark.parametrize("name", SCORE_AWARE)
+@pytest.mark.parametrize("name", list(cube_bots()))
 def test_a_cube_that_cannot_matter_is_never_offered(name):
     bot = make_cube(name)
     positions = random_positions(60, seed=3) + [AHEAD, BEHIND, EVEN]
