@@ -60,3 +60,9 @@ def test_ratios_are_figures_over_figures():
     assert out["fast_random_1thread_vs_gnubg_nn_random"] == 5.0
     assert out["all_cores_vs_1thread_random"] == 2.0
     assert out["fast_1thread_vs_reference_random"] == 200.0
+
+
+def test_the_rollout_speed_is_trials_per_second_over_the_gnubg_best_move_loop():
+    figures = {"rollout_nn_1thread": {"per_s": 900.0, "plies_per_s": 0.0},
+               "gnubg_nn_best_move": {"per_s": 300.0, "plies_per_s": 17000.0}}
+    assert ratios(figures)["rollout_nn_1thread_vs_gnubg_nn_best_move"] == 3.0
