@@ -16,7 +16,7 @@ import pytest
 
 import bgsim.fast
 from bgsim import Position, layouts
-from bgsim.fast import fast_half, seats
+from bgsim.fast import OPENING, fast_half, seats
 from bgsim.fast.checker import NO_KERNEL, choose
 from bgsim.fast.cube import VIEW_CENTRED, VIEW_MAX, VIEW_SIZE, VIEW_VALUE, offer_double, respond
 from bgsim.fast.dice import open_stream
@@ -104,7 +104,8 @@ def _batch(codes, cube=1):
     rows = np.zeros((1, ROW_SIZE), dtype=np.int64)
     rules = np.array([cube, 64, 0, 0, 0, 0], dtype=np.int64)
     play_batch(1, np.zeros(1, dtype=np.int64), 0, rules, np.array(codes, dtype=np.int64),
-               *packed.args[1:], rows, np.zeros(1, dtype=np.int64), 1)
+               *packed.args[1:], rows, np.zeros(1, dtype=np.int64), 1, OPENING.boards,
+               OPENING.setups, np.int64(0), OPENING.boards)
     return rows
 
 
