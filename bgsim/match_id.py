@@ -77,7 +77,8 @@ class MatchState:
             text = f"match to {self.match_to}, score {self.score[0]}-{self.score[1]}"
             if self.crawford:
                 text += ", Crawford game"
-            elif max(self.score) == self.match_to - 1:
+            elif self.match_to > 1 and max(self.score) == self.match_to - 1:
+                # a 1-point match has no Crawford game: 0-0 is just its only game
                 text += ", post-Crawford"
         else:
             text = "money game" + ("" if self.jacoby else " without the Jacoby rule")

@@ -88,3 +88,8 @@ def test_a_score_that_already_won_is_rejected():
 def test_split_gnubg_id():
     assert split_gnubg_id("4HPwATDgc/ABMA:cAkAAAAAAAAA") == ("4HPwATDgc/ABMA", "cAkAAAAAAAAA")
     assert split_gnubg_id("4HPwATDgc/ABMA") == ("4HPwATDgc/ABMA", None)
+
+
+def test_a_one_point_match_is_neither_crawford_nor_post_crawford():
+    text = MatchState(match_to=1, score=(0, 0)).describe()
+    assert "Crawford" not in text
