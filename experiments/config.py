@@ -30,6 +30,10 @@ Keys (all optional except ``games`` and at least two players)::
     [conditions.eleven]              # a condition may set its own match length
     match_to = 11
 
+    [starts]                         # optional: deals start from given positions (money games)
+    positions = ["4HPwATDgc/ABMA", ...]   # game g starts from positions[g % len] (white on roll)
+    # or: race = [40, 80]            # random races, each side 40..80 pips; seed = S (default: the run's)
+
     [grid]                           # optional: more players from a template and value lists
     template = "heuristic+pipdiff(double={double}%,take={take}%)"
     double = [6, 8, 10]
@@ -58,7 +62,7 @@ BASE_CONDITION = "standard"
 # row, because both engines play the same games on any number of threads.
 IDENTITY_KEYS = (
     "players", "opponent", "pairings", "games", "seed", "duplicate", "chunk", "match_to",
-    "target_ci", "conditions",
+    "target_ci", "conditions", "starts",
 )
 
 
@@ -88,6 +92,8 @@ class Experiment:
     grid: dict[str, dict[str, Any]] = field(default_factory=dict)
     grid_keys: tuple[str, ...] = ()
     source: str = "<memory>"
+    # where the deals start (experiments/starts.py); None: the opening
+    starts: dict | None = None
 
     def match_length(self, condition: str) -> int:
         """The match length of a condition's games (0: money games)."""
@@ -131,6 +137,7 @@ class Experiment:
             "grid": self.grid,
             "grid_keys": list(self.grid_keys),
             "source": self.source,
+            "starts": self.starts,
         }
 
     @classmethod
@@ -156,6 +163,7 @@ class Experiment:
             grid=data.get("grid", {}),
             grid_keys=tuple(data.get("grid_keys", ())),
             source=data.get("source", "<memory>"),
+            starts=data.get("starts"),
         )
 
 
@@ -165,6 +173,7 @@ TOP_KEYS = {
     "name": str, "description": str, "players": list, "opponent": str, "pairings": str,
     "games": int, "seed": int, "engine": str, "threads": int, "duplicate": bool, "chunk": int,
     "match_to": int, "target_ci": float, "rules": dict, "conditions": dict, "grid": dict,
+    "starts": dict,
 }
 
 
@@ -317,13 +326,21 @@ def experiment_from_mapping(
                 key = "rules" if not conditions_data else f"conditions.{cname}"
                 raise fail(key, f"{error} (match_to = {length})") from None
 
+    starts = None
+    if "starts" in data:
+        from .starts import check_starts
+
+        starts = check_starts(data["starts"], seed, fail)
+        if match_to or any(lengths.values()):
+            raise fail("starts", "games from a position are money games: leave out match_to")
+
     experiment = Experiment(
         name=name, description=data.get("description", ""), players=tuple(players),
         opponent=opponent, pairings=pairings, games=games, seed=seed, engine=engine,
         threads=threads, duplicate=duplicate, chunk=chunk, match_to=match_to,
         target_ci=target_ci, conditions=rules_list, condition_lengths=tuple(lengths.items()),
         grid=grid, grid_keys=grid_keys,
-        source=source,
+        source=source, starts=starts,
     )
     canonical = check_players(experiment, make_player)
     if canonical:

@@ -84,6 +84,7 @@ def make_task(experiment: Experiment, pairing: Pairing, chunk: int, threads: int
         "rules": asdict(pairing.rules), "start": start, "stop": stop,
         "swap_offset": 0 if experiment.duplicate else experiment.games,
         "match_to": experiment.match_length(pairing.condition), "engine": experiment.engine, "threads": threads,
+        "starts": experiment.starts,
     }
 
 
@@ -106,8 +107,14 @@ def play_chunk(task: dict, make_player: Callable[[str], Any] | None = None) -> p
     start, stop, offset = task["start"], task["stop"], task["swap_offset"]
     common = dict(seed=task["seed"], rules=rules, match_to=task["match_to"],
                   engine=task["engine"], threads=task["threads"])
-    legs = [play_games(first, second, games=range(start, stop), **common),
-            play_games(second, first, games=range(start + offset, stop + offset), **common)]
+    numbers = [range(start, stop), range(start + offset, stop + offset)]
+    starts = [None, None]
+    if task.get("starts"):  # both seatings of a game number start from the same position
+        from .starts import start_positions
+
+        starts = [start_positions(task["starts"], leg) for leg in numbers]
+    legs = [play_games(first, second, games=numbers[0], start=starts[0], **common),
+            play_games(second, first, games=numbers[1], start=starts[1], **common)]
     for leg, frame in enumerate(legs):
         frame["pairing"] = np.int32(task["pairing"])
         frame["condition"] = pd.Series([task["condition"]] * len(frame), dtype="string")
