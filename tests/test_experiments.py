@@ -9,7 +9,7 @@ from experiments.config import ExperimentError, load_experiment
 from experiments.runner import run_experiment
 
 SHIPPED = Path(__file__).resolve().parent.parent / "experiments"
-FILES = ["default", "threshold_sweep", "match_play", "money_conventions"]
+FILES = ["default", "threshold_sweep", "match_play", "money_conventions", "race_starts"]
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -38,6 +38,9 @@ def test_each_shipped_experiment_runs_at_a_small_size(name, tmp_path):
         assert "payoff_vs_threshold.png" in files
         assert len(experiment.grid) == len(experiment.players) >= 6
         assert "Threshold sweep" in summary and "Best response" in summary
+    if name == "race_starts":
+        # every deal starts from a seeded race (tests/test_race_starts.py checks the starts)
+        assert experiment.starts == {"race": [20, 90], "seed": experiment.seed}
     if name == "match_play":
         # each condition plays its own match length
         lengths = frame.groupby("condition")["match_to"].unique()
