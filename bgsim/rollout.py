@@ -167,7 +167,11 @@ def rollout(position: Position, player, games: int, seed: int = 1, truncate: boo
         batch = BATCH_PER_THREAD * (threads or numba.get_num_threads())
     if batch < 2 or batch % 2:
         raise ValueError(f"a rollout batch is an even number of trials, got {batch}")
-    fast.player_halves(player)  # ValueError naming what cannot run in the fast engine
+    try:
+        fast.player_halves(player)
+    except ValueError as error:  # its hint (the reference engine) is no option for a rollout
+        reason = str(error).split("; use ")[0]
+        raise ValueError(f"{reason}; rollouts run on the fast engine only") from None
     cache: dict[bytes, tuple[float, ...]] = {}
 
     def exact(board: bytes) -> tuple[float, ...]:

@@ -192,3 +192,10 @@ def test_cli_bad_ids_are_one_line_and_exit_2(position_id, message, capsys):
     assert main(["rollout", position_id, "--games", "10", "--player", "heuristic", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_bot_the_fast_engine_cannot_run_is_one_line(capsys):
+    assert main(["rollout", Position.start().position_id, "--player", "gnubg", "--games", "10",
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "rollouts run on the fast engine only" in err and len(err.strip().splitlines()) == 1
