@@ -18,6 +18,9 @@ first roll {r, mirror(r)}, each of weight 2/36, and the variance is the stratifi
 sum of w_h^2 s_h^2 / n_h.  With fewer than two pairs in some class it falls back to the plain
 variance of the pair means (which ignores the stratification, so it errs on the wide side); the
 sampling of second rolls without replacement is not credited either (also on the wide side).
+Measured against independent trials (2,592 each, nn or the bear-off player): the variance falls
+by about 10 % in races and bear-offs and not measurably from the opening or in the middle game,
+where the two rolls decide little of a long game.
 
 With ``truncate`` a trial stops once both sides have borne in (a pure bear-off, covered by the
 one-sided database) and counts the exact expectation ``bgsim.bearoff.evaluate`` gives there.
