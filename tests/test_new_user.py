@@ -74,6 +74,10 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
         setting("--games", "1")
         setting("--positions", "2")
         setting("--jobs", "1")
+    elif name == "cube-audit":
+        setting("--positions", "20")
+        setting("--out", str(tmp_path / "audit"))
+        words.append("--no-progress")
     elif name == "rollout":
         setting("--games", "72")
         words.append("--no-progress")
