@@ -76,3 +76,13 @@ def test_a_missing_net_file_is_one_error_line(tmp_path, capsys):
                  "--out", str(tmp_path / "games.parquet")])
     error = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(error) == 1 and "absent.npz" in error[0] and "not found" in error[0]
+
+
+def test_more_rounds_extend_a_finished_run(tmp_path):
+    longer, _ = Trainer(TINY, tmp_path / "whole", log=lambda _: None).run()
+    Trainer(Settings(**{**TINY.__dict__, "rounds": 1}), tmp_path / "grown", log=lambda _: None).run()
+    grown, _ = Trainer(TINY, tmp_path / "grown", log=lambda _: None).run(resume=True)
+    for x, y in zip(_arrays(longer), _arrays(grown)):
+        assert np.array_equal(x, y)
+    with pytest.raises(ValueError, match="other settings"):
+        Trainer(Settings(**{**TINY.__dict__, "hidden": 6}), tmp_path / "grown").run(resume=True)

@@ -140,7 +140,8 @@ class Trainer:
         if resume and self._state_path().exists():
             with np.load(self._state_path()) as state:
                 saved = json.loads(str(state["settings"]))
-                if saved != asdict(s):
+                # more rounds may be asked for: a round does not depend on how many follow it
+                if {**saved, "rounds": s.rounds} != asdict(s):
                     raise ValueError(f"checkpoint in {self.folder} was made with other settings: {saved}")
                 params = {k: state[f"p_{k}"].copy() for k in params}
                 adam.load(state)
