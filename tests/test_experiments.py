@@ -9,7 +9,8 @@ from experiments.config import ExperimentError, load_experiment
 from experiments.runner import run_experiment
 
 SHIPPED = Path(__file__).resolve().parent.parent / "experiments"
-FILES = ["default", "threshold_sweep", "match_play", "money_conventions", "race_starts"]
+FILES = ["default", "default_heuristic", "threshold_sweep", "threshold_sweep_heuristic", "match_play",
+         "money_conventions", "race_starts"]
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -34,7 +35,7 @@ def test_each_shipped_experiment_runs_at_a_small_size(name, tmp_path):
     assert frame["pairing"].nunique() == pairings
     summary = (result.folder / "summary.md").read_text()
     assert "Standings" in summary and "95% CI" in summary
-    if name == "threshold_sweep":
+    if name.startswith("threshold_sweep"):
         assert "payoff_vs_threshold.png" in files
         assert len(experiment.grid) == len(experiment.players) >= 6
         assert "Threshold sweep" in summary and "Best response" in summary

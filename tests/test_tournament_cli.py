@@ -22,7 +22,7 @@ def test_tournament_without_arguments_is_the_default_experiment(tmp_path, capsys
     assert cli.main(["tournament", "--games", "1", "--chunk", "1", "--engine", "reference",
                      "--out", str(out), "--no-progress"]) == 0
     printed = capsys.readouterr()
-    assert "Standings" in printed.out and "heuristic+pipdiff" in printed.out
+    assert "Standings" in printed.out and "nn+pipdiff" in printed.out
     assert f"Results: {out}/" in printed.out
     assert "played 72 games" in printed.err  # 9 players: 36 pairings × 1 deal × 2 seatings
     record = json.loads((out / "run.json").read_text())
