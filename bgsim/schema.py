@@ -109,7 +109,7 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def describe() -> str:
-    """The schema as a Markdown table (for documentation and ``bgsim schema``)."""
+    """The schema as a Markdown table, for documentation."""
     lines = ["| column | dtype | meaning |", "|---|---|---|"]
     lines += [f"| `{name}` | {'category' if name in CATEGORIES else DTYPES[name]} | {text} |"
               for name, (_, text) in COLUMNS.items()]
