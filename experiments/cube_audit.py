@@ -18,6 +18,11 @@ double/pass 1.  The best doubler doubles when ``min(DT, 1) > ND``; the best take
 * missed double: ``min(DT, 1) - ND``;  wrong double: ``ND - min(DT, 1)``;
 * wrong take: ``DT - 1``;  wrong pass: ``1 - DT``.
 
+The intervals take the sampling game as the independent unit (:func:`units`, :func:`clustered`):
+a position's three decisions share one truth and a game's positions are one race, so counting
+decisions as independent draws would make them too narrow.  Rules are compared by paired
+differences on the same decisions (:func:`paired`).
+
 Money game, no Jacoby rule, no beavers (a beaver counts as a take).  The race length of a
 decision is the pip count of the side on roll.
 """
@@ -59,10 +64,12 @@ def bucket_of(pips: int) -> str:
 # --- positions -------------------------------------------------------------------------------
 
 
-def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3) -> list[str]:
-    """``count`` race positions (IDs, side on roll), at most ``per_game`` from each fast-engine
-    game of ``sampler`` against itself (games ``0, 1, ...`` of ``seed``), chosen at random
-    (seeded) among that game's race positions, so long races do not crowd out the rest."""
+def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3) -> list[tuple[str, int]]:
+    """``count`` race positions as (ID, game): the ID with the side on roll, the number of the
+    sampling game it came from.  At most ``per_game`` come from each fast-engine game of
+    ``sampler`` against itself (games ``0, 1, ...`` of ``seed``), chosen at random (seeded) among
+    that game's race positions, so long races do not crowd out the rest.  Positions of one game
+    are alike (one race at several lengths): the intervals take the game as their unit."""
     from bgsim.fast import supports, trace_game
     from bgsim.fast.game import TRACE_HEAD
     from bots import make_player
@@ -73,11 +80,10 @@ def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3) -> 
     if not supports(player):
         raise ValueError(f"the sampler {sampler!r} has no fast-engine kernel: choose a fast checker bot")
     rng = random.Random(seed)
-    found: list[str] = []
+    found: list[tuple[str, int]] = []
     number = 0
     while len(found) < count:
         _, trace = trace_game(player, player, seed, number)
-        number += 1
         races = []
         for row in trace:
             board = tuple(int(n) for n in row[TRACE_HEAD:TRACE_HEAD + 26])
@@ -85,7 +91,8 @@ def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3) -> 
             if position.is_race and position.checkers_off < 15 and position.opponent_checkers_off < 15:
                 races.append(position.position_id)
         rng.shuffle(races)
-        found.extend(races[:per_game])
+        found.extend((position_id, number) for position_id in races[:per_game])
+        number += 1
         if number > 50 * count + 1000:
             raise ValueError(f"{sampler} games give too few race positions to sample {count}")
     return found[:count]
@@ -188,16 +195,52 @@ def judge(position_id: str, rules: list[Rule]) -> list[dict]:
 # --- summary -----------------------------------------------------------------------------------
 
 
+def units(frame: pd.DataFrame) -> pd.Series:
+    """The independent unit of each decision row for the intervals: its sampling game where the
+    rows record one, else its position (its place in the audit's list; rows without one, as
+    :func:`judge` returns them, fall back to the position ID).  A position's three questions
+    share one truth and one pip count, and a game's positions are one race at several lengths:
+    counting every decision as independent would make the intervals too narrow."""
+    if "game" in frame and "position_index" in frame:
+        return frame["game"].astype("Float64").fillna(-1.0 - frame["position_index"].astype("Float64"))
+    if "position_index" in frame:
+        return frame["position_index"]
+    return frame["position_id"]
+
+
+def clustered(values, unit) -> tuple[float, float]:
+    """The mean of ``values`` (per decision) and the half-width of its 95% interval, taking the
+    units (see :func:`units`) as the independent draws: the cluster-robust (linearised ratio)
+    variance ``G/(G-1) * sum_g (S_g - mean*n_g)^2 / N^2`` over the G units, S_g and n_g being a
+    unit's sum and count of decisions.  With one decision per unit it is the usual s^2/N;
+    repeating every unit's rows leaves it unchanged."""
+    values = np.asarray(values, dtype=float)
+    n = len(values)
+    if n == 0:
+        return math.nan, math.nan
+    mean = float(values.mean())
+    residuals = pd.Series(values - mean).groupby(np.asarray(unit)).sum().to_numpy()
+    count = len(residuals)
+    if count < 2:
+        return mean, math.nan
+    variance = count / (count - 1) * float((residuals ** 2).sum()) / n ** 2
+    return mean, Z95 * math.sqrt(variance)
+
+
 def _summary_row(rule: str, bucket: str, part: pd.DataFrame) -> dict:
     n = len(part)
-    lost = part["equity_lost"].to_numpy(dtype=float)
-    mean = float(lost.mean()) if n else math.nan
-    half = Z95 * float(lost.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
-    row = {"rule": rule, "bucket": bucket, "decisions": n,
+    unit = units(part)
+    mean, half = clustered(part["equity_lost"], unit)
+    rate, rate_half = clustered(part["error"] != "", unit)
+    row = {"rule": rule, "bucket": bucket, "decisions": n, "units": int(unit.nunique()),
            "exact_share": float((part["truth"] == "exact").mean()) if n else math.nan}
+    # every question of a position counts once, so a share over decisions is also the mean over
+    # positions of each position's share (and over games weighted by their decisions)
     for error, column in zip(ERRORS, SHARE_COLUMNS):
         row[column] = float((part["error"] == error).mean()) if n else math.nan
-    row["error_rate"] = float((part["error"] != "").mean()) if n else math.nan
+    row["error_rate"] = rate
+    row["error_rate_low"] = rate - rate_half
+    row["error_rate_high"] = rate + rate_half
     row["equity_lost"] = mean
     row["equity_lost_low"] = mean - half
     row["equity_lost_high"] = mean + half
@@ -248,33 +291,67 @@ def _table(summary: pd.DataFrame, buckets=None) -> list[str]:
     return lines
 
 
-def _beats(summary: pd.DataFrame, first: str, second: str, bucket: str = ALL) -> str | None:
-    """A sentence comparing two rules on error rate and equity lost, or None if one is missing."""
-    rows = summary[summary["bucket"] == bucket].set_index("rule")
-    if first not in rows.index or second not in rows.index:
+def paired(frame: pd.DataFrame, first: str, second: str) -> dict | None:
+    """``first`` minus ``second`` on the decisions both rules answered (same position, same
+    question): the differences in error rate and in equity lost per decision, each with its 95%
+    interval over the units of :func:`units`.  Pairing removes what the positions share (a hard
+    sample is hard for both rules), which two separate intervals would count twice.  None where
+    either rule has no decisions here."""
+    key = ["position_index", "question"] if "position_index" in frame else ["position_id", "question"]
+    a = frame[frame["rule"] == first]
+    b = frame[frame["rule"] == second]
+    both = a.merge(b[key + ["error", "equity_lost"]], on=key, suffixes=("", "_other"), validate="one_to_one")
+    if both.empty:
         return None
-    a, b = rows.loc[first], rows.loc[second]
-    if not a["decisions"] or not b["decisions"]:
+    unit = units(both)
+    lost, lost_half = clustered(both["equity_lost"] - both["equity_lost_other"], unit)
+    rate, rate_half = clustered((both["error"] != "").astype(float) - (both["error_other"] != "").astype(float), unit)
+    return {"decisions": len(both), "units": int(unit.nunique()),
+            "error_rate": float((both["error"] != "").mean()),
+            "error_rate_other": float((both["error_other"] != "").mean()),
+            "equity_lost": float(both["equity_lost"].mean()),
+            "equity_lost_other": float(both["equity_lost_other"].mean()),
+            "rate_difference": rate, "rate_low": rate - rate_half, "rate_high": rate + rate_half,
+            "lost_difference": lost, "lost_low": lost - lost_half, "lost_high": lost + lost_half}
+
+
+def _verdict(low: float, high: float, first: str, second: str, less: str) -> str:
+    if low > 0:
+        return f"{second} {less}"
+    if high < 0:
+        return f"{first} {less}"
+    return "not settled by this sample"  # the interval holds 0 (or could not be formed)
+
+
+def _beats(frame: pd.DataFrame, first: str, second: str) -> str | None:
+    """A sentence comparing two rules on the same decisions (paired), or None if one is missing."""
+    found = paired(frame, first, second)
+    if found is None:
         return None
-    apart = a["equity_lost_high"] < b["equity_lost_low"] or b["equity_lost_high"] < a["equity_lost_low"]
-    lower = "equal" if a["equity_lost"] == b["equity_lost"] else first if a["equity_lost"] < b["equity_lost"] else second
-    rate = "equal" if a["error_rate"] == b["error_rate"] else first if a["error_rate"] < b["error_rate"] else second
-    return (f"{first} v {second}: error rate {100 * a['error_rate']:.2f}% v {100 * b['error_rate']:.2f}% "
-            f"(fewer errors: {rate}); equity lost {_milli(a['equity_lost'])} v {_milli(b['equity_lost'])} "
-            f"thousandths per decision (less: {lower}, "
-            f"{'intervals apart' if apart else 'intervals overlap: not settled by this sample'})")
+    if found["rate_low"] == found["rate_high"] == 0 and found["lost_low"] == found["lost_high"] == 0:
+        return (f"{first} v {second}: no difference on any of the {found['decisions']:,} paired "
+                "decisions (the same errors at the same cost)")
+    return (f"{first} v {second} ({found['decisions']:,} paired decisions): error rate "
+            f"{100 * found['error_rate']:.2f}% v {100 * found['error_rate_other']:.2f}%, difference "
+            f"{100 * found['rate_difference']:+.2f} points (95% interval {100 * found['rate_low']:+.2f} .. "
+            f"{100 * found['rate_high']:+.2f}: "
+            f"{_verdict(found['rate_low'], found['rate_high'], first, second, 'errs less often')}); "
+            f"equity lost {_milli(found['equity_lost'])} v {_milli(found['equity_lost_other'])} thousandths "
+            f"per decision, difference {1000 * found['lost_difference']:+.2f} (95% interval "
+            f"{1000 * found['lost_low']:+.2f} .. {1000 * found['lost_high']:+.2f}: "
+            f"{_verdict(found['lost_low'], found['lost_high'], first, second, 'loses less')})")
 
 
 def comparisons(frame: pd.DataFrame, rules: list[str]) -> list[str]:
-    """The published comparisons of Keith's 2004 study, on this sample, where the rules are present."""
+    """The published comparisons of Keith's 2004 study, on this sample, where the rules are
+    present: each a paired difference on the same positions."""
     lines = []
-    summary = summarise(frame, rules)
     for other in ("thorp", "pipdiff"):
-        found = _beats(summary, "keith", other)
-        if found:
-            lines.append(f"- {found}")
-    long = summarise(frame, rules, where=lambda f: f["pips"] > 80)
-    long = long[long["bucket"] == ALL]
+        if "keith" in rules and other in rules:
+            found = _beats(frame, "keith", other)
+            if found:
+                lines.append(f"- {found}")
+    long = frame[frame["pips"] > 80]
     if "pipdiff" in rules and len(long):
         for other in rules:
             if other == "pipdiff" or other.startswith("exact"):  # the counts against each other
@@ -303,8 +380,13 @@ def summary_markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str
         "Truth: exact where the two-sided bear-off database holds the position, else estimated "
         "(Janowski's formulas on the one-sided database's or the nn net's cubeless chances; see "
         "`experiments/cube_audit.py` and `bots/exact.py`).  Equity lost in thousandths of a point "
-        "per decision, 95% intervals (normal approximation).  Race length: pips of the side on "
-        "roll.  Money game, no Jacoby rule, no beavers.",
+        "per decision, 95% intervals (normal approximation) that take "
+        + (f"the sampling game as the independent unit (a game gives up to {info['per_game']} "
+           "positions of one race, and a position's three decisions share one truth)"
+           if info.get("per_game") else "the position as the independent unit (its three decisions "
+           "share one truth)")
+        + "; rule-against-rule statements are paired differences on the same decisions.  Race "
+        "length: pips of the side on roll.  Money game, no Jacoby rule, no beavers.",
         "",
         "Truth sources of the positions: " + ", ".join(f"{name} {count:,}" for name, count in sources.items())
         + f".  Doubling window (cubeless chance of the side on roll within {WINDOW[0]:.0%} .. "
@@ -332,8 +414,16 @@ def summary_markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str
     found = comparisons(window, rules)
     if found:
         lines += ["## Keith's 2004 comparisons on this sample (doubling window)", "", *found, ""]
-    lines += [f"Command: `{info['command']}`", ""]
+    lines += [_run_line(info), ""]
     return "\n".join(lines)
+
+
+def _run_line(info: dict) -> str:
+    """Which code judged the positions, as the other runs' summaries say it."""
+    parts = [f"bgsim {info.get('bgsim_version', '?')}"]
+    if info.get("git_commit"):
+        parts.append(f"commit {info['git_commit'][:12]}{'+dirty' if info.get('git_dirty') else ''}")
+    return f"Played with {'; '.join(parts)}.  Command: `{info.get('command', '')}`"
 
 
 def plot(summary: pd.DataFrame, path: Path) -> None:

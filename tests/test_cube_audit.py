@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import math
+import shlex
+
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -10,7 +15,7 @@ from bgsim.board import Position
 from bgsim.cube import Response
 from bots.exact import cube_equities
 from experiments import cube_audit
-from experiments.cli import main
+from experiments.cli import build_parser, main
 
 
 def bearoff(own, other) -> Position:
@@ -82,7 +87,19 @@ def test_the_audit_writes_its_files_and_exact_loses_nothing(tmp_path, capsys):
         assert column in summary.columns
     assert set(summary["rule"]) == {"keith", "pipdiff(take=10%)", "exact"}
     assert set(summary["bucket"]) == {"all", "<=30", "31-60", "61-90", ">90"}
-    assert (folder / "summary.md").read_text().startswith("# Cube-decision audit")
+    text = (folder / "summary.md").read_text()
+    assert text.startswith("# Cube-decision audit")
+    # run.json as every other run's: the commit and whether the tree was clean, the version, and
+    # the command even when started through cli.main (sys.argv is pytest's here)
+    record = json.loads((folder / "run.json").read_text())
+    assert {"git_commit", "git_dirty", "bgsim_version"} <= set(record) and "commit" not in record
+    if record["git_commit"]:
+        assert f"commit {record['git_commit'][:12]}" in text
+    assert f"Played with bgsim {record['bgsim_version']}" in text
+    words = shlex.split(record["command"])
+    assert words[:2] == ["bgsim", "cube-audit"]
+    again = build_parser().parse_args(words[1:])
+    assert command._identity(again, command._split(again.players)) == record["identity"]
     assert (folder / "cube_audit.png").stat().st_size > 0
     # a finished run is not replaced without --force, in one line
     capsys.readouterr()
@@ -139,3 +156,87 @@ def test_a_bad_spec_is_one_error_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "nosuchbot" in err and "\n" not in err
     assert not (tmp_path / "x").exists()
+
+
+def test_a_kill_between_run_json_and_the_positions_resumes(tmp_path, monkeypatch, capsys):
+    arguments = ["cube-audit", "--players", "keith,thorp", "--positions", "24", "--seed", "3",
+                 "--out", str(tmp_path / "killed"), "--no-progress"]
+    write_text = command.write_text
+
+    def killed(text, path):
+        if path.name == "positions.txt":
+            raise KeyboardInterrupt  # killed once run.json is written, before the positions are
+        write_text(text, path)
+
+    monkeypatch.setattr(command, "write_text", killed)
+    assert main(arguments) == 130
+    folder = tmp_path / "killed"
+    assert json.loads((folder / "run.json").read_text())["status"] == "running"
+    assert not (folder / "positions.txt").exists()
+    monkeypatch.setattr(command, "write_text", write_text)
+    capsys.readouterr()
+    assert main(arguments) == 2  # an unfinished run: one line naming --resume
+    assert "--resume" in capsys.readouterr().err
+    assert main(arguments + ["--resume"]) == 0  # samples again
+    assert main([*arguments[:-3], "--out", str(tmp_path / "whole"), "--no-progress"]) == 0
+    pd.testing.assert_frame_equal(pd.read_parquet(folder / "decisions.parquet"),
+                                  pd.read_parquet(tmp_path / "whole" / "decisions.parquet"))
+
+
+def decisions(losses: dict[str, np.ndarray], games: np.ndarray) -> pd.DataFrame:
+    """Decision rows as the audit writes them: ``losses[rule]`` holds each position's three
+    losses (first double, redouble, take), ``games`` each position's sampling game."""
+    rows = []
+    for rule, lost in losses.items():
+        for index, game in enumerate(games):
+            for question, value in zip(cube_audit.QUESTIONS, lost[index]):
+                rows.append({"rule": rule, "question": question, "position_id": f"p{index}",
+                             "position_index": index, "game": int(game), "pips": 50, "bucket": "31-60",
+                             "truth": "exact", "window": True, "error": "wrong take" if value else "",
+                             "equity_lost": float(value)})
+    frame = pd.DataFrame(rows)
+    frame["game"] = frame["game"].astype("Int64")
+    return frame
+
+
+def test_intervals_take_the_sampling_game_as_the_unit():
+    rng = np.random.default_rng(5)
+    # positions alike within a game, and a position's three questions alike: correlated losses
+    games = np.repeat(np.arange(40), 3)
+    level = rng.exponential(0.05, 40)[games]
+    losses = {"a": np.where(rng.random((120, 3)) < 0.4, level[:, None] * rng.uniform(0.5, 1.5, (120, 3)), 0.0)}
+    frame = decisions(losses, games)
+    one = cube_audit.summarise(frame, ["a"]).iloc[0]
+    # the same positions twice, as if the sampler had drawn each again in its game
+    twice = pd.concat([frame, frame.assign(position_index=frame["position_index"] + 120)], ignore_index=True)
+    two = cube_audit.summarise(twice, ["a"]).iloc[0]
+    assert two["decisions"] == 2 * one["decisions"] and two["equity_lost"] == pytest.approx(one["equity_lost"])
+    for column in ("equity_lost_low", "equity_lost_high", "error_rate_low", "error_rate_high"):
+        assert two[column] == pytest.approx(one[column])
+    # where decisions counted as independent draws, the copy would have narrowed the interval
+    naive = [cube_audit.Z95 * f["equity_lost"].std(ddof=1) / math.sqrt(len(f)) for f in (frame, twice)]
+    assert naive[1] == pytest.approx(naive[0] / math.sqrt(2), rel=0.01)
+    half = one["equity_lost_high"] - one["equity_lost"]
+    assert half > 1.5 * naive[0]  # and the correlated decisions make it wider than the naive one
+    # one decision a unit: the usual standard error of a mean
+    values = rng.normal(size=50)
+    mean, half = cube_audit.clustered(values, np.arange(50))
+    assert half == pytest.approx(cube_audit.Z95 * values.std(ddof=1) / math.sqrt(50))
+
+
+def test_rules_are_compared_on_the_same_positions():
+    rng = np.random.default_rng(7)
+    games = np.arange(60)
+    varied = rng.exponential(0.1, (60, 3))
+    # b errs exactly where a does and always costs 0.002 more: the positions vary far more than
+    # the difference, so two separate intervals overlap, yet the paired difference is certain
+    frame = decisions({"a": varied, "b": varied + 0.002}, games)
+    summary = cube_audit.summarise(frame, ["a", "b"])
+    summary = summary[summary["bucket"] == cube_audit.ALL].set_index("rule")
+    assert summary.loc["a", "equity_lost_high"] > summary.loc["b", "equity_lost_low"]
+    found = cube_audit.paired(frame, "a", "b")
+    assert found["lost_difference"] == pytest.approx(-0.002)
+    assert found["lost_high"] < 0 and found["decisions"] == 180
+    sentence = cube_audit._beats(frame, "a", "b")
+    assert "a loses less" in sentence and "not settled" in sentence  # the error rates are equal
+    assert "no difference" in cube_audit._beats(frame, "a", "a")

@@ -2,7 +2,9 @@
 truth (exact bear-off databases, else the labelled estimate); see ``experiments/cube_audit.py``.
 
 The run folder follows the other runs' conventions (``experiments/folder.py``): ``run.json``
-says what was asked and whether it finished, ``positions.txt`` holds the sampled positions,
+says what was asked, by which code (``git_commit``, ``git_dirty``, ``bgsim_version``, as every
+run) and whether it finished; it is written first, so a run killed at any point is one that
+``--resume`` finishes.  ``positions.txt`` holds the positions (with their sampling games),
 ``chunks/`` the decisions of each block of positions while the run is under way (each file
 written whole or not at all), and a finished run leaves ``decisions.parquet`` (one row per
 position, question and rule), ``summary.csv``, ``summary.md`` and ``cube_audit.png``.
@@ -12,6 +14,7 @@ position, question and rule), ``summary.csv``, ``summary.md`` and ``cube_audit.p
 from __future__ import annotations
 
 import hashlib
+import shlex
 import shutil
 import sys
 import time
@@ -19,11 +22,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.files import write_json, write_table, write_text
+from experiments.files import is_temporary, write_json, write_table, write_text
 from experiments.folder import CHUNK_DIR, RUN_FILE, RunError, git_state, now, read_run
 
 CHUNK_POSITIONS = 500
-OUTPUTS = ("decisions.parquet", "summary.csv", "summary.md", "cube_audit.png", "positions.txt")
+POSITIONS_FILE = "positions.txt"
+OUTPUTS = ("decisions.parquet", "summary.csv", "summary.md", "cube_audit.png", POSITIONS_FILE)
 
 
 def register(subparsers) -> None:
@@ -96,7 +100,8 @@ def _prepare(folder: Path, identity: dict, resume: bool, force: bool) -> dict | 
         if stored.get("status") == "finished":
             raise RunError(f"{folder} holds a finished audit: nothing to resume (--force to run it again)")
         return stored
-    if folder.is_dir() and any(folder.iterdir()):
+    # a temporary file is what a kill in the middle of writing run.json leaves: not a run
+    if folder.is_dir() and any(not is_temporary(path) for path in folder.iterdir()):
         if stored is None or stored.get("kind") != "cube-audit":
             raise RunError(f"results folder {folder} is not empty and holds no bgsim cube audit: choose another --out")
         if not force:
@@ -109,6 +114,34 @@ def _prepare(folder: Path, identity: dict, resume: bool, force: bool) -> dict | 
             (folder / name).unlink(missing_ok=True)
         shutil.rmtree(folder / CHUNK_DIR, ignore_errors=True)
     return None
+
+
+def _command(args, specs: list[str]) -> list[str]:
+    """The command that reproduces the run, rebuilt from the parsed flags (so it is known however
+    bgsim was started: the ``bgsim`` script, ``python -m experiments`` or ``cli.main``)."""
+    words = ["bgsim", "cube-audit", "--players", ",".join(specs)]
+    if args.source is not None:
+        words += ["--from", str(args.source)]
+    else:
+        words += ["--positions", str(args.positions), "--seed", str(args.seed), "--sampler", args.sampler,
+                  "--per-game", str(args.per_game)]
+    return words + ["--out", str(args.out)]
+
+
+def _read_positions_file(path: Path) -> list[tuple[str, int | None]]:
+    """positions.txt: a position ID a line, then the sampling game's number where it has one."""
+    positions = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        if words:
+            positions.append((words[0], int(words[1]) if len(words) > 1 else None))
+    return positions
+
+
+def _version() -> str:
+    import bgsim
+
+    return bgsim.__version__
 
 
 def run(args) -> int:
@@ -128,26 +161,35 @@ def run(args) -> int:
     except RunError as error:  # one line, as every bad-input error
         raise ValueError(str(error)) from None
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / CHUNK_DIR).mkdir(exist_ok=True)
-    command = "bgsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("bgsim") else None
     started = time.perf_counter()
-    positions_file = folder / "positions.txt"
-    if stored is not None and positions_file.exists():
-        positions = positions_file.read_text(encoding="utf-8").split()
-    else:
+    commit, dirty = git_state()
+    if stored is None:
+        # run.json first: a kill before positions.txt is whole leaves a run that --resume finishes
+        # (it samples again), never a folder that neither a fresh run nor --resume accepts
         if args.source is not None:
-            positions = cube_audit.read_positions(args.source)
             where = f"read from {args.source}"
+        else:
+            where = f"sampled from fast-engine {args.sampler} games, seed {args.seed}, at most {args.per_game} a game"
+        stored = {"kind": "cube-audit", "status": "running", "bgsim_version": _version(),
+                  "git_commit": commit, "git_dirty": dirty, "command": shlex.join(_command(args, specs)),
+                  "identity": identity, "source": where, "started": now()}
+        write_json(stored, folder / RUN_FILE)
+    elif commit != stored.get("git_commit") or dirty:
+        stored["git_dirty"] = True  # resumed on other code: the rows are not one commit's
+    positions_file = folder / POSITIONS_FILE
+    if positions_file.exists():
+        positions = _read_positions_file(positions_file)
+    else:
+        shutil.rmtree(folder / CHUNK_DIR, ignore_errors=True)  # chunks of no known positions
+        if args.source is not None:
+            positions = [(position_id, None) for position_id in cube_audit.read_positions(args.source)]
         else:
             print(f"sampling {args.positions:,} race positions from {args.sampler} games (seed {args.seed})",
                   file=sys.stderr)
             positions = cube_audit.sample_positions(args.sampler, args.positions, args.seed, args.per_game)
-            where = f"sampled from fast-engine {args.sampler} games, seed {args.seed}, at most {args.per_game} a game"
-        write_text("\n".join(positions) + "\n", positions_file)
-        commit, dirty = git_state()
-        stored = {"kind": "cube-audit", "status": "running", "identity": identity, "command": command,
-                  "source": where, "started": now(), "commit": commit, "dirty": dirty}
-        write_json(stored, folder / RUN_FILE)
+        write_text("".join(f"{position_id}\n" if game is None else f"{position_id} {game}\n"
+                           for position_id, game in positions), positions_file)
+    (folder / CHUNK_DIR).mkdir(exist_ok=True)
     chunks = [positions[start:start + CHUNK_POSITIONS] for start in range(0, len(positions), CHUNK_POSITIONS)]
     done = {index for index in range(len(chunks)) if (folder / CHUNK_DIR / f"chunk-{index:05d}.parquet").exists()}
     progress = Progress(len(positions), sum(len(chunks[i]) for i in done), unit="positions",
@@ -156,8 +198,13 @@ def run(args) -> int:
         for index, chunk in enumerate(chunks):
             if index in done:
                 continue
-            rows = [row for position_id in chunk for row in cube_audit.judge(position_id, rules)]
-            write_table(pd.DataFrame(rows), folder / CHUNK_DIR / f"chunk-{index:05d}.parquet")
+            rows = []
+            for offset, (position_id, game) in enumerate(chunk):
+                for row in cube_audit.judge(position_id, rules):
+                    rows.append({**row, "position_index": index * CHUNK_POSITIONS + offset, "game": game})
+            rows = pd.DataFrame(rows)
+            rows["game"] = rows["game"].astype("Int64")  # none where the positions came from a file
+            write_table(rows, folder / CHUNK_DIR / f"chunk-{index:05d}.parquet")
             progress.update(len(chunk))
     finally:
         progress.close()
@@ -166,8 +213,7 @@ def run(args) -> int:
     summary = cube_audit.summary_table(frame, specs)
     write_table(frame, folder / "decisions.parquet")
     write_text(summary.to_csv(index=False), folder / "summary.csv")
-    info = {"positions": len(positions), "source": stored.get("source", ""),
-            "command": stored.get("command") or f"bgsim cube-audit --players {args.players} ..."}
+    info = {**stored, "positions": len(positions), "per_game": args.per_game if args.source is None else None}
     write_text(cube_audit.summary_markdown(frame, summary, specs, info), folder / "summary.md")
     cube_audit.plot(summary, folder / "cube_audit.png")
     stored.update(status="finished", finished=now())
