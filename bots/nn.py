@@ -8,6 +8,7 @@ the same plays.  The shipped net is ``bots/data/nn.npz`` (how it was made:
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -65,9 +66,23 @@ class Net:
         return dict(zip(ARRAYS, self.arrays()))
 
     def save(self, path) -> None:
-        np.savez_compressed(path, tables=self.tables, bias=self.bias, race=self.race,
-                            weights2=self.weights2, bias2=self.bias2, sigmoid=self.sigmoid,
-                            note=np.array(self.note))
+        """Write the net to ``path`` (``.npz`` is added when missing, as numpy does), whole or not
+        at all: into a temporary file beside it, then renamed, so that a run killed mid-write
+        never leaves a truncated net under the real name.  (bots cannot import
+        experiments.files, whose writers do the same.)"""
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_name(path.name + ".npz")
+        temporary = path.with_name("." + path.name + ".tmp")
+        try:
+            with open(temporary, "wb") as handle:
+                np.savez_compressed(handle, tables=self.tables, bias=self.bias, race=self.race,
+                                    weights2=self.weights2, bias2=self.bias2, sigmoid=self.sigmoid,
+                                    note=np.array(self.note))
+            os.replace(temporary, path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
 
 
 def check_net(net: Net, where: str) -> None:
@@ -219,6 +234,16 @@ class NNChecker(CheckerBot):
 
     def check(self) -> None:
         self.net = _net_of(self.weights)
+
+    @classmethod
+    def playing(cls, net: Net) -> "NNChecker":
+        """This bot (default parameters) playing ``net`` held in memory instead of a file:
+        ``bgsim train`` measures each round's net this way.  Its spec still reads ``nn``."""
+        bot = cls.__new__(cls)
+        for param in cls.PARAMS:
+            setattr(bot, param.key, param.default)
+        bot.net = net
+        return bot
 
     def evaluate(self, position: Position) -> tuple[float, float, float, float, float]:
         """Cubeless (win, win gammon, win backgammon, lose gammon, lose backgammon) of the side

@@ -86,3 +86,81 @@ def test_more_rounds_extend_a_finished_run(tmp_path):
         assert np.array_equal(x, y)
     with pytest.raises(ValueError, match="other settings"):
         Trainer(Settings(**{**TINY.__dict__, "hidden": 6}), tmp_path / "grown").run(resume=True)
+
+
+def test_a_cut_off_round_file_is_made_again_on_resume(tmp_path, monkeypatch):
+    """A round's positions file cut short (a run killed mid-write by an older bgsim, a full
+    disk) must not be trained on: resume makes it again, from the right net, and ends with the
+    same net as an uninterrupted run."""
+    whole, _ = Trainer(TINY, tmp_path / "whole", log=lambda _: None).run()
+    folder = tmp_path / "cut"
+    real = training.duel_points
+    calls = []
+
+    def crash_in_round_one(net, seed, deals):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(net, seed, deals)
+
+    monkeypatch.setattr(training, "duel_points", crash_in_round_one)
+    with pytest.raises(KeyboardInterrupt):
+        Trainer(TINY, folder, log=lambda _: None).run()
+    monkeypatch.setattr(training, "duel_points", real)
+    for name in ("round00.npz", "round01.npz"):
+        data = (folder / name).read_bytes()
+        (folder / name).write_bytes(data[: len(data) // 2])
+    messages = []
+    resumed, _ = Trainer(TINY, folder, log=messages.append).run(resume=True)
+    assert sum("is unreadable" in message for message in messages) == 2
+    for x, y in zip(_arrays(whole), _arrays(resumed)):
+        assert np.array_equal(x, y)
+    curve = (folder / "curve.csv").read_text()
+    assert curve == (tmp_path / "whole" / "curve.csv").read_text()
+    assert not list(folder.glob(".*.tmp"))
+
+
+def test_a_readable_file_with_part_of_a_round_is_not_accepted(tmp_path):
+    trainer = Trainer(TINY, tmp_path, log=lambda _: None)
+    boards = np.zeros((TINY.positions - 1, 26), dtype=np.int8)
+    np.savez(tmp_path / "round00.npz", boards=boards, labels=np.zeros((len(boards), 5), np.float32))
+    assert trainer.saved_data(0) is None
+    np.savez(tmp_path / "round00.npz", boards=np.zeros((TINY.positions, 26), dtype=np.int8))
+    assert trainer.saved_data(0) is None
+
+
+def test_the_curve_is_measured_with_bgsim_s_engine_on_duplicate_dice():
+    """duel_points is bgsim.fast.play_games of nn against pubeval, cubeless, both seatings on
+    the same game numbers: the shipped net's first deals score what bgsim play scores."""
+    from bgsim.cube import Rules
+    from bgsim.fast import play_games
+    from bots import make_player
+    from bots.nn import shipped_net
+
+    points = training.duel_points(shipped_net(), 3, 40)
+    nn, pubeval = make_player("nn"), make_player("pubeval")
+    white = play_games(nn, pubeval, 3, 40, Rules(cube=False)).sort_values("game")
+    black = play_games(pubeval, nn, 3, 40, Rules(cube=False)).sort_values("game")
+    assert np.array_equal(points[:, 0], white["white_points"].to_numpy())
+    assert np.array_equal(points[:, 1], -black["white_points"].to_numpy())
+    assert set(np.abs(points).ravel()) <= {1, 2, 3}
+    mean, half = training._mean_ci(points)
+    assert mean == pytest.approx(points.mean()) and half > 0
+
+
+def test_a_net_file_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    from bots.nn import load_net, shipped_net
+
+    path = tmp_path / "net.npz"
+    shipped_net().save(path)
+    before = path.read_bytes()
+
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", disk_full)
+    with pytest.raises(OSError):
+        shipped_net().save(path)
+    assert path.read_bytes() == before and not list(tmp_path.glob(".*.tmp"))
+    monkeypatch.undo()
+    assert np.array_equal(load_net(path).tables, shipped_net().tables)

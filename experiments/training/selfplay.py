@@ -5,6 +5,13 @@ a uniformly random legal one with probability ``noise`` so that the positions co
 one player's habits.  Every position a side is on roll in (before its roll) is kept; with
 probability ``alternatives`` a ply also keeps one random legal result that was *not* played,
 turned to the opponent's side: the net must rank the plays it rejects too.
+
+The game loop here is simplified, not bgsim's rules: the first roll may be a double, the same
+side always moves first, and a game stops quietly after 2,000 plies.  That is harmless because
+these games only choose WHICH positions get GNU Backgammon's labels; nothing is scored from
+them.  It stays as it is so that ``bgsim train --seed 1`` still reproduces the shipped net
+(``bots/data/nn.npz``).  The learning curve is measured elsewhere, with bgsim's own engine
+(``experiments.training.train.duel_points``).
 """
 
 from __future__ import annotations
@@ -99,6 +106,9 @@ def play_positions(seed, games, policy, noise, alternatives, tables, bias, race,
     return written
 
 
+# A Numba copy of bots.pubeval's evaluation, kept because round 0's positions come from pubeval
+# self-play inside this kernel (the bot itself cannot be called from here); it is not used to
+# measure anything.
 @numba.njit(cache=True, nogil=True)
 def _pubeval(plays, row, weights):
     """bots.pubeval.pubeval_score of a play's result (the training's own opponent and
@@ -139,58 +149,3 @@ def _pubeval_index(board, plays, count):
             index = i
             best = value
     return index
-
-
-@numba.njit(cache=True, nogil=True)
-def _result(board):
-    """Points won by the side whose checkers are all off (board seen from that side)."""
-    loser = 0
-    in_home = False
-    for slot in range(26):
-        if board[slot] < 0:
-            loser -= board[slot]
-            if slot <= 6:
-                in_home = True
-    if loser < 15:
-        return 1
-    return 3 if in_home else 2
-
-
-@numba.njit(cache=True, nogil=True)
-def duel(seed, deals, tables, bias, race, weights2, bias2, sigmoid, points):
-    """The net against pubeval, cubeless, each deal played twice with the seats swapped and the
-    same dice.  ``points[deal, k]`` is the net's score of the deal's game k (k = 0: it moves
-    first).  Dice come from ``np.random`` seeded by (seed, deal)."""
-    plays, keys, slots, table, order = new_buffers()
-    parent = np.zeros(bias.shape[0], dtype=np.int64)
-    hidden_sum = np.zeros(bias.shape[0], dtype=np.int64)
-    probabilities = np.zeros(5, dtype=np.int64)
-    board = np.zeros(BOARD_BYTES, dtype=np.int8)
-    for deal in range(deals):
-        for net_side in range(2):
-            np.random.seed(seed * 1000003 + deal)
-            _start(board)
-            side = 0
-            points[deal, net_side] = 0
-            for _ply in range(5000):
-                d1 = np.random.randint(1, 7)
-                d2 = np.random.randint(1, 7)
-                count = generate(board, d1, d2, plays, keys, slots, table, order)
-                if count > 0:
-                    if side == net_side:
-                        index = nn_choose(board, plays, keys, count, tables, bias, race,
-                                          weights2, bias2, sigmoid, parent, hidden_sum, probabilities)
-                    else:
-                        index = _pubeval_index(board, plays, count)
-                    for j in range(BOARD_BYTES):
-                        board[j] = plays[index, j]
-                own = 0
-                for j in range(1, 26):
-                    if board[j] > 0:
-                        own += board[j]
-                if own == 0:
-                    value = _result(board)
-                    points[deal, net_side] = value if side == net_side else -value
-                    break
-                _turn(board)
-                side = 1 - side

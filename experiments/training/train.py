@@ -8,8 +8,12 @@ Rounds (DAgger style, so the net learns the positions it actually reaches):
   outcome probabilities) and joins the pool of all rounds;
 * the float net trains on minibatches drawn from the whole pool (Adam, cross-entropy on the
   five outputs), ``samples`` examples per round;
-* the quantized net then plays ``pubeval`` (duplicate dice, both seatings) for the learning
-  curve, and a checkpoint is written.
+* the quantized net then plays ``pubeval`` for the learning curve on bgsim's own fast engine
+  and rules, cubeless, each deal twice with the seats swapped on the same dice
+  (:func:`duel_points`), and a checkpoint is written.
+
+Every file is written whole or not at all (a temporary file, then renamed), and a round's
+labelled positions are checked when read back, so a run killed at any moment resumes cleanly.
 
 Everything is derived from ``seed``: the same arguments give the same net.  ``--resume`` picks
 up from the last checkpoint (every few thousand batches) in the checkpoint folder.
@@ -17,17 +21,19 @@ up from the last checkpoint (every few thousand batches) in the checkpoint folde
 
 from __future__ import annotations
 
-import csv
 import json
-import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..files import write_atomic, write_text
+from ..summary import mean_interval
 from .net import Adam, features, init_params, loss_and_gradients, quantize
-from .selfplay import NET, PUBEVAL, duel, play_positions
+from .selfplay import NET, PUBEVAL, play_positions
+
+CURVE_COLUMNS = ("round", "positions", "seconds", "ppg_vs_pubeval", "ci95", "games")
 
 
 @dataclass
@@ -69,14 +75,43 @@ def label(boards: np.ndarray, progress=None) -> np.ndarray:
 
 
 def duel_points(net, seed: int, deals: int) -> np.ndarray:
-    points = np.zeros((deals, 2), dtype=np.int64)
-    duel(seed, deals, *net.arrays(), points)
-    return points
+    """The net's points in each deal's two games against ``pubeval``, (deals, 2) int64.
+
+    bgsim's fast engine and rules, cubeless (``Rules(cube=False)``), game numbers 0..deals-1 of
+    ``seed``: column 0 with the net as white, column 1 with the seats swapped on the same dice,
+    as ``results/strength.md`` measures every bot.  The net plays as the ``nn`` bot.
+    """
+    from bgsim.cube import Rules
+    from bgsim.fast import play_games
+    from bots import make_player
+    from bots.nn import NNChecker
+    from bots.registry import BotPlayer
+
+    candidate = BotPlayer(NNChecker.playing(net))
+    pubeval = make_player("pubeval")
+    rules = Rules(cube=False)
+    as_white = play_games(candidate, pubeval, seed, deals, rules).sort_values("game")
+    as_black = play_games(pubeval, candidate, seed, deals, rules).sort_values("game")
+    return np.stack([as_white["white_points"].to_numpy(dtype=np.int64),
+                     -as_black["white_points"].to_numpy(dtype=np.int64)], axis=1)
 
 
 def _mean_ci(points: np.ndarray) -> tuple[float, float]:
-    per_deal = points.mean(axis=1)  # the two seatings of a deal are one paired sample
-    return float(per_deal.mean()), float(1.96 * per_deal.std(ddof=1) / math.sqrt(len(per_deal)))
+    # the two seatings of a deal are one paired sample: the interval is over per-deal means
+    return mean_interval(points.mean(axis=1))
+
+
+def _save_npz(path: Path, **arrays) -> None:
+    def write(temporary: Path) -> None:
+        with open(temporary, "wb") as handle:  # a handle: np.savez would add ".npz" to a name
+            np.savez(handle, **arrays)
+
+    write_atomic(path, write)
+
+
+def write_curve(rows, path: Path) -> None:
+    lines = [",".join(CURVE_COLUMNS)] + [",".join(str(value) for value in row) for row in rows]
+    write_text("\n".join(lines) + "\n", path)
 
 
 class Trainer:
@@ -90,12 +125,12 @@ class Trainer:
     def _state_path(self) -> Path:
         return self.folder / "state.npz"
 
-    def _save_state(self, params, adam, round_, step, seconds) -> None:
-        tmp = self.folder / "state.tmp.npz"
-        np.savez(tmp, **{f"p_{k}": v for k, v in params.items()}, **adam.state(),
-                 round=round_, step=step, seconds=seconds,
-                 settings=json.dumps(asdict(self.s)))
-        tmp.replace(self._state_path())
+    def _save_state(self, params, adam, round_, step, seconds, curve) -> None:
+        # the learning curve's rows travel in the state, so curve.csv can always be rewritten
+        # to match it: a kill between the two writes neither loses nor repeats a row
+        _save_npz(self._state_path(), **{f"p_{k}": v for k, v in params.items()}, **adam.state(),
+                  round=round_, step=step, seconds=seconds,
+                  settings=json.dumps(asdict(self.s)), curve=json.dumps(curve))
 
     def _data_path(self, round_: int) -> Path:
         return self.folder / f"round{round_:02d}.npz"
@@ -115,17 +150,47 @@ class Trainer:
                                  *arrays, out)
         return out[:written]
 
-    def data(self, round_: int, net):
+    def saved_data(self, round_: int):
+        """(boards, labels) of a round's file, or None when it is absent, unreadable or not
+        the whole round (a file from a killed run of an older bgsim): then it is made again."""
         path = self._data_path(round_)
-        if path.exists():
-            with np.load(path) as saved:
-                return saved["boards"], saved["labels"]
+        if not path.exists():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as saved:
+                boards, labels = saved["boards"], saved["labels"]
+        except Exception as error:  # truncated zip, missing member, bad header: all mean "redo"
+            self.log(f"{path} is unreadable ({error}); making round {round_}'s positions again")
+            return None
+        whole = (boards.shape == (self.s.positions, 26) and boards.dtype == np.int8
+                 and labels.shape == (self.s.positions, 5) and labels.dtype == np.float32)
+        if not whole:
+            self.log(f"{path} holds boards {boards.shape} and labels {labels.shape}, not a whole "
+                     f"round of {self.s.positions:,}; making round {round_}'s positions again")
+            return None
+        return boards, labels
+
+    def net_before(self, round_: int):
+        """The net whose self-play makes round ``round_``'s positions: the one saved at the end
+        of the round before (None for round 0, which plays pubeval)."""
+        from bots.nn import load_net
+
+        return load_net(self.folder / f"net_round{round_ - 1:02d}.npz") if round_ > 0 else None
+
+    def data(self, round_: int, net):
+        """A round's labelled positions: the saved file when it is whole, else made (again)
+        from ``net``'s self-play (a callable giving the net is called only then)."""
+        saved = self.saved_data(round_)
+        if saved is not None:
+            return saved
+        if callable(net):
+            net = net()
         from tqdm import tqdm
 
         boards = self.positions(round_, net)
         with tqdm(total=len(boards), desc=f"round {round_}: labels", unit="pos", mininterval=10) as bar:
             labels = label(boards, bar)
-        np.savez(path, boards=boards, labels=labels)
+        _save_npz(self._data_path(round_), boards=boards, labels=labels)
         return boards, labels
 
     # --- the whole run ------------------------------------------------------------------
@@ -136,6 +201,7 @@ class Trainer:
         params = init_params(s.hidden, s.seed)
         adam = Adam(params)
         start_round, start_step, seconds = 0, 0, 0.0
+        curve: list[list] = []
         curve_path = self.folder / "curve.csv"
         if resume and self._state_path().exists():
             with np.load(self._state_path()) as state:
@@ -147,14 +213,21 @@ class Trainer:
                 adam.load(state)
                 start_round, start_step = int(state["round"]), int(state["step"])
                 seconds = float(state["seconds"])
+                if "curve" in state.files:
+                    curve = json.loads(str(state["curve"]))
+                elif curve_path.exists():  # a checkpoint of an older bgsim: its CSV, cut to the state
+                    curve = [line.split(",") for line in curve_path.read_text().splitlines()[1:]]
+                    curve = [row for row in curve if int(row[0]) < start_round]
+            write_curve(curve, curve_path)
             self.log(f"resuming at round {start_round}, batch {start_step}")
         elif not resume:
             if curve_path.exists():
                 curve_path.unlink()
-        net = quantize(params) if start_round > 0 else None
+        # a mid-round checkpoint's params are not the net that played that round's positions
+        net = self.net_before(start_round) if start_round > 0 else None
         pool_boards, pool_labels = [], []
         for earlier in range(start_round):
-            boards, labels = self.data(earlier, None)
+            boards, labels = self.data(earlier, lambda: self.net_before(earlier))
             pool_boards.append(boards)
             pool_labels.append(labels)
         for round_ in range(start_round, s.rounds):
@@ -182,7 +255,8 @@ class Trainer:
                     counted += 1
                     bar.update(1)
                     if (step + 1) % s.checkpoint_steps == 0 and step + 1 < steps:
-                        self._save_state(params, adam, round_, step + 1, seconds + time.time() - began)
+                        self._save_state(params, adam, round_, step + 1, seconds + time.time() - began,
+                                         curve)
             self.log(f"round {round_}: mean loss {total / max(counted, 1):.4f} over the last "
                      f"{counted:,} batches ({len(all_boards):,} positions in the pool)")
             seconds += time.time() - began
@@ -190,14 +264,10 @@ class Trainer:
             net.save(self.folder / f"net_round{round_:02d}.npz")
             mean, ci = _mean_ci(duel_points(net, s.seed + 7777, s.duel_deals))
             self.log(f"round {round_}: {mean:+.3f} +- {ci:.3f} points/game against pubeval")
-            new_file = not curve_path.exists()
-            with curve_path.open("a", newline="") as handle:
-                writer = csv.writer(handle)
-                if new_file:
-                    writer.writerow(["round", "positions", "seconds", "ppg_vs_pubeval", "ci95", "games"])
-                writer.writerow([round_, len(all_boards), round(seconds, 1), round(mean, 4),
-                                 round(ci, 4), 2 * s.duel_deals])
-            self._save_state(params, adam, round_ + 1, 0, seconds)
+            curve.append([round_, len(all_boards), round(seconds, 1), round(mean, 4),
+                          round(ci, 4), 2 * s.duel_deals])
+            self._save_state(params, adam, round_ + 1, 0, seconds, curve)
+            write_curve(curve, curve_path)  # after the state: the state is what a resume trusts
             start_step = 0
         net = quantize(params)
         return net, params
@@ -224,8 +294,28 @@ def plot_curve(curve_csv: Path, png: Path) -> None:
     ax.axhline(0.45, color="grey", linestyle="--", linewidth=1, label="target +0.45")
     ax.set_xlabel("labelled positions in the training pool")
     ax.set_ylabel("points/game against pubeval")
-    ax.set_title("nn learning curve (cubeless, duplicate dice)")
+    ax.set_title("nn against pubeval (bgsim fast engine, cubeless, duplicate dice)", fontsize=10)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(png, dpi=120)
+    write_atomic(Path(png), lambda temporary: fig.savefig(temporary, format="png", dpi=120))
     plt.close(fig)
+
+
+def remeasure(folder: Path, deals: int, seed: int, curve_csv: Path) -> list[list]:
+    """Measure every round's saved net (``net_roundNN.npz`` in a run's ``folder``) again with
+    :func:`duel_points` on ``deals`` deals of ``seed``, and write the learning curve to
+    ``curve_csv`` (positions and seconds come from the run's own ``curve.csv``): more games
+    per point than a training run spends, or a new measurement of an old run."""
+    from bots.nn import load_net
+
+    folder = Path(folder)
+    trained = {line.split(",")[0]: line.split(",")
+               for line in (folder / "curve.csv").read_text().splitlines()[1:]}
+    rows = []
+    for round_ in range(len(trained)):
+        net = load_net(folder / f"net_round{round_:02d}.npz")
+        mean, ci = _mean_ci(duel_points(net, seed, deals))
+        _, positions, seconds, *_ = trained[str(round_)]
+        rows.append([round_, int(positions), float(seconds), round(mean, 4), round(ci, 4), 2 * deals])
+    write_curve(rows, Path(curve_csv))
+    return rows
