@@ -83,24 +83,10 @@ def janowski_equities(probabilities, efficiency: float, jacoby_centred: bool = F
     w = 1.0 + (win_gammon + win_backgammon) / p if p > 1e-7 else 1.0
     l = 1.0 + (lose_gammon + lose_backgammon) / (1.0 - p) if p < 1.0 - 1e-7 else 1.0
 
-    def states(w: float, l: float):
-        s = w + l + 0.5
-        dead = p * w - (1.0 - p) * l
-        own = min(1.0, p * s - l)
-        theirs = max(-1.0, p * s - l - 0.5)
-        take_point, cash_point = (l - 0.5) / s, (l + 1.0) / s
-        if p <= take_point:
-            centre = -1.0
-        elif p >= cash_point:
-            centre = 1.0
-        else:
-            centre = -1.0 + 2.0 * (p - take_point) / (cash_point - take_point)
-        mix = lambda live: efficiency * live + (1.0 - efficiency) * dead  # noqa: E731
-        return mix(centre), mix(own), mix(theirs)
-
-    centred, owned, theirs = states(w, l)
+    x = efficiency
+    centred, owned, theirs = match_cube.janowski(p, w, l, x, x, x)
     if jacoby_centred:
-        centred = states(1.0, 1.0)[0]
+        centred = match_cube.janowski(p, 1.0, 1.0, x, x, x)[0]
     return centred, owned, theirs
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from .. import layouts
 from .board import is_race
 from .compile import inline_jit, jit
+from .match_cube import janowski as _states  # the one Janowski of the fast engine
 from .moves import play_before
 
 ONE = 4096  # scale of first-layer weights and of a fully active hidden unit
@@ -301,29 +302,10 @@ def janowski(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon, effi
     p = min(max(win, 0.0), 1.0)
     w = 1.0 + (win_gammon + win_backgammon) / p if p > 1e-7 else 1.0
     l = 1.0 + (lose_gammon + lose_backgammon) / (1.0 - p) if p < 1.0 - 1e-7 else 1.0
-    centred, owned, theirs = _janowski_states(p, w, l, efficiency)
+    centred, owned, theirs = _states(p, w, l, efficiency, efficiency, efficiency)
     if jacoby_centred:
-        centred = _janowski_states(p, 1.0, 1.0, efficiency)[0]
+        centred = _states(p, 1.0, 1.0, efficiency, efficiency, efficiency)[0]
     return centred, owned, theirs
-
-
-@inline_jit
-def _janowski_states(p, w, l, efficiency):
-    s = w + l + 0.5
-    dead = p * w - (1.0 - p) * l
-    own = min(1.0, p * s - l)
-    theirs = max(-1.0, p * s - l - 0.5)
-    take_point = (l - 0.5) / s
-    cash_point = (l + 1.0) / s
-    if p <= take_point:
-        centre = -1.0
-    elif p >= cash_point:
-        centre = 1.0
-    else:
-        centre = -1.0 + 2.0 * (p - take_point) / (cash_point - take_point)
-    return (efficiency * centre + (1.0 - efficiency) * dead,
-            efficiency * own + (1.0 - efficiency) * dead,
-            efficiency * theirs + (1.0 - efficiency) * dead)
 
 
 @jit
