@@ -458,8 +458,11 @@ def _compare(units: dict, a: str, b: str) -> dict | None:
         mean *= sign
         via = None
     else:
-        common = [c for (x, c) in units if x == a and (b, c) in units]
-        common += [c for (c, x) in units if x == a and (c, b) in units]
+        # a common opponent c, whichever seat order each pair was recorded in
+        def opponents(player):
+            return {y for (x, y) in units if x == player} | {x for (x, y) in units if y == player}
+
+        common = sorted(opponents(a) & opponents(b) - {a, b}, key=str)
         if not common:
             return None
         via = common[0]

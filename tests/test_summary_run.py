@@ -208,6 +208,19 @@ def test_players_who_never_met_are_compared_through_their_common_opponent():
     assert row["difference_ci"] == pytest.approx(math.hypot(ha, hb))  # independent dice: variances add
 
 
+def test_a_common_opponent_is_found_whichever_seat_order_the_pairs_were_recorded_in():
+    from experiments.summary import pairwise_comparisons
+
+    # A met K as the first player, B met K as the second: the link is there all the same
+    frame = pd.concat([_deals("A", "K", [1, 1, -1, 1], 0), _deals("K", "B", [1, -1, 1, 1], 1)],
+                      ignore_index=True)
+    row = pairwise_comparisons(frame).set_index(["player", "opponent"]).loc[("A", "B")]
+    a, _ = mean_interval([1.0, 1, -1, 1])
+    b_against_k, _ = mean_interval([-1.0, 1, -1, -1])  # B's side of its games with K
+    assert row["via"] == "K"
+    assert row["difference"] == pytest.approx(a - b_against_k)
+
+
 def test_condition_interval_takes_the_deal_as_unit():
     # Both seatings of every deal move the same points: perfectly correlated.  Treating the
     # 2n games as independent would give a half-width smaller by sqrt(2); the deal is the unit.
