@@ -126,7 +126,11 @@ def race_chance(own: float, opponent: float) -> float:
 
 def kleinman_half(k: float) -> float:
     """The leader's chance less one half for Kleinman's metric ``k`` (``D²/S``, see
-    :func:`race_chance`)."""
+    :func:`race_chance`).
+
+    The two published pieces do not meet at ``k = 1`` (0.267 against 0.26), so the chance dips
+    slightly between about ``k = 0.95`` and ``1.06``; kept as published, since the rules built
+    on it are the published ones."""
     if k < 1.0:
         half = 0.267 * math.sqrt(k)
     else:
