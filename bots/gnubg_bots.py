@@ -90,6 +90,26 @@ def janowski_equities(probabilities, efficiency: float, jacoby_centred: bool = F
     return centred, owned, theirs
 
 
+def janowski_offer(equities, cube: CubeView) -> bool:
+    """Double when ``min(double/take, double/pass) > no double``, per unit of the current cube:
+    no double = the centred (or owned) equity, double/take = 2 x the equity with the opponent
+    owning the cube, double/pass = +1.  So a position too good to double plays on."""
+    centred, owned, theirs = equities
+    no_double = centred if cube.centred else owned
+    return min(2.0 * theirs, 1.0) > no_double
+
+
+def janowski_response(equities, cube: CubeView) -> Response:
+    """Take while double/take (2 x the equity with the taker owning the cube, from the doubler)
+    is at most +1; beaver (where allowed) when it is below 0."""
+    double_take = 2.0 * equities[2]
+    if double_take > 1.0:
+        return Response.DROP
+    if cube.beaver_allowed and double_take < 0.0:
+        return Response.BEAVER
+    return Response.TAKE
+
+
 def cube_efficiency(position: Position) -> float:
     """GNU Backgammon's default cube efficiency: 0.68 in contact; in a race
     ``0.55 + 0.00125 * pips`` of the side on roll, kept within 0.6 .. 0.7."""
@@ -153,18 +173,10 @@ class GnubgCube(CubeBot):
         decision = self._match_decision(position, cube)
         if decision is not None:
             return decision[0] == 1
-        centred, owned, theirs = self._equities(position, cube)
-        no_double = centred if cube.centred else owned
-        return min(2.0 * theirs, 1.0) > no_double
+        return janowski_offer(self._equities(position, cube), cube)
 
     def respond(self, position: Position, cube: CubeView) -> Response:
         decision = self._match_decision(position, cube)
         if decision is not None:
             return Response.TAKE if decision[1] == 1 else Response.DROP
-        _, _, theirs = self._equities(position, cube)
-        double_take = 2.0 * theirs
-        if double_take > 1.0:
-            return Response.DROP
-        if cube.beaver_allowed and double_take < 0.0:
-            return Response.BEAVER
-        return Response.TAKE
+        return janowski_response(self._equities(position, cube), cube)

@@ -20,7 +20,7 @@ from bgsim.fast.nn import COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT
 from .checker import BEAROFF, CheckerBot, bearoff_fast_arrays, bearoff_fast_params, bearoff_hand_off
 from . import match_cube
 from .cube import SCORE_AWARE, CubeBot
-from .gnubg_bots import janowski_equities
+from .gnubg_bots import janowski_equities, janowski_offer, janowski_response
 from .params import Param, SpecError, parse_float
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "data" / "nn.npz"
@@ -313,9 +313,7 @@ class NNCube(CubeBot):
             no_double, double_take, double_pass = match_cube.match_equities(
                 evaluate(self.net, position), self.x, cube)
             return min(double_take, double_pass) > no_double
-        centred, owned, theirs = self._equities(position, cube)
-        no_double = centred if cube.centred else owned
-        return min(2.0 * theirs, 1.0) > no_double
+        return janowski_offer(self._equities(position, cube), cube)
 
     def respond(self, position, cube):
         from bgsim.cube import Response
@@ -323,13 +321,7 @@ class NNCube(CubeBot):
         if self._at_score(cube):
             _, double_take, double_pass = match_cube.match_equities(evaluate(self.net, position), self.x, cube)
             return Response.DROP if double_take > double_pass else Response.TAKE
-        _, _, theirs = self._equities(position, cube)
-        double_take = 2.0 * theirs
-        if double_take > 1.0:
-            return Response.DROP
-        if cube.beaver_allowed and double_take < 0.0:
-            return Response.BEAVER
-        return Response.TAKE
+        return janowski_response(self._equities(position, cube), cube)
 
     def fast_params(self):
         return {"hidden": float(self.net.hidden), "x": float(self.x), "score_aware": float(self.score_aware)}
