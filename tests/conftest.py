@@ -68,6 +68,18 @@ def random_player():
     return make
 
 
+def bearoff_position(own, opponent):
+    """A pure bear-off: own counts on points 1..6, the opponent's on its points 1..6 (our
+    24..19), each listed from the 1-point."""
+    from bgsim.board import Position
+
+    board = [0] * 26
+    for point in range(1, 7):
+        board[point] = own[point - 1]
+        board[25 - point] = -opponent[point - 1]
+    return Position(tuple(board))
+
+
 def pytest_terminal_summary(terminalreporter):
     """Print how many (position, roll) pairs were checked against GNU Backgammon, by kind."""
     module = sys.modules.get("test_against_gnubg")

@@ -24,6 +24,7 @@ from bgsim.bearoff import (
 )
 from bgsim.fast import bearoff as kernels
 from experiments.cli import main
+from conftest import bearoff_position
 
 SMALL = 3  # checkers a side in the two-sided database the tests build
 
@@ -47,14 +48,6 @@ def one(cache_folder):
 def small(cache_folder):
     return database.two_sided(SMALL)
 
-
-def bearoff_position(own, opponent) -> Position:
-    """Own counts on points 1..6, the opponent's on its points 1..6 (our 24..19)."""
-    board = [0] * 26
-    for point in range(1, 7):
-        board[point] = own[point - 1]
-        board[25 - point] = -opponent[point - 1]
-    return Position(tuple(board))
 
 
 def numbers_up_to(checkers):

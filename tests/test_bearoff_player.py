@@ -10,6 +10,7 @@ from bgsim import Position, legal_plays
 from bgsim.bearoff import cubeless_equity, database
 from bgsim.bearoff.player import bearoff_choice, player_tables
 from bgsim.fast import bearoff as kernels
+from conftest import bearoff_position
 
 SMALL = 3
 
@@ -22,13 +23,6 @@ def tables(tmp_path_factory):
         patch.setenv("BGSIM_BEAROFF_CHECKERS", str(SMALL))  # what the bots' bearoff=true reads
         yield player_tables(SMALL)
 
-
-def bearoff_position(own, opponent) -> Position:
-    board = [0] * 26
-    for point in range(1, 7):
-        board[point] = own[point - 1]
-        board[25 - point] = -opponent[point - 1]
-    return Position(tuple(board))
 
 
 def random_number(rng, checkers):

@@ -13,6 +13,7 @@ from bgsim.bearoff import evaluate
 from bgsim.rollout import KEYS, design, estimate, rollout
 from bots import make_player
 from experiments.cli import main
+from conftest import bearoff_position
 
 TWO_SIDED = 5  # checkers a side in the two-sided table of these tests (built in about a second)
 
@@ -25,14 +26,6 @@ def bearoff_player(tmp_path_factory):
         patch.setenv("BGSIM_BEAROFF_CHECKERS", str(TWO_SIDED))
         yield make_player("racer(bearoff=true)")
 
-
-def bearoff_position(own, opponent) -> Position:
-    """Checkers on points 1..6 of each side (counts from the 1-point)."""
-    board = [0] * 26
-    for point in range(1, 7):
-        board[point] = own[point - 1]
-        board[25 - point] = -opponent[point - 1]
-    return Position(tuple(board))
 
 
 # five checkers each, three to five rolls to bear off: much is left to chance after two rolls
