@@ -115,7 +115,9 @@ def _outcomes(rows: np.ndarray, finals: np.ndarray, exact: Callable) -> np.ndarr
             gammon, backgammon = float(result >= 1), float(result >= 2)
             chances = (1.0, gammon, backgammon, 0.0, 0.0) if won else (0.0, 0.0, 0.0, gammon, backgammon)
         out[i, :5] = chances
-    out[:, 5] = 2 * out[:, 0] - 1 + out[:, 1] - out[:, 3] + out[:, 2] - out[:, 4]
+    from .bearoff import cubeless_equity  # the one definition of cubeless equity
+
+    out[:, 5] = cubeless_equity(out[:, :5].T)  # columnwise: each probability a column
     return out
 
 
