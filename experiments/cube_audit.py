@@ -146,6 +146,35 @@ def make_rules(specs: list[str]) -> list[Rule]:
     return rules
 
 
+def double_verdict(truth, centred: bool, offered: bool) -> tuple[str, str, float]:
+    """The best answer, the error (``""`` for none) and the equity lost per unit of the current
+    cube when the side on roll of ``truth`` (:func:`bots.exact.cube_equities`) does or does not
+    double (``centred``: a first double, else a redouble of its own cube).  A double is worth
+    ``min(DT, 1)``: the opponent answers it at its best.  Used by the audit and by the played-out
+    cross-check (``experiments/cross_check.py``), so both charge a decision the same."""
+    no_double = truth.no_double(centred)
+    double_value = min(truth.double_take, 1.0)
+    best = "double" if double_value > no_double else "no double" if no_double > double_value else "either"
+    # where doubling and not doubling are worth the same (a sure win: both +1) either answer is right
+    if offered and no_double > double_value:
+        return best, "wrong double", no_double - double_value
+    if best == "double" and not offered:
+        return best, "missed double", double_value - no_double
+    return best, "", 0.0
+
+
+def take_verdict(truth, takes: bool) -> tuple[str, str, float]:
+    """As :func:`double_verdict`, for the opponent's answer to a double of the side on roll of
+    ``truth``: the taker gives up ``DT - 1`` by a wrong take and ``1 - DT`` by a wrong pass."""
+    best_take = truth.should_take()
+    best = "pass" if not best_take else "take" if truth.double_take < 1.0 else "either"
+    if takes and not best_take:
+        return best, "wrong take", truth.double_take - 1.0
+    if not takes and truth.double_take < 1.0:
+        return best, "wrong pass", 1.0 - truth.double_take
+    return best, "", 0.0
+
+
 def judge(position_id: str, rules: list[Rule]) -> list[dict]:
     """The decision rows of one position: three questions for every rule."""
     from bots.exact import EXACT, cube_equities
@@ -160,35 +189,19 @@ def judge(position_id: str, rules: list[Rule]) -> list[dict]:
         "double_take": truth.double_take, "win": truth.probabilities[0],
         "window": WINDOW[0] <= truth.probabilities[0] <= WINDOW[1],
     }
-    double_value = min(truth.double_take, 1.0)
     rows = []
     for rule in rules:
         for question, cube in (("double", CENTRED), ("redouble", OWNED)):
-            no_double = truth.no_double(question == "double")
-            best = double_value > no_double
             offered = bool(rule.bot.offer_double(position, cube))
-            error, lost = "", 0.0
-            # where doubling and not doubling are worth the same (a sure win: both +1) either
-            # answer is right
-            if offered and no_double > double_value:
-                error, lost = "wrong double", no_double - double_value
-            elif best and not offered:
-                error, lost = "missed double", double_value - no_double
+            best, error, lost = double_verdict(truth, question == "double", offered)
             rows.append({**base, "rule": rule.name, "question": question,
                          "answer": "double" if offered else "no double",
-                         "best": "double" if best else "no double" if no_double > double_value else "either",
-                         "error": error, "equity_lost": lost})
+                         "best": best, "error": error, "equity_lost": lost})
         answer = rule.bot.respond(position, CENTRED)
         takes = answer in (Response.TAKE, Response.BEAVER)
-        best_take = truth.should_take()
-        error, lost = "", 0.0
-        if takes and not best_take:
-            error, lost = "wrong take", truth.double_take - 1.0
-        elif not takes and truth.double_take < 1.0:
-            error, lost = "wrong pass", 1.0 - truth.double_take
+        best, error, lost = take_verdict(truth, takes)
         rows.append({**base, "rule": rule.name, "question": "take", "answer": "take" if takes else "pass",
-                     "best": "pass" if not best_take else "take" if truth.double_take < 1.0 else "either",
-                     "error": error, "equity_lost": lost})
+                     "best": best, "error": error, "equity_lost": lost})
     return rows
 
 
