@@ -501,3 +501,99 @@ def bearoff_pick(board, die1, die2, rolls, first, win, checkers):
     if index < 0:
         return np.zeros(0, dtype=np.int8)
     return plays[index, :26].copy()
+
+
+# --- match play: the two-sided database at a match score ------------------------------------
+# ``bgsim.bearoff.match`` reads these tables.  Values are match-winning chances (MWC) of the
+# side on roll, not points: a cube of c ends the game with c points to the winner, and the
+# score after it is read from the match equity table (``win_values``/``lose_values``).
+
+CENTRED, OWNED, OPPONENT_OWNS = 0, 1, 2
+
+
+@parallel_jit
+def match_two_sided(positions, starts, targets, weights, win, win_values, lose_values):
+    """Match-winning chances of every pair (side on roll, opponent) of positions at one score,
+    for every cube level and owner, each side playing perfectly for its match.
+
+    The score is that of the two sides ``A`` and ``B``: orientation 0 has ``A`` on roll, 1 has
+    ``B``.  Cube levels ``k = 0..K`` are the cube values ``1, 2, 4, ..., 2**K``; the last level
+    is dead (``2**K`` is at least what both sides need: any win ends the match).
+    ``win_values[o, k]``/``lose_values[o, k]``: the MWC of the side on roll in orientation ``o``
+    once it has won/lost ``2**k`` points (from the match equity table).  ``win``: the two-sided
+    cubeless chance to win, which is also perfect match play when the cube is dead.
+
+    Returns ``values[k, state, o, a, b]``: the MWC of rolling now without a cube decision with
+    the cube at level ``k`` centred (state 0), owned by the side on roll (1) or by the opponent
+    (2).  Before rolling, a side that may double has ``max(rolls, min(double/take, double/pass))``
+    with double/take ``values[k + 1, 2, o, a, b]`` (the taker owns the doubled cube) and
+    double/pass ``win_values[o, k]``; the taker takes when double/take is the smaller.  Filled
+    level by level from the dead cube down, and within a level by increasing total pips (both
+    orientations together: each depends on the other's smaller pairs), as ``two_sided``."""
+    total = positions.shape[0]
+    nrolls = weights.shape[0]
+    levels = win_values.shape[1]
+    top = levels - 1
+    values = np.zeros((levels, 3, 2, total, total), dtype=np.float64)
+    for o in range(2):
+        for a in range(1, total):
+            for b in range(1, total):
+                dead = win[a, b] * win_values[o, top] + (1.0 - win[a, b]) * lose_values[o, top]
+                for state in range(3):
+                    values[top, state, o, a, b] = dead
+    pips = pips_of(positions)
+    order = np.argsort(pips, kind="mergesort")
+    sorted_pips = pips[order]
+    most = sorted_pips[-1]
+    first_with = np.zeros(most + 2, dtype=np.int64)
+    for p in range(most + 2):
+        i = 0
+        while i < total and sorted_pips[i] < p:
+            i += 1
+        first_with[p] = i
+    for k in range(top - 1, -1, -1):
+        for level in range(2, 2 * most + 1):
+            for i in prange(1, total):
+                a = order[i]
+                rest = level - pips[a]
+                if rest < 1 or rest > most:
+                    continue
+                for j in range(first_with[rest], first_with[rest + 1]):
+                    b = order[j]
+                    for o in range(2):
+                        t_o = 1 - o  # the opponent's orientation, on roll after our play
+                        their_cash = win_values[t_o, k]
+                        c_sum = 0.0
+                        w_sum = 0.0
+                        x_sum = 0.0
+                        for roll in range(nrolls):
+                            kk = a * nrolls + roll
+                            best_c = -1.0
+                            best_w = -1.0
+                            best_x = -1.0
+                            for t in range(starts[kk], starts[kk + 1]):
+                                after = targets[t]
+                                if after == 0:
+                                    c = win_values[o, k]
+                                    w = c
+                                    x = c
+                                else:
+                                    their_double = min(values[k + 1, OPPONENT_OWNS, t_o, b, after], their_cash)
+                                    # the opponent on roll: cube centred, ours, or theirs
+                                    c = 1.0 - max(values[k, CENTRED, t_o, b, after], their_double)
+                                    w = 1.0 - values[k, OPPONENT_OWNS, t_o, b, after]
+                                    x = 1.0 - max(values[k, OWNED, t_o, b, after], their_double)
+                                if c > best_c:
+                                    best_c = c
+                                if w > best_w:
+                                    best_w = w
+                                if x > best_x:
+                                    best_x = x
+                            weight = weights[roll]
+                            c_sum += weight * best_c
+                            w_sum += weight * best_w
+                            x_sum += weight * best_x
+                        values[k, CENTRED, o, a, b] = c_sum / 36.0
+                        values[k, OWNED, o, a, b] = w_sum / 36.0
+                        values[k, OPPONENT_OWNS, o, a, b] = x_sum / 36.0
+    return values
