@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "experiments.commands.met",
     "experiments.commands.eval",
     "experiments.commands.cube_audit",
+    "experiments.commands.cross_check",
     "experiments.commands.rollout",
     "experiments.commands.train",
     "experiments.commands.trace",

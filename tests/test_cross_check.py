@@ -1,0 +1,133 @@
+"""bgsim cross-check: the audit's charge per decision, played out against exact."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from bgsim import bearoff
+from bgsim.board import Position
+from bgsim.game import BLACK, WHITE, PlyRecord
+from bots.exact import cube_equities
+from experiments import cross_check, cube_audit
+from experiments.cli import main
+
+# the side on roll bears off 4 checkers against 3 far back: a double the opponent must pass
+STRONG = Position.from_points({1: 2, 2: 1, 4: 1}, {25 - 6: 2, 25 - 5: 1})
+
+
+def database_equities(position: Position) -> tuple[float, float, float]:
+    """Centred, owned and double/take per unit of cube, read from the table itself."""
+    own, other = (bearoff.position_number(counts) for counts in bearoff.home_counts(position))
+    table = bearoff.two_sided(bearoff.default_two_sided_checkers())
+    return (float(table.rolls_centred[own, other]), float(table.rolls_owned[own, other]),
+            2.0 * float(table.opponent_owns[own, other]))
+
+
+def ply(number: int, side: str, action: str = "") -> PlyRecord:
+    return PlyRecord(number, side, STRONG.position_id, action, (1, 2), "", "")
+
+
+def test_each_decision_costs_what_the_database_says_times_the_cube():
+    centred, owned, double_take = database_equities(STRONG)
+    assert double_take > 1.0 > owned >= centred  # double, and pass
+    history = [
+        ply(1, WHITE),                 # white may double the centred cube and does not: 1 - centred
+        ply(2, BLACK, "double/take"),  # white takes a pass: double_take - 1, at a cube of 1
+        ply(3, WHITE),                 # white owns the 2-cube and does not redouble: 2 x (1 - owned)
+        ply(4, BLACK),                 # black may not double white's cube: no decision of white's
+    ]
+    judged = cross_check.judge_game(history, WHITE)
+    assert judged.decisions == 3 and judged.errors == 3
+    assert judged.lost == pytest.approx((1.0 - centred) + (double_take - 1.0) + 2 * (1.0 - owned))
+    # black's decisions in the same game: it doubled right (and white's answers are not black's)
+    assert cross_check.judge_game(history, BLACK) == cross_check.Judged(1, 0, 0.0)
+    # the audit's own functions give the same charges
+    truth = cube_audit.judge(STRONG.position_id, cube_audit.make_rules(["none"]))
+    charged = {row["question"]: row["equity_lost"] for row in truth}
+    assert charged["double"] == pytest.approx(1.0 - centred)
+    assert charged["redouble"] == pytest.approx(1.0 - owned)
+    assert charged["take"] == pytest.approx(double_take - 1.0)
+
+
+def test_a_double_of_a_cube_the_side_may_not_turn_is_refused():
+    history = [ply(1, WHITE, "double/take"), ply(2, BLACK), ply(3, WHITE, "double/take")]
+    with pytest.raises(ValueError, match="may not turn"):
+        cross_check.judge_game(history, WHITE)
+
+
+@pytest.fixture(scope="module")
+def never_doubles():
+    """The ``none`` cube (never doubles, takes everything) against exact from 160 starts."""
+    starts = cross_check.sample_starts(160, 5)
+    games = cross_check.play_starts(starts, 5, ["none", "exact"])
+    return starts, games, cross_check.summarise(games, ["none", "exact"]).set_index("rule")
+
+
+def test_the_starts_are_bear_offs_in_the_database_and_the_window(never_doubles):
+    starts, _, _ = never_doubles
+    assert len(starts) == 160 and len({game for _, game in starts}) == 160  # one start a game
+    for position_id, _ in starts[:40]:
+        position = Position.from_position_id(position_id)
+        assert cross_check.covered(position)
+        assert 0.05 <= cube_equities(position).probabilities[0] <= 0.95
+    assert cross_check.sample_starts(20, 5) == starts[:20]  # seeded
+
+
+def test_exact_loses_nothing_by_either_method(never_doubles):
+    _, games, summary = never_doubles
+    for rule in (cross_check.SANITY, "exact"):
+        mine = games[games["rule"] == rule]
+        assert len(mine) == 2 * 160 and (mine["lost"] == 0.0).all() and (mine["points"] == mine["baseline"]).all()
+        assert summary.loc[rule, "verdict"] == "agree exactly"
+    assert games[games["rule"] == "exact"]["decisions"].sum() > 160  # it was asked
+
+
+def test_a_rule_that_never_doubles_loses_and_both_methods_say_how_much(never_doubles):
+    _, _, summary = never_doubles
+    row = summary.loc["none"]
+    assert row["judged_high"] < -0.05 and row["played_out_high"] < -0.05  # clearly a loss, both ways
+    assert row["difference_low"] <= 0.0 <= row["difference_high"]
+    assert row["verdict"] == "agree within the interval"
+
+
+def run_cli(tmp_path, *extra, players="keith,none"):
+    return main(["cross-check", "--players", players, "--starts", "6", "--seed", "3",
+                 "--out", str(tmp_path / "check"), "--no-progress", *extra])
+
+
+def test_the_command_writes_its_files_and_refuses_to_overwrite_them(tmp_path, capsys):
+    assert run_cli(tmp_path) == 0
+    folder = tmp_path / "check"
+    summary = pd.read_csv(folder / "cross_check.csv")
+    assert list(summary["rule"]) == [cross_check.SANITY, "keith", "none"]
+    assert (summary["starts"] == 6).all()
+    text = (folder / "cross_check.md").read_text()
+    assert "| keith |" in text and "win-maximising" in text
+    run = json.loads((folder / "run.json").read_text())
+    assert run["kind"] == "cross-check" and run["status"] == "finished"
+    assert "git_commit" in run and "git_dirty" in run
+    assert len(pd.read_parquet(folder / "games.parquet")) == 6 * 2 * 3
+    capsys.readouterr()
+    before = (folder / "cross_check.csv").read_text()
+    assert run_cli(tmp_path) == 2
+    err = capsys.readouterr().err.strip()
+    assert "finished cross-check" in err and "\n" not in err
+    assert (folder / "cross_check.csv").read_text() == before
+    # two processes play the same games
+    assert run_cli(tmp_path, "--force", "--jobs", "2") == 0
+    assert (folder / "cross_check.csv").read_text() == before
+
+
+def test_bad_input_is_one_error_line(tmp_path, capsys):
+    for extra, players, word in (((), "keith,nosuchbot", "nosuchbot"), (("--jobs", "0"), "keith", "--jobs")):
+        assert run_cli(tmp_path, *extra, players=players) == 2
+        err = capsys.readouterr().err.strip()
+        assert word in err and "\n" not in err
+    assert not (tmp_path / "check").exists()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    assert main(["cross-check", "--players", "keith", "--starts", "2", "--out", str(tmp_path / "other")]) == 2
+    assert "holds no bgsim cross-check" in capsys.readouterr().err
