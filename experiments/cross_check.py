@@ -15,7 +15,8 @@ truth says it gives up.  Here the same charge is checked against games that are 
   ``exact``, in the reference engine (:func:`bgsim.game.play_game`) on the same dice (seed of
   the run, game ``PLAYED + start``).  Both seats play the checkers with the perfect bear-off
   player (``CHECKER``), which ignores the cube, so the two games differ only in cube actions.
-  Both seatings see the same dice, so ``exact`` against itself is one game per start.
+  Both seatings see the same dice, so ``exact`` against itself is one game per start.  The cube
+  has no cap (``RULES``), as in the database.
 * **Method A, played out**: D = points won by R's side against ``exact`` minus points won by the
   same side in ``exact`` against ``exact``.
 * **Method B, judged**: every cube decision R made in its games (each turn its side could
@@ -264,8 +265,8 @@ def markdown(summary: pd.DataFrame, info: dict) -> str:
         "",
         f"{info['starts']:,} starts, {info['source']}.  From each start, for every rule R and both "
         "seatings (R on roll first, `exact` on roll first), R plays `exact` and `exact` plays "
-        "itself on the same dice in the reference engine, money game, cube centred, no Jacoby, no "
-        f"beavers; both seats play the checkers perfectly (`{CHECKER}`, which ignores the cube), "
+        "itself on the same dice in the reference engine, money game, cube centred and without a cap "
+        f"(as in the database), no Jacoby, no beavers; both seats play the checkers perfectly (`{CHECKER}`, which ignores the cube), "
         "so the two games differ only in cube actions.",
         "",
         "* **A, played out**: points won by R's side against `exact` minus points won by the same "
