@@ -19,9 +19,15 @@ everywhere): audited on exact positions it measures the estimate's own error;
 ``tables=false,estimate=nn`` measures the net's (the estimate behind most race truth).
 
 Reference engine only: the two-sided table (275 MB at 8 checkers) is not passed to the fast
-engine's kernels.  In a match (``score_aware=true``) the score's forced offers come first and
-then the decisions of ``bots.match_cube.match_equities`` on the same probabilities; money is
-what this bot is for.
+engine's kernels.
+
+In a match (``score_aware=true``) the score's forced offers come first (never a cube that
+cannot matter, always the free double of a side the next loss finishes).  Then, where both
+sides are in the match tables (:mod:`bgsim.bearoff.match`: pure bear-offs of at most 6 checkers
+a side, scores up to 25 away), the exact match decision: perfect cube and checker play for the
+match, the match equity table beyond the game.  Elsewhere the decisions of
+``bots.match_cube.match_equities`` (Janowski in match-winning chances) on the probabilities
+above.
 """
 
 from __future__ import annotations
@@ -114,11 +120,23 @@ class Exact(CubeBot):
     def _at_score(self, cube: CubeView) -> bool:
         return bool(self.score_aware and cube.match_to and match_cube.in_table(*cube.away))
 
+    def _exact_at_score(self, position: Position, cube: CubeView):
+        """The match tables' answer (``bgsim.bearoff.match``), None where they do not hold it."""
+        if not (self.tables and self._at_score(cube)):
+            return None
+        from bgsim.bearoff import match
+
+        owner = match.CENTRE if cube.centred else match.ON_ROLL
+        return match.match_cube(position, cube.value, owner, *cube.away, post_crawford=cube.post_crawford)
+
     def offer_double(self, position: Position, cube: CubeView) -> bool:
         if self.score_aware and cube.match_to:
             forced = match_cube.forced_offer(cube)
             if forced is not None:
                 return forced
+        exact = self._exact_at_score(position, cube)
+        if exact is not None:
+            return exact.should_double()
         if self._at_score(cube):
             found = cube_equities(position, self.tables, estimate=self.estimate)
             no_double, double_take, double_pass = match_cube.match_equities(
@@ -128,6 +146,10 @@ class Exact(CubeBot):
         return found.should_double(cube.centred)
 
     def respond(self, position: Position, cube: CubeView) -> Response:
+        exact = self._exact_at_score(position, cube)
+        if exact is not None:
+            # a dead cube (any win already ends the match) costs the taker nothing
+            return Response.DROP if exact.may_double and not exact.should_take() else Response.TAKE
         if self._at_score(cube):
             found = cube_equities(position, self.tables, estimate=self.estimate)
             _, double_take, double_pass = match_cube.match_equities(

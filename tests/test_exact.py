@@ -78,3 +78,40 @@ def test_a_bad_estimate_is_a_spec_error():
 
     with pytest.raises(SpecError, match="estimate must be best or nn"):
         make_player("racer+exact(estimate=gnubg)")
+
+
+def match_view(away, opponent_away, value=1, centred=True, post_crawford=False) -> CubeView:
+    return CubeView(value=value, centred=centred, max_cube=64, beaver_allowed=False, jacoby=False,
+                    match_to=max(away, opponent_away) + 2, away=(away, opponent_away),
+                    post_crawford=post_crawford)
+
+
+def test_exact_at_a_match_score_follows_the_match_tables():
+    from bgsim.bearoff import match
+
+    rng = random.Random(12)
+    player = make_player("racer+exact")
+    checked = differs = 0
+    positions = [bearoff_position(random_bearoff(rng, 5), random_bearoff(rng, 5)) for _ in range(40)]
+    # score by score: the tables of a score are built once and kept for the last few scores
+    for away, opponent_away, value in ((3, 3, 1), (2, 4, 1), (5, 2, 1), (4, 4, 2)):
+        for position in positions:
+            view = match_view(away, opponent_away, value)
+            truth = match.match_cube(position, value, match.CENTRE, away, opponent_away)
+            forced = value >= away or value >= opponent_away
+            if not forced and truth.double_value() != truth.no_double:
+                assert player.offer_double(position, view) is truth.should_double()
+                checked += 1
+            if truth.double_take != truth.double_pass:
+                assert (player.respond_to_double(position, view) is Response.TAKE) is truth.should_take()
+            money_double = cube_equities(position).should_double(True)
+            differs += money_double != truth.should_double()
+    assert checked > 50
+    assert differs > 0  # the score moves decisions away from money's
+
+
+def test_exact_takes_a_dead_cube_and_never_doubles_one():
+    player = make_player("racer+exact")
+    position = bearoff_position({1: 1}, {6: 3})  # a sure win next roll
+    assert player.offer_double(position, match_view(2, 2, value=2)) is False
+    assert player.respond_to_double(position, match_view(2, 2, value=2)) is Response.TAKE
