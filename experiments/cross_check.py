@@ -68,41 +68,75 @@ def covered(position: Position) -> bool:
     return counts is not None and sum(counts[0]) <= checkers and sum(counts[1]) <= checkers
 
 
-def sample_starts(count: int, seed: int) -> list[tuple[str, int]]:
-    """``count`` starts as (position ID, sampling game), see the module: the first covered
-    position of each fast-engine ``nn`` self-play game of ``seed`` in the doubling window."""
+def start_of_game(player, seed: int, number: int) -> str | None:
+    """The start that sampling game ``number`` of ``seed`` gives (see the module), or None;
+    ``player`` is the sampler's (``make_player(SAMPLER)``)."""
     from bgsim import bearoff
-    from bgsim.dice import check_seed
     from bgsim.fast import trace_game
     from bgsim.fast.game import TRACE_HEAD
-    from bots import make_player
     from bots.exact import cube_equities
+
+    checkers = bearoff.default_two_sided_checkers()
+    _, trace = trace_game(player, player, seed, number, max_plies=TRACE_PLIES)
+    boards = trace[:, TRACE_HEAD:TRACE_HEAD + 26]
+    # every row at once: all checkers home on both sides, 1..checkers left on each
+    own = np.where(boards[:, 1:7] > 0, boards[:, 1:7], 0).sum(axis=1)
+    theirs = np.where(boards[:, 19:25] < 0, -boards[:, 19:25], 0).sum(axis=1)
+    home = (boards[:, 7:26] <= 0).all(axis=1) & (boards[:, 0:19] >= 0).all(axis=1)
+    rows = np.flatnonzero(home & (own >= 1) & (own <= checkers) & (theirs >= 1) & (theirs <= checkers))
+    if not len(rows):
+        return None
+    position = Position(tuple(int(n) for n in boards[rows[0]]))
+    win = cube_equities(position).probabilities[0]
+    return position.position_id if cube_audit.WINDOW[0] <= win <= cube_audit.WINDOW[1] else None
+
+
+def _starts_of_games(seed: int, first: int, last: int) -> list[tuple[str, int]]:
+    from bots import make_player
+
+    player = make_player(SAMPLER)
+    found = []
+    for number in range(first, last):
+        position_id = start_of_game(player, seed, number)
+        if position_id is not None:
+            found.append((position_id, number))
+    return found
+
+
+def sample_starts(count: int, seed: int, jobs: int = 1) -> list[tuple[str, int]]:
+    """``count`` starts as (position ID, sampling game), see the module: the first covered
+    position of each fast-engine ``nn`` self-play game of ``seed`` in the doubling window, games
+    taken in order whatever ``jobs`` (processes) play them."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from bgsim.dice import check_seed
 
     if count < 1:
         raise ValueError(f"--starts must be at least 1, got {count}")
     check_seed(seed)
-    player = make_player(SAMPLER)
-    checkers = bearoff.default_two_sided_checkers()
+    # about one sampling game in five gives a start: blocks of games sized to need few rounds
+    size = max(50, min(2000, 6 * count // max(jobs, 1)))
     found: list[tuple[str, int]] = []
-    number = 0
-    while len(found) < count:
-        _, trace = trace_game(player, player, seed, number, max_plies=TRACE_PLIES)
-        boards = trace[:, TRACE_HEAD:TRACE_HEAD + 26]
-        # every row at once: all checkers home on both sides, 1..checkers left on each
-        own = np.where(boards[:, 1:7] > 0, boards[:, 1:7], 0).sum(axis=1)
-        theirs = np.where(boards[:, 19:25] < 0, -boards[:, 19:25], 0).sum(axis=1)
-        home = (boards[:, 7:26] <= 0).all(axis=1) & (boards[:, 0:19] >= 0).all(axis=1)
-        rows = np.flatnonzero(home & (own >= 1) & (own <= checkers) & (theirs >= 1) & (theirs <= checkers))
-        if len(rows):
-            position = Position(tuple(int(n) for n in boards[rows[0]]))
-            assert covered(position)
-            win = cube_equities(position).probabilities[0]
-            if cube_audit.WINDOW[0] <= win <= cube_audit.WINDOW[1]:
-                found.append((position.position_id, number))
-        number += 1
-        if number > 100 * count + 1000:
-            raise ValueError(f"{SAMPLER} games give too few bear-off starts to sample {count}")
-    return found
+    if jobs > 1:  # compile and read the table here once, so that the forked workers share them
+        _starts_of_games(seed, 0, 1)
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    try:
+        first = 0
+        while len(found) < count:
+            ranges = [(first + k * size, first + (k + 1) * size) for k in range(jobs)]
+            if pool is None:
+                parts = [_starts_of_games(seed, *ranges[0])]
+            else:
+                parts = list(pool.map(_starts_of_games, [seed] * jobs, *zip(*ranges)))
+            for part in parts:
+                found.extend(part)
+            first = ranges[-1][1]
+            if first > 100 * count + 1000 and len(found) < count:
+                raise ValueError(f"{SAMPLER} games give too few bear-off starts to sample {count}")
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return found[:count]
 
 
 @dataclass(frozen=True)

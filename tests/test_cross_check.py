@@ -9,8 +9,12 @@ import pytest
 
 from bgsim import bearoff
 from bgsim.board import Position
-from bgsim.game import BLACK, WHITE, PlyRecord
+from bgsim.cube import CENTRE, Cube
+from bgsim.game import BLACK, WHITE, PlyRecord, other, play_game
+from bgsim.rules import legal_plays
+from bots import make_player
 from bots.exact import cube_equities
+from bots.registry import BotPlayer, make_checker
 from experiments import cross_check, cube_audit
 from experiments.cli import main
 
@@ -56,6 +60,83 @@ def test_a_double_of_a_cube_the_side_may_not_turn_is_refused():
     history = [ply(1, WHITE, "double/take"), ply(2, BLACK), ply(3, WHITE, "double/take")]
     with pytest.raises(ValueError, match="may not turn"):
         cross_check.judge_game(history, WHITE)
+
+
+def before_cube_action(position: Position, cube: Cube, side: str) -> float:
+    """The database's value of ``side`` on roll before its cube action, in points."""
+    truth = cube_equities(position)
+    if cube.owner == side or cube.owner == CENTRE:
+        return max(truth.no_double(cube.owner == CENTRE), min(truth.double_take, 1.0)) * cube.value
+    return truth.double_take / 2 * cube.value
+
+
+def changes(history, side: str) -> dict[str, float]:
+    """Every change of white's database value in a game, by cause: each side's cube decisions
+    (``side``'s as ``"rule"``), the dice (``"luck"``) and checker play short of the database's
+    best (``"play"``), and the start's value and the result.  Written apart from
+    ``judge_game``: the rule's changes must be minus its charge, exact's nothing."""
+    cube = Cube()
+    found = {"rule": 0.0, "exact": 0.0, "luck": 0.0, "play": 0.0}
+    for ply in history:
+        sign = 1 if ply.side == WHITE else -1
+        position = Position.from_position_id(ply.position_id)
+        truth = cube_equities(position)
+        value = before_cube_action(position, cube, ply.side)
+        found.setdefault("start", sign * value)
+        doubler, taker = ("rule", "exact") if ply.side == side else ("exact", "rule")
+        if cube.may_double(ply.side, cross_check.RULES):
+            if ply.cube_action:
+                doubled = min(truth.double_take, 1.0) * cube.value
+                found[doubler] += sign * (doubled - value)
+                answered = cube.value if ply.cube_action == "double/drop" else truth.double_take * cube.value
+                found[taker] += sign * (answered - doubled)
+                if ply.cube_action == "double/drop":
+                    found["result"] = sign * cube.value
+                    return found
+                cube.take(other(ply.side))
+                value = answered
+            else:
+                no_double = truth.no_double(cube.owner == CENTRE) * cube.value
+                found[doubler] += sign * (no_double - value)
+                value = no_double
+        after = {}
+        for play in legal_plays(position, ply.roll):
+            result = play.result
+            after[result.position_id] = (cube.value if result.checkers_off == 15 else
+                                         -before_cube_action(result.turned(), cube, other(ply.side)))
+        best = max(after.values(), default=-before_cube_action(position.turned(), cube, other(ply.side)))
+        found["luck"] += sign * (best - value)
+        found["play"] += sign * (after.get(ply.result_id, best) - best)
+        if ply.result_id and Position.from_position_id(ply.result_id).checkers_off == 15:
+            found["result"] = sign * cube.value
+            return found
+    raise AssertionError("the game did not end")
+
+
+def test_every_point_of_a_game_is_accounted_for():
+    # a game's result is its start's value plus the changes of each cause, ply by ply: the
+    # rule's cube decisions change it by exactly minus judge_game's charge, exact's by nothing
+    specs = ["none", "rule62", "kleinman"]
+    rules = cube_audit.make_rules(specs)
+    checker = make_checker(cross_check.CHECKER)
+    exact = make_player(f"{cross_check.CHECKER}+exact")
+    charged = 0.0
+    for index, (position_id, _) in enumerate(cross_check.sample_starts(8, 9)):
+        start = Position.from_position_id(position_id)
+        for rule in rules:
+            player = BotPlayer(checker, rule.bot)
+            for side in (WHITE, BLACK):
+                white, black = (player, exact) if side == WHITE else (exact, player)
+                record = play_game(white, black, 9, index, cross_check.RULES, start=start, trace=True)
+                found = changes(record.history, side)
+                assert found["result"] == record.white_points
+                causes = found["rule"] + found["exact"] + found["luck"] + found["play"]
+                assert found["start"] + causes == pytest.approx(record.white_points, abs=1e-9)
+                assert found["exact"] == pytest.approx(0.0, abs=1e-12)
+                lost = cross_check.judge_game(record.history, side).lost
+                assert (1 if side == WHITE else -1) * found["rule"] == pytest.approx(-lost, abs=1e-9)
+                charged += lost
+    assert charged > 1.0  # the rules erred, so the check had something to check
 
 
 @pytest.fixture(scope="module")

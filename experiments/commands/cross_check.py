@@ -91,7 +91,7 @@ def run(args) -> int:
     write_json(stored, folder / RUN_FILE)
     print(f"sampling {args.starts:,} bear-off starts from {cross_check.SAMPLER} games (seed {args.seed})",
           file=sys.stderr)
-    starts = cross_check.sample_starts(args.starts, args.seed)
+    starts = cross_check.sample_starts(args.starts, args.seed, args.jobs)
     write_text("".join(f"{position_id} {game}\n" for position_id, game in starts), folder / STARTS_FILE)
     progress = Progress(len(starts), unit="starts", enabled=not args.no_progress)
     try:
