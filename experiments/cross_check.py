@@ -281,6 +281,7 @@ def summarise(games: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
             "starts": len(per_start), "games": len(mine),
             "decisions_per_game": float(per_start["decisions"].mean()),
             "errors_per_game": float(per_start["errors"].mean()),
+            "largest_cube": int(mine["cube"].max()),
             "played_out": a, "played_out_low": a_low, "played_out_high": a_high,
             "judged": b, "judged_low": b_low, "judged_high": b_high,
             "difference": d, "difference_low": d_low, "difference_high": d_high,
@@ -317,13 +318,14 @@ def markdown(summary: pd.DataFrame, info: dict) -> str:
         "two seatings, then the mean over starts); 95% intervals (normal approximation) with the "
         "start as the unit; the difference A - B is paired (the same games).",
         "",
-        "| rule | starts | decisions a game | errors a game | A: payoff v exact | 95% interval | "
-        "B: -loss | 95% interval | A - B | 95% interval | verdict |",
-        "|---|---:|---:|---:|---:|---|---:|---|---:|---|---|",
+        "| rule | starts | decisions a game | errors a game | largest cube | A: payoff v exact | "
+        "95% interval | B: -loss | 95% interval | A - B | 95% interval | verdict |",
+        "|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|---|",
     ]
     for row in summary.itertuples(index=False):
         lines.append(
             f"| {row.rule} | {row.starts:,} | {row.decisions_per_game:.2f} | {row.errors_per_game:.3f} | "
+            f"{row.largest_cube} | "
             f"{_milli(row.played_out)} | {_milli(row.played_out_low)} .. {_milli(row.played_out_high)} | "
             f"{_milli(row.judged)} | {_milli(row.judged_low)} .. {_milli(row.judged_high)} | "
             f"{_milli(row.difference)} | {_milli(row.difference_low)} .. {_milli(row.difference_high)} | "
@@ -334,7 +336,12 @@ def markdown(summary: pd.DataFrame, info: dict) -> str:
         "while the games use win-maximising (cubeless) play.  With at most "
         f"{info['checkers']} checkers a side no gammon is possible, so the two plays differ rarely "
         "and by little; that, and chance, is what a difference between A and B could show.  A "
-        "difference outside its interval would say the audit's charge (or the games) is wrong.",
+        "difference outside its interval would say the audit's charge (or the games) is wrong, or "
+        "be the one time in twenty a 95% interval misses.  What A - B measures is the dice after the "
+        "rule's errors (the two games part at the first cube action where the rule and `exact` differ), "
+        "whose mean is "
+        "zero when the charge is right; a rule that doubles and takes wildly sends the cube high "
+        "(largest cube), so its per-start values are heavy-tailed and its normal interval rougher.",
         "",
         cube_audit._run_line(info),
         "",
