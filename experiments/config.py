@@ -20,6 +20,9 @@ Keys (all optional except ``games`` and at least two players)::
     chunk       = 500                # game numbers per chunk file (the unit of resume and Dask)
     match_to    = 0                  # > 0: each game number is a whole match to that many points
     target_ci   = 0.02               # stop a pairing once its 95% half-width is at most this
+    judge_cube  = 0                  # matches: replay the first N deals of every pairing and judge
+                                     # each cube decision in match-winning chances where the exact
+                                     # match tables hold the position (experiments/match_judge.py)
 
     [rules]                          # bgsim.cube.Rules fields, the base for every condition
     jacoby = true
@@ -85,6 +88,7 @@ class Experiment:
     chunk: int = 500
     match_to: int = 0
     target_ci: float | None = None
+    judge_cube: int = 0
     conditions: tuple[tuple[str, Rules], ...] = ((BASE_CONDITION, Rules()),)
     # (condition, match length) for conditions that set their own ``match_to``
     condition_lengths: tuple[tuple[str, int], ...] = ()
@@ -130,6 +134,7 @@ class Experiment:
             "chunk": self.chunk,
             "match_to": self.match_to,
             "target_ci": self.target_ci,
+            "judge_cube": self.judge_cube,
             # a condition's own match length rides in its table, as in the file
             "conditions": {name: {**asdict(rules), **({"match_to": dict(self.condition_lengths)[name]}
                                                      if name in dict(self.condition_lengths) else {})}
@@ -156,6 +161,7 @@ class Experiment:
             chunk=data.get("chunk", 500),
             match_to=data.get("match_to", 0),
             target_ci=data.get("target_ci"),
+            judge_cube=data.get("judge_cube", 0),
             conditions=tuple((name, Rules(**{key: value for key, value in rules.items() if key != "match_to"}))
                              for name, rules in data["conditions"].items()),
             condition_lengths=tuple((name, rules["match_to"]) for name, rules in data["conditions"].items()
@@ -172,7 +178,7 @@ class Experiment:
 TOP_KEYS = {
     "name": str, "description": str, "players": list, "opponent": str, "pairings": str,
     "games": int, "seed": int, "engine": str, "threads": int, "duplicate": bool, "chunk": int,
-    "match_to": int, "target_ci": float, "rules": dict, "conditions": dict, "grid": dict,
+    "match_to": int, "target_ci": float, "judge_cube": int, "rules": dict, "conditions": dict, "grid": dict,
     "starts": dict,
 }
 
@@ -326,6 +332,12 @@ def experiment_from_mapping(
                 key = "rules" if not conditions_data else f"conditions.{cname}"
                 raise fail(key, f"{error} (match_to = {length})") from None
 
+    judge_cube = data.get("judge_cube", 0)
+    if judge_cube < 0:
+        raise fail("judge_cube", f"a number of deals to judge (0: none), got {judge_cube}")
+    if judge_cube and not (match_to or any(lengths.values())):
+        raise fail("judge_cube", "judging cube decisions in match-winning chances needs matches: set match_to")
+
     starts = None
     if "starts" in data:
         from .starts import check_starts
@@ -338,8 +350,8 @@ def experiment_from_mapping(
         name=name, description=data.get("description", ""), players=tuple(players),
         opponent=opponent, pairings=pairings, games=games, seed=seed, engine=engine,
         threads=threads, duplicate=duplicate, chunk=chunk, match_to=match_to,
-        target_ci=target_ci, conditions=rules_list, condition_lengths=tuple(lengths.items()),
-        grid=grid, grid_keys=grid_keys,
+        target_ci=target_ci, judge_cube=judge_cube, conditions=rules_list,
+        condition_lengths=tuple(lengths.items()), grid=grid, grid_keys=grid_keys,
         source=source, starts=starts,
     )
     canonical = check_players(experiment, make_player)

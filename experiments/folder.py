@@ -19,7 +19,8 @@ from .config import Experiment
 CHUNK_DIR = "chunks"
 RUN_FILE = "run.json"
 GAMES_FILE = "games.parquet"
-OUTPUTS = (GAMES_FILE, "summary.csv", "summary.md")
+JUDGE_FILE = "cube_judge.csv"  # experiments/match_judge.py: one row per judged match
+OUTPUTS = (GAMES_FILE, "summary.csv", "summary.md", JUDGE_FILE)
 DEFAULT_RUNS = Path("results") / "runs"
 
 

@@ -2,7 +2,8 @@
 
 Nothing here reads anything but the rows (and the experiment, for titles and the order of the
 players), so ``bgsim report DIR`` can rebuild every summary of a finished run from its
-``games.parquet`` alone.
+``games.parquet`` alone -- and, for a match run that judged its cube decisions, its
+``cube_judge.csv`` (the replay that makes it is the runner's, ``experiments/match_judge.py``).
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ class Report:
     plots: list[str] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)  # short names for tables and plots
     comparisons: dict[str, pd.DataFrame] = field(default_factory=dict)  # condition -> pairwise
+    judged: pd.DataFrame | None = None  # match runs: cube decisions judged per pairing (match_judge)
 
 
 def short_labels(names: list[str]) -> dict[str, str]:
@@ -265,6 +267,12 @@ def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, br
             rows.append(cells)
         out.append(f"{heading} Threshold sweep, best first\n".lstrip() if not brief else "Threshold sweep, best first")
         out.append(markdown_table(headers, rows, "r" * len(headers)) + "\n")
+    if report.judged is not None and not brief:
+        from .match_judge import markdown as judged_markdown
+        from bgsim.bearoff.match import default_match_checkers
+
+        out.append(f"{heading} Match-winning chances gained and lost by cube decisions (endgame, exact)\n")
+        out.append(judged_markdown(report.judged, labels, default_match_checkers()))
     if report.plots and not brief:
         out.append(f"{heading} Plots\n")
         out += [f"![{Path(plot).stem}]({Path(plot).name})\n" for plot in report.plots]
@@ -286,6 +294,8 @@ def summary_csv(report: Report) -> pd.DataFrame:
     for condition, comparisons in report.comparisons.items():
         if not comparisons.empty:
             parts.append(comparisons.drop(columns=["match"]).assign(section="comparison", condition=condition))
+    if report.judged is not None and not report.judged.empty:
+        parts.append(report.judged.assign(section="cube_judge"))
     table = pd.concat(parts, ignore_index=True)
     table["rank"] = table["rank"].astype("Int64")  # blank on pairing rows, whole numbers elsewhere
     first = ["section", "condition", "rank", "player", "opponent"]
@@ -304,6 +314,13 @@ def write_report(folder: Path, frame: pd.DataFrame, experiment: Experiment | Non
 
         run = read_run(folder)
     report = build_report(frame, experiment)
+    from .folder import JUDGE_FILE
+
+    if (folder / JUDGE_FILE).exists():
+        from .match_judge import by_pairing
+        from .summary import first_players
+
+        report.judged = by_pairing(pd.read_csv(folder / JUDGE_FILE), first_players(frame))
     if plots:
         from .plots import draw_all
 

@@ -128,7 +128,11 @@ class _Session:
         if stored is not None and stored.get("status") == "finished" and (folder / GAMES_FILE).exists():
             from .report import load_rows, write_report
 
+            from .folder import JUDGE_FILE
+
             frame = load_rows(folder)
+            if experiment.judge_cube and experiment.plays_matches and not (folder / JUDGE_FILE).exists():
+                self._judge(folder, frame)  # stopped while judging: judge again
             report = write_report(folder, frame, experiment)
             self.log(f"{folder} holds a finished run: nothing left to play (summaries rewritten from its rows)")
             return RunResult(folder, frame, report, 0, 0.0, already_finished=True)
@@ -278,11 +282,36 @@ class _Session:
         # Finished once the rows are whole: a kill while the summaries are written leaves a run
         # that --resume completes by summarizing its games.parquet again.
         write_json(self.record, folder / RUN_FILE)
+        if experiment.judge_cube and experiment.plays_matches:
+            self._judge(folder, frame)
         report = write_report(folder, frame, experiment, run=self.record)
         shutil.rmtree(folder / CHUNK_DIR, ignore_errors=True)
         shown = self.played_rows / elapsed if elapsed > 0 else float("nan")
         self.log(f"played {self.played_rows} games in {elapsed:.1f} s ({shown:,.0f} games/s); results in {folder}")
         return RunResult(folder, frame, report, self.played_rows, elapsed)
+
+    def _judge(self, folder: Path, frame: pd.DataFrame) -> None:
+        """Replay the first ``judge_cube`` deals of every pairing and judge their cube decisions
+        in match-winning chances (``experiments/match_judge.py``); ``cube_judge.csv``."""
+        from .files import write_text
+        from .folder import JUDGE_FILE
+        from .match_judge import judge_run
+
+        deals = min(self.experiment.judge_cube, int(frame["game"].nunique()))
+        matches = int(frame[frame["game"] < sorted(frame["game"].unique())[deals - 1] + 1]
+                      .groupby(["pairing", "leg", "game"]).ngroups)
+        self.log(f"judging the cube decisions of {matches:,} matches ({deals:,} deals of every pairing) "
+                 "where the exact match tables hold the position")
+        bar = Progress(matches, unit="matches", enabled=self.progress)
+        try:
+            judged = judge_run(frame, deals, self.make_player, progress=bar.update)
+        finally:
+            bar.close()
+        target = folder / JUDGE_FILE
+        try:
+            write_text(judged.to_csv(index=False, float_format="%.9g"), target)
+        except OSError as error:
+            raise explain(error, target, "and finish with --resume") from None
 
     def _engines_used(self, pairings: list[Pairing]) -> set[str]:
         engine = self.experiment.engine

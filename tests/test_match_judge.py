@@ -1,0 +1,88 @@
+"""Cube decisions judged in match-winning chances against the exact match tables
+(experiments/match_judge.py): the replay finds the games that were played, exact loses nothing,
+a score-blind pip rule does, and a match run reports it."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from bgsim.board import Position
+from bgsim.cube import Rules
+from bgsim.match import play_match
+from bots import make_player
+from experiments import match_judge
+from experiments.config import ExperimentError, experiment_from_mapping
+from experiments.runner import run_experiment
+
+
+def test_the_fast_replay_and_the_reference_replay_are_the_same_turns():
+    white, black = make_player("nn+nn"), make_player("nn+pipdiff(score_aware=false)")
+    decisions = 0
+    for number in range(4):
+        fast = match_judge.match_turns(white, black, 5, number, 5)
+        record = play_match(white, black, 5, number, 5, trace=True)
+        reference = [match_judge.Turn(i, ply.ply, ply.side, Position.from_position_id(ply.position_id).board,
+                                      ply.cube_action.replace("double/", ""))
+                     for i, game in enumerate(record.games) for ply in game.history]
+        assert fast == reference
+        games = [{"white_score": g.match.white_score, "black_score": g.match.black_score,
+                  "crawford": g.match.crawford} for g in record.games]
+        decisions += len(match_judge.match_decisions(fast, games, 5, Rules(), 15))
+    assert decisions > 0  # 15 checkers a side: every pure bear-off is a decision to find
+
+
+def decision(**changes) -> dict:
+    base = {"game_in_match": 0, "ply": 9, "side": "white",
+            "position_id": Position.from_points({1: 1, 3: 1}, {24: 2}).position_id,
+            "away": 3, "opponent_away": 3, "post_crawford": False, "cube_value": 1, "centred": True,
+            "offered": False, "answer": ""}
+    return {**base, **changes}
+
+
+def test_a_missed_double_and_a_wrong_take_cost_what_the_tables_say():
+    from bgsim.bearoff import match
+
+    # 2 to bear off from the 1 and 3 points (only 2-1 fails) against the opponent's 2 on its 1
+    position = Position.from_points({1: 1, 3: 1}, {24: 2})
+    truth = match.match_cube(position, 1, match.CENTRE, 3, 3)
+    assert truth.should_double() and not truth.should_take()
+    judged = match_judge.judge(pd.DataFrame([decision(), decision(offered=True, answer="take"),
+                                             decision(offered=True, answer="drop")]), 6)
+    assert judged["doubler_lost"].tolist() == pytest.approx(
+        [truth.double_value() - truth.no_double, 0.0, 0.0], abs=1e-15)
+    assert judged["taker_lost"].tolist() == pytest.approx(
+        [0.0, truth.double_take - truth.double_pass, 0.0], abs=1e-15)
+    assert judged["doubler_lost"].iloc[0] > 0.005 and judged["taker_lost"].iloc[1] > 0.1
+
+
+def tiny(**changes):
+    data = {"players": ["nn+exact", "nn+pipdiff(score_aware=false)"], "games": 16, "seed": 3, "match_to": 5,
+            "engine": "reference", "chunk": 16, "judge_cube": 16, **changes}
+    return experiment_from_mapping(data, "tiny.toml", "tiny")
+
+
+def test_exact_loses_nothing_and_a_money_rule_loses_in_a_judged_run(tmp_path):
+    result = run_experiment(tiny(), tmp_path / "run", progress=False, log=lambda text: None)
+    judged = pd.read_csv(tmp_path / "run" / "cube_judge.csv")
+    assert len(judged) == 32  # every deal, both seatings
+    exact_white = judged["white"] == "nn+exact"
+    exact_lost = pd.concat([judged.loc[exact_white, "white_lost"], judged.loc[~exact_white, "black_lost"]])
+    other_lost = pd.concat([judged.loc[exact_white, "black_lost"], judged.loc[~exact_white, "white_lost"]])
+    exact_decisions = judged.loc[exact_white, "white_decisions"].sum() + judged.loc[~exact_white, "black_decisions"].sum()
+    assert exact_decisions > 0
+    assert exact_lost.abs().max() < 1e-12
+    assert other_lost.sum() > 0.01
+    summary = (tmp_path / "run" / "summary.md").read_text()
+    assert "Match-winning chances gained and lost by cube decisions" in summary
+    assert "exact match tables" in summary
+    assert result.report.judged is not None and len(result.report.judged) == 1
+    row = result.report.judged.iloc[0]
+    assert row["lost"] == pytest.approx(0.0, abs=1e-12) and row["gained"] > 0
+
+
+def test_judge_cube_is_checked():
+    with pytest.raises(ExperimentError, match="judge_cube"):
+        tiny(judge_cube=-1)
+    with pytest.raises(ExperimentError, match="needs matches"):
+        tiny(match_to=0)
