@@ -214,14 +214,14 @@ def play_start(index: int, position_id: str, game: int, seed: int, rules: list[c
     return rows
 
 
-def play_block(block: list[tuple[int, str, int]], seed: int, specs: list[str]) -> list[dict]:
+def play_block(block: list[tuple[int, str, int]], seed: int, specs: list[str]) -> pd.DataFrame:
     """:func:`play_start` for each (index, position ID, sampling game) of ``block``; the rules
     are made from their specs here, so a worker process gets text, not bots."""
     rules = cube_audit.make_rules(specs)
     rows = []
     for index, position_id, game in block:
         rows.extend(play_start(index, position_id, game, seed, rules))
-    return rows
+    return pd.DataFrame(rows)
 
 
 def play_starts(starts: list[tuple[str, int]], seed: int, specs: list[str], jobs: int = 1,
@@ -234,18 +234,18 @@ def play_starts(starts: list[tuple[str, int]], seed: int, specs: list[str], jobs
     numbered = [(index, position_id, game) for index, (position_id, game) in enumerate(starts)]
     size = max(1, min(BLOCK, len(numbered) // (4 * jobs) or 1))
     blocks = [numbered[first:first + size] for first in range(0, len(numbered), size)]
-    rows: list[dict] = []
+    parts: list[pd.DataFrame] = []  # a frame per block: far smaller than its rows as dicts
     if jobs <= 1:
         for block in blocks:
-            rows.extend(play_block(block, seed, specs))
+            parts.append(play_block(block, seed, specs))
             done(len(block))
     else:
         with ProcessPoolExecutor(jobs) as pool:
             futures = [pool.submit(play_block, block, seed, specs) for block in blocks]
             for block, future in zip(blocks, futures):
-                rows.extend(future.result())
+                parts.append(future.result())
                 done(len(block))
-    return pd.DataFrame(rows)
+    return pd.concat(parts, ignore_index=True)
 
 
 # --- summary -----------------------------------------------------------------------------------
