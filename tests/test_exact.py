@@ -115,3 +115,24 @@ def test_exact_takes_a_dead_cube_and_never_doubles_one():
     position = bearoff_position({1: 1}, {6: 3})  # a sure win next roll
     assert player.offer_double(position, match_view(2, 2, value=2)) is False
     assert player.respond_to_double(position, match_view(2, 2, value=2)) is Response.TAKE
+
+
+def test_exact_post_crawford_uses_the_leaders_free_drop_from_the_tables():
+    from bgsim.bearoff import match
+
+    rng = random.Random(4)
+    player = make_player("racer+exact")
+    answers = set()
+    for _ in range(30):
+        position = bearoff_position(random_bearoff(rng, 5), random_bearoff(rng, 5))
+        trailer_doubles = match_view(2, 1, post_crawford=True)
+        assert player.offer_double(position, trailer_doubles)  # the trailer doubles at once
+        assert not player.offer_double(position, match_view(1, 2, post_crawford=True))  # the leader never
+        truth = match.match_cube(position, 1, match.CENTRE, 2, 1, post_crawford=True)
+        # the leader passes (and plays the next game at 1-away/1-away) exactly when that beats
+        # taking, by the tables
+        answer = player.respond_to_double(position, trailer_doubles)
+        if truth.double_take != truth.double_pass:
+            assert (answer is Response.TAKE) is truth.should_take()
+        answers.add(answer)
+    assert answers == {Response.TAKE, Response.DROP}
