@@ -111,7 +111,8 @@ def run(args) -> int:
     seconds = time.perf_counter() - started
     stored.update(status="finished", finished=now(), seconds=round(seconds, 1), source=sampled)
     write_json(stored, folder / RUN_FILE)
-    print(f"{len(games):,} games ({len(starts):,} starts) in {duration(seconds)}; written to {folder}")
+    played = len(starts) * (1 + 2 * len(specs))  # exact against itself once, each rule twice
+    print(f"{played:,} games ({len(starts):,} starts) in {duration(seconds)}; written to {folder}")
     for row in summary.itertuples(index=False):
         print(f"  {row.rule:<34} A {1000 * row.played_out:+8.2f}  B {1000 * row.judged:+8.2f}  "
               f"A-B {1000 * row.difference:+7.2f} ({1000 * row.difference_low:+.2f} .. "
