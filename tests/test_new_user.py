@@ -78,6 +78,11 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
         setting("--positions", "20")
         setting("--out", str(tmp_path / "audit"))
         words.append("--no-progress")
+    elif name == "cross-check":
+        setting("--starts", "3")
+        setting("--jobs", "1")
+        setting("--out", str(tmp_path / "cross"))
+        words.append("--no-progress")
     elif name == "rollout":
         setting("--games", "72")
         words.append("--no-progress")
