@@ -122,13 +122,18 @@ def build_two_sided(checkers: int) -> TwoSided:
 def default_two_sided_checkers() -> int:
     """``$BGSIM_BEAROFF_CHECKERS`` if set (a machine short of memory or time may want fewer),
     else ``DEFAULT_TWO_SIDED_CHECKERS``."""
-    text = os.environ.get("BGSIM_BEAROFF_CHECKERS", "").strip()
+    return checkers_from_environment("BGSIM_BEAROFF_CHECKERS", DEFAULT_TWO_SIDED_CHECKERS)
+
+
+def checkers_from_environment(variable: str, default: int) -> int:
+    """A table size from the environment variable ``variable`` if set, else ``default``."""
+    text = os.environ.get(variable, "").strip()
     if not text:
-        return DEFAULT_TWO_SIDED_CHECKERS
+        return default
     try:
         checkers = int(text)
     except ValueError:
-        raise ValueError(f"BGSIM_BEAROFF_CHECKERS must be a whole number, got {text!r}") from None
+        raise ValueError(f"{variable} must be a whole number, got {text!r}") from None
     check_two_sided_checkers(checkers)
     return checkers
 

@@ -19,7 +19,6 @@ No gammons: with at most 14 checkers each side has borne one off.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -39,15 +38,7 @@ _STATE = {CENTRE: kernels.CENTRED, ON_ROLL: kernels.OWNED, OPPONENT: kernels.OPP
 def default_match_checkers() -> int:
     """``$BGSIM_MATCH_BEAROFF_CHECKERS`` if set, else ``DEFAULT_MATCH_CHECKERS``: a match table
     of 6 checkers a side takes about 50 MB per cube value and seconds per score."""
-    text = os.environ.get("BGSIM_MATCH_BEAROFF_CHECKERS", "").strip()
-    if not text:
-        return DEFAULT_MATCH_CHECKERS
-    try:
-        checkers = int(text)
-    except ValueError:
-        raise ValueError(f"BGSIM_MATCH_BEAROFF_CHECKERS must be a whole number, got {text!r}") from None
-    database.check_two_sided_checkers(checkers)
-    return checkers
+    return database.checkers_from_environment("BGSIM_MATCH_BEAROFF_CHECKERS", DEFAULT_MATCH_CHECKERS)
 
 
 def dead_level(away: int, opponent_away: int) -> int:

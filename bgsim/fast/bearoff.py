@@ -303,6 +303,25 @@ def one_sided(positions, starts, targets, weights, full):
     return rolls_off, first_off, mean
 
 
+@jit
+def by_pips(positions):
+    """The positions ordered by pip count, for filling pairs by increasing total pips:
+    ``(pips, order, first_with, most)`` with ``first_with[p]`` the first index in ``order`` with
+    at least ``p`` pips and ``most`` the largest pip count."""
+    total = positions.shape[0]
+    pips = pips_of(positions)
+    order = np.argsort(pips, kind="mergesort")
+    sorted_pips = pips[order]
+    most = sorted_pips[-1]
+    first_with = np.zeros(most + 2, dtype=np.int64)
+    for p in range(most + 2):
+        i = 0
+        while i < total and sorted_pips[i] < p:
+            i += 1
+        first_with[p] = i
+    return pips, order, first_with, most
+
+
 @parallel_jit
 def two_sided(positions, starts, targets, weights):
     """Exact values of every pair (side on roll, opponent) of positions, both not empty.
@@ -322,16 +341,7 @@ def two_sided(positions, starts, targets, weights):
     by increasing total pips, and pairs with the same total are independent."""
     total = positions.shape[0]
     nrolls = weights.shape[0]
-    pips = pips_of(positions)
-    order = np.argsort(pips, kind="mergesort")
-    sorted_pips = pips[order]
-    top = sorted_pips[-1]
-    first_with = np.zeros(top + 2, dtype=np.int64)  # first index in ``order`` with pips >= p
-    for p in range(top + 2):
-        i = 0
-        while i < total and sorted_pips[i] < p:
-            i += 1
-        first_with[p] = i
+    pips, order, first_with, top = by_pips(positions)
     win = np.zeros((total, total), dtype=np.float64)
     rolls_centred = np.zeros((total, total), dtype=np.float64)
     rolls_owned = np.zeros((total, total), dtype=np.float64)
@@ -541,16 +551,7 @@ def match_two_sided(positions, starts, targets, weights, win, win_values, lose_v
                 dead = win[a, b] * win_values[o, top] + (1.0 - win[a, b]) * lose_values[o, top]
                 for state in range(3):
                     values[top, state, o, a, b] = dead
-    pips = pips_of(positions)
-    order = np.argsort(pips, kind="mergesort")
-    sorted_pips = pips[order]
-    most = sorted_pips[-1]
-    first_with = np.zeros(most + 2, dtype=np.int64)
-    for p in range(most + 2):
-        i = 0
-        while i < total and sorted_pips[i] < p:
-            i += 1
-        first_with[p] = i
+    pips, order, first_with, most = by_pips(positions)
     for k in range(top - 1, -1, -1):
         for level in range(2, 2 * most + 1):
             for i in prange(1, total):
