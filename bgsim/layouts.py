@@ -29,7 +29,7 @@ CHECKER, CUBE = "checker", "cube"
 FLOAT64, INT32, INT64 = "float64", "int32", "int64"
 DTYPES = (FLOAT64, INT32, INT64)  # one shared buffer of each: float64s, int32s, int64s
 MAX_PARAMS = 16  # per bot; the engine's params table is float64[4 seats, MAX_PARAMS]
-MAX_ARRAYS = 8   # per bot; the offsets table is int64[4 seats, MAX_ARRAYS]
+MAX_ARRAYS = 20  # per bot (exact declares 17); the offsets table is int64[4 seats, MAX_ARRAYS]
 
 
 @dataclass(frozen=True)
@@ -101,9 +101,19 @@ KLEINMAN = FastBot("kleinman", CUBE, 8, params=RACE_RULE_PARAMS, arrays=MET_ARRA
 ISIGHT = FastBot("isight", CUBE, 9, params=RACE_RULE_PARAMS, arrays=MET_ARRAYS)
 EPC = FastBot("epc", CUBE, 10, params=RACE_RULE_PARAMS, arrays=MET_ARRAYS + (("epc", FLOAT64),))
 
+# bots/exact.py (bgsim/fast/exact.py): the net, the MET, the bear-off tables its decisions read
+# (one-sided, two-sided cubeless win and cubeful money equities: empty where its parameters
+# never read them) and what the match decision's on-demand recursion reads (the cubeless win
+# table of the match tables' size, its positions' successors and pips)
+EXACT = FastBot("exact", CUBE, 11, params=(
+    "hidden", "tables", "estimate_nn", "score_aware", "bearoff_checkers", "match_checkers"),
+    arrays=NN_ARRAYS + MET_ARRAYS + BEAROFF_ARRAYS + (
+        ("rolls_centred", FLOAT64), ("rolls_owned", FLOAT64), ("opponent_owns", FLOAT64),
+        ("match_win", FLOAT64), ("match_starts", INT64), ("match_targets", INT32), ("match_pips", INT64)))
+
 FAST_BOTS: tuple[FastBot, ...] = (
     RANDOM, RACER, HEURISTIC, PUBEVAL, NN,
-    NO_CUBE, ALWAYS_TAKE, NEVER_TAKE, PIPDIFF, KEITH, THORP, NN_CUBE, RULE62, KLEINMAN, ISIGHT, EPC,
+    NO_CUBE, ALWAYS_TAKE, NEVER_TAKE, PIPDIFF, KEITH, THORP, NN_CUBE, RULE62, KLEINMAN, ISIGHT, EPC, EXACT,
 )
 
 

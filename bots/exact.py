@@ -18,8 +18,10 @@ when ``double/take < 0``.  ``tables=false`` ignores the two-sided database (the 
 everywhere): audited on exact positions it measures the estimate's own error;
 ``tables=false,estimate=nn`` measures the net's (the estimate behind most race truth).
 
-Reference engine only: the two-sided table (275 MB at 8 checkers) is not passed to the fast
-engine's kernels.
+Both engines: the fast half (``bgsim/fast/exact.py``) makes the same decisions from the same
+numbers.  It is handed only the tables its parameters make it read (the two-sided ones are
+72 MB each at 8 checkers), and it computes the match tables' values a decision needs on demand
+(bit for bit the full tables', which take hundreds of MB per score).
 
 In a match (``score_aware=true``) the score's forced offers come first (never a cube that
 cannot matter, always the free double of a side the next loss finishes).  Then, where both
@@ -34,6 +36,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
 
@@ -42,6 +46,8 @@ from .cube import SCORE_AWARE, CubeBot
 from .params import Param, SpecError, parse_bool
 
 EXACT, ONE_SIDED, NN = "exact", "estimated-one-sided", "estimated-nn"
+_NOTHING = np.zeros(1, dtype=np.float64)  # a declared array the bot's parameters never read
+_NO_NUMBERS = np.zeros(1, dtype=np.int64)
 ONE_SIDED_EFFICIENCY = 0.6  # GNU Backgammon's rOSCubeX
 TWO_SIDED_EFFICIENCY = 0.6  # GNU Backgammon's rTSCubeX (its match-play value for exact bear-offs)
 
@@ -100,10 +106,10 @@ def cube_equities(position: Position, tables: bool = True, jacoby_centred: bool 
 
 class Exact(CubeBot):
     """Optimal money cube decisions from the two-sided bear-off database, the best estimate
-    elsewhere (module doc).  Reference engine only."""
+    elsewhere (module doc).  fast_name ``"exact"`` (``bgsim/fast/exact.py``)."""
 
     name = "exact"
-    fast_name = ""
+    fast_name = "exact"
     description = "optimal money cube from the two-sided bear-off database; elsewhere Janowski on one-sided/nn chances"
     PARAMS = (
         Param("tables", parse_bool, True, "use the two-sided database where it holds the position "
@@ -116,6 +122,44 @@ class Exact(CubeBot):
     def check(self) -> None:
         if self.estimate not in ("best", "nn"):
             raise SpecError(f"exact: estimate must be best or nn, got {self.estimate!r}")
+
+    def fast_params(self):
+        from bgsim import bearoff
+        from bgsim.bearoff import match
+
+        from .nn import shipped_net
+
+        return {"hidden": float(shipped_net().hidden), "tables": float(self.tables),
+                "estimate_nn": float(self.estimate == "nn"), "score_aware": float(self.score_aware),
+                "bearoff_checkers": float(bearoff.default_two_sided_checkers()),
+                "match_checkers": float(match.default_match_checkers())}
+
+    def fast_arrays(self):
+        """Only the tables the decisions read (the two-sided ones are 72 MB each at 8
+        checkers), each the same object every call, so that the engine stores it once."""
+        from bgsim import bearoff
+        from bgsim.bearoff import match
+        from bgsim.bearoff.player import player_tables
+        from bgsim.fast.exact import match_successors
+
+        from .nn import shipped_net
+
+        arrays = {**shipped_net().named_arrays(), **match_cube.met_arrays(),
+                  "bearoff_one_sided": _NOTHING, "bearoff_win": _NOTHING, "rolls_centred": _NOTHING,
+                  "rolls_owned": _NOTHING, "opponent_owns": _NOTHING, "match_win": _NOTHING,
+                  "match_starts": _NO_NUMBERS, "match_targets": _NO_NUMBERS, "match_pips": _NO_NUMBERS}
+        if self.estimate == "best":
+            arrays["bearoff_one_sided"] = player_tables().one_sided
+        if self.tables:
+            table = bearoff.two_sided()
+            arrays.update(rolls_centred=table.rolls_centred, rolls_owned=table.rolls_owned,
+                          opponent_owns=table.opponent_owns)
+            if self.score_aware:  # match play reads the cubeless chances and the match tables' data
+                checkers = match.default_match_checkers()
+                starts, targets, pips = match_successors(checkers)
+                arrays.update(bearoff_win=player_tables().win, match_win=match._win_table(checkers),
+                              match_starts=starts, match_targets=targets, match_pips=pips)
+        return arrays
 
     def _at_score(self, cube: CubeView) -> bool:
         return bool(self.score_aware and cube.match_to and match_cube.in_table(*cube.away))

@@ -18,7 +18,8 @@ from .board import is_race, pip_counts
 from .compile import inline_jit, jit
 from .match_cube import FORCE_DOUBLE, NO_FORCE, forced_offer, match_equities, race_chance, shift
 from .nn import CUBE_HIDDEN, CUBE_X, OUTPUTS, UNIT, _net, evaluate, nn_cube_equities
-from . import race_rules
+from . import exact, race_rules
+from .exact import exact_answer, exact_offers
 from .race_rules import race_rule_drops, race_rule_offers
 
 NONE = layouts.NO_CUBE.code
@@ -28,6 +29,7 @@ PIPDIFF = layouts.PIPDIFF.code
 KEITH = layouts.KEITH.code
 THORP = layouts.THORP.code
 NN = layouts.NN_CUBE.code
+EXACT = layouts.EXACT.code
 
 NO_DOUBLE, DOUBLE = 0, 1  # offer_double's answers
 TAKE, DROP, BEAVER = 0, 1, 2  # respond's answers
@@ -64,6 +66,9 @@ VIEW_SIZE = 9
 assert (race_rules.VIEW_VALUE, race_rules.VIEW_CENTRED, race_rules.VIEW_MATCH_TO, race_rules.VIEW_AWAY,
         race_rules.VIEW_OPP_AWAY, race_rules.VIEW_POST_CRAWFORD) == (VIEW_VALUE, VIEW_CENTRED, VIEW_MATCH_TO,
                                                                      VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD)
+assert (exact.VIEW_VALUE, exact.VIEW_CENTRED, exact.VIEW_BEAVER, exact.VIEW_JACOBY, exact.VIEW_MATCH_TO,
+        exact.VIEW_AWAY, exact.VIEW_OPP_AWAY, exact.VIEW_POST_CRAWFORD) == (
+    VIEW_VALUE, VIEW_CENTRED, VIEW_BEAVER, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD)
 RACE_RULES = race_rules.CODES
 
 
@@ -272,6 +277,8 @@ def offer_double(code, params, offsets, float64s, int32s, int64s, board, view):
             params, offsets, int32s, int64s, board, view[VIEW_JACOBY] != 0 and view[VIEW_CENTRED] != 0)
         no_double = centred if view[VIEW_CENTRED] != 0 else owned
         return DOUBLE if min(2.0 * theirs, 1.0) > no_double else NO_DOUBLE
+    if code == EXACT:
+        return DOUBLE if exact_offers(params, offsets, float64s, int32s, int64s, board, view) else NO_DOUBLE
     if code in RACE_RULES:
         return DOUBLE if race_rule_offers(code, params, offsets, float64s, board, view) else NO_DOUBLE
     return NO_KERNEL
@@ -307,6 +314,8 @@ def respond(code, params, offsets, float64s, int32s, int64s, board, view):
         if view[VIEW_BEAVER] != 0 and double_take < 0.0:
             return BEAVER
         return TAKE
+    if code == EXACT:
+        return exact_answer(params, offsets, float64s, int32s, int64s, board, view, TAKE, DROP, BEAVER)
     if code in RACE_RULES:
         return DROP if race_rule_drops(code, params, offsets, float64s, board, view) else TAKE
     return NO_KERNEL
