@@ -200,6 +200,20 @@ def test_money_games_are_the_reference_games():
     _same_games("nn+keith", "nn+exact(tables=false,estimate=nn)", 12, Rules(jacoby=True, beaver=True))
 
 
-def test_matches_are_the_reference_matches():
+def test_matches_are_the_reference_matches(monkeypatch):
     games = _same_games("nn+exact", "nn+keith", 8, match_to=5)
     assert (games["cube_value"] > 1).any()
+    # an opponent that takes every cube and never doubles leaves exact the cube in close
+    # races, so that some of its decisions come from the match tables (counted in the reference)
+    exact_decisions = []
+    full_tables = match.match_cube
+
+    def counted(*args, **options):
+        found = full_tables(*args, **options)
+        if found is not None and found.may_double:
+            exact_decisions.append(args[3:5])
+        return found
+
+    monkeypatch.setattr(match, "match_cube", counted)
+    _same_games("nn+exact", "nn+always-take", 30, match_to=3)
+    assert exact_decisions
