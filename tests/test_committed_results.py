@@ -23,3 +23,19 @@ def test_committed_results_name_a_clean_commit(folder):
     summary = (folder / "summary.md").read_text()
     assert "+dirty" not in summary
     assert record["git_commit"][:12] in summary
+
+
+CROSS_CHECKS = sorted(RESULTS.glob("*/cross_check_run.json"))
+
+
+@pytest.mark.parametrize("record_path", CROSS_CHECKS, ids=[path.parent.name for path in CROSS_CHECKS])
+def test_committed_cross_checks_name_a_clean_commit(record_path):
+    record = json.loads(record_path.read_text())
+    assert record.get("kind") == "cross-check" and record.get("status") == "finished"
+    assert record.get("git_commit") and not record.get("git_dirty"), (
+        f"{record_path} was played on a tree with uncommitted changes: rerun it on a clean commit")
+    assert record["git_commit"][:12] in (record_path.parent / "cross_check.md").read_text()
+
+
+def test_the_cube_audit_has_its_cross_check():
+    assert CROSS_CHECKS, "results/cube_audit/cross_check_run.json is missing: run bgsim cross-check"
