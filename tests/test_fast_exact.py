@@ -17,7 +17,9 @@ from bgsim.board import Position
 from bgsim.cube import CubeView, Response, Rules
 from bgsim.fast import exact as fast_exact
 from bgsim.fast import seats
-from bgsim.fast.cube import BEAVER, DOUBLE, DROP, NO_DOUBLE, TAKE, VIEW_SIZE, offer_double, respond
+from bgsim.fast.cube import BEAVER, DOUBLE, DROP, NO_DOUBLE, TAKE, VIEW_SIZE
+from bgsim.fast.cube import offer_double_with_exact as offer_double
+from bgsim.fast.cube import respond_with_exact as respond
 from bgsim.fast.moves import BOARD_BYTES
 from bgsim.fast.sameness import compare_frames, random_positions
 from bgsim.series import play_games

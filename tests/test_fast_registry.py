@@ -18,7 +18,10 @@ import bgsim.fast
 from bgsim import Position, layouts
 from bgsim.fast import OPENING, fast_half, seats
 from bgsim.fast.checker import NO_KERNEL, choose
-from bgsim.fast.cube import VIEW_CENTRED, VIEW_MAX, VIEW_SIZE, VIEW_VALUE, offer_double, respond
+from bgsim.fast.cube import VIEW_CENTRED, VIEW_MAX, VIEW_SIZE, VIEW_VALUE
+# the dispatch of the kernel family with every cube bot (exact has its own: bgsim.fast.with_exact)
+from bgsim.fast.cube import offer_double_with_exact as offer_double
+from bgsim.fast.cube import respond_with_exact as respond
 from bgsim.fast.dice import open_stream
 from bgsim.fast.game import (
     COL_ERROR, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL, ROW_SIZE, TRACE_SIZE, play_batch,

@@ -137,11 +137,16 @@ def _kernels(white, black):
 
     evaluations = [player.checker.evaluate if player_halves(player)[0].code == CUSTOM else None
                    for player in (white, black)]
+    # a player with the exact cube bot plays on the kernels that have it (bgsim.fast.with_exact)
+    with_exact = any(getattr(getattr(player, "cube", None), "fast_name", "") == layouts.EXACT.name
+                     for player in (white, black))
     if evaluations == [None, None]:
-        from .game import play_batch, trace_number
-
+        if with_exact:
+            from .with_exact import play_batch, trace_number
+        else:
+            from .game import play_batch, trace_number
         return play_batch, trace_number
-    return kernels(*evaluations)
+    return kernels(*evaluations, with_exact=with_exact)
 
 
 @dataclass(frozen=True)

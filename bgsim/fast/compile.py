@@ -13,6 +13,7 @@ sources changed (a hash of them all is kept beside the cache).
 from __future__ import annotations
 
 import hashlib
+import types
 from pathlib import Path
 
 import numba
@@ -24,6 +25,22 @@ parallel_jit = numba.njit(parallel=True, **OPTIONS)
 # For small helpers in hot loops.  Numba calls another compiled function with each array
 # exploded into many arguments plus reference counting; inlining at Numba IR level avoids that.
 inline_jit = numba.njit(inline="always", **OPTIONS)
+
+
+def rebind(dispatcher, qualname: str | None = None, **names):
+    """The Python function of ``dispatcher`` with some of its globals replaced: another family of
+    kernels from the same source (``bgsim.fast.custom``, ``bgsim.fast.with_exact``).  A new
+    ``qualname`` gives the family its own entries in Numba's disk cache, which keys a function
+    by its source file and qualified name: two families under one name would load each other's
+    machine code."""
+    function = dispatcher.py_func
+    scope = dict(function.__globals__)
+    scope.update(names)
+    rebound = types.FunctionType(function.__code__, scope, function.__name__, function.__defaults__,
+                                 function.__closure__)
+    if qualname is not None:
+        rebound.__qualname__ = qualname
+    return rebound
 
 
 def _drop_stale_cache() -> None:

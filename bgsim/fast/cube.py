@@ -277,8 +277,6 @@ def offer_double(code, params, offsets, float64s, int32s, int64s, board, view):
             params, offsets, int32s, int64s, board, view[VIEW_JACOBY] != 0 and view[VIEW_CENTRED] != 0)
         no_double = centred if view[VIEW_CENTRED] != 0 else owned
         return DOUBLE if min(2.0 * theirs, 1.0) > no_double else NO_DOUBLE
-    if code == EXACT:
-        return DOUBLE if exact_offers(params, offsets, float64s, int32s, int64s, board, view) else NO_DOUBLE
     if code in RACE_RULES:
         return DOUBLE if race_rule_offers(code, params, offsets, float64s, board, view) else NO_DOUBLE
     return NO_KERNEL
@@ -314,8 +312,27 @@ def respond(code, params, offsets, float64s, int32s, int64s, board, view):
         if view[VIEW_BEAVER] != 0 and double_take < 0.0:
             return BEAVER
         return TAKE
-    if code == EXACT:
-        return exact_answer(params, offsets, float64s, int32s, int64s, board, view, TAKE, DROP, BEAVER)
     if code in RACE_RULES:
         return DROP if race_rule_drops(code, params, offsets, float64s, board, view) else TAKE
     return NO_KERNEL
+
+
+# The exact bot's kernels (tables, the on-demand match recursion, the net) would add about a
+# quarter to the first compile of every game kernel; they live in their own family of kernels
+# instead (bgsim.fast.with_exact), compiled the first time a player uses exact.
+
+
+@jit
+def offer_double_with_exact(code, params, offsets, float64s, int32s, int64s, board, view):
+    """``offer_double`` with the exact bot."""
+    if code == EXACT:
+        return DOUBLE if exact_offers(params, offsets, float64s, int32s, int64s, board, view) else NO_DOUBLE
+    return offer_double(code, params, offsets, float64s, int32s, int64s, board, view)
+
+
+@jit
+def respond_with_exact(code, params, offsets, float64s, int32s, int64s, board, view):
+    """``respond`` with the exact bot."""
+    if code == EXACT:
+        return exact_answer(params, offsets, float64s, int32s, int64s, board, view, TAKE, DROP, BEAVER)
+    return respond(code, params, offsets, float64s, int32s, int64s, board, view)

@@ -27,13 +27,12 @@ long as the first cold compile, not cached on disk); the built-in bots are unaff
 
 from __future__ import annotations
 
-import types
-
 import numba
 import numpy as np
 
 from ..decisions import NoDoubling
 from .checker import choose as _builtin_choose
+from .compile import rebind as _rebind
 from .moves import play_before
 
 CUSTOM_WHITE = 100  # checker codes that the specialised kernels route to the user's functions
@@ -88,22 +87,15 @@ def _default_evaluate(board):
     return 0.0
 
 
-def _rebind(dispatcher, **names):
-    """The Python function of ``dispatcher`` with some of its globals replaced."""
-    function = dispatcher.py_func
-    scope = dict(function.__globals__)
-    scope.update(names)
-    return types.FunctionType(function.__code__, scope, function.__name__, function.__defaults__,
-                              function.__closure__)
-
-
-def kernels(white_evaluate, black_evaluate):
-    """(play_batch, trace_number) compiled with these evaluation functions (None: unused)."""
+def kernels(white_evaluate, black_evaluate, with_exact: bool = False):
+    """(play_batch, trace_number) compiled with these evaluation functions (None: unused), and
+    with the ``exact`` cube bot's kernels when ``with_exact`` (see ``bgsim.fast.with_exact``)."""
     from . import game
+    from .cube import offer_double, offer_double_with_exact, respond, respond_with_exact
 
     white_evaluate = white_evaluate or numba.njit(_default_evaluate)
     black_evaluate = black_evaluate or numba.njit(_default_evaluate)
-    cache_key = (white_evaluate, black_evaluate)
+    cache_key = (white_evaluate, black_evaluate, with_exact)
     if cache_key in _KERNELS:
         return _KERNELS[cache_key]
 
@@ -126,7 +118,9 @@ def kernels(white_evaluate, black_evaluate):
         return _builtin_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys,
                                count, order, streams, row)
 
-    play_one = numba.njit(**_OPTIONS)(_rebind(game.play_one, choose=choose))
+    play_one = numba.njit(**_OPTIONS)(_rebind(
+        game.play_one, choose=choose, offer_double=offer_double_with_exact if with_exact else offer_double,
+        respond=respond_with_exact if with_exact else respond))
     play_number = numba.njit(**_OPTIONS)(_rebind(game.play_number, play_one=play_one))
     play_batch = numba.njit(parallel=True, **_OPTIONS)(_rebind(game.play_batch, play_number=play_number))
     trace_number = numba.njit(**_OPTIONS)(_rebind(game.trace_number, play_number=play_number))
