@@ -24,14 +24,21 @@ def cap_threads(requested: int | None, log) -> int | None:
     return requested
 
 
-def fast_compile_pending() -> bool:
-    """Whether the first fast game will compile the engine (no kernel in memory, none cached)."""
+def fast_compile_pending(players=()) -> bool:
+    """Whether the first fast game will compile the engine (no kernel in memory, none cached).
+    A player with the ``exact`` cube bot plays on its own family of kernels
+    (``bgsim.fast.with_exact``), compiled the first time one is used."""
     from bgsim.fast import game
 
-    if game.play_batch.signatures:
+    batch, name = game.play_batch, "play_batch"
+    if any(getattr(getattr(player, "cube", None), "fast_name", "") == "exact" for player in players):
+        from bgsim.fast import with_exact
+
+        batch, name = with_exact.play_batch, "play_batch_with_exact"
+    if batch.signatures:
         return False
     cache = Path(game.__file__).resolve().parent / "__pycache__"
-    return not any(cache.glob("game.play_batch-*.nbi"))
+    return not any(cache.glob(f"game.{name}-*.nbi"))
 
 
 COMPILING = "compiling the fast engine (first use, ~20 s)"

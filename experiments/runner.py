@@ -147,7 +147,9 @@ class _Session:
                  f"{total:,} {unit}{' (duplicate dice)' if experiment.duplicate else ''}, engine {experiment.engine}, "
                  f"{'every core' if not threads else f'{threads} threads'}"
                  f"{f', Dask {self.dask}' if self.dask else ''} → {folder}")
-        if "fast" in self._engines_used(pairings) and fast_compile_pending():
+        factory = self.make_player or default_player_factory()
+        everyone = [cached_player(factory, name) for name in experiment.everyone]
+        if "fast" in self._engines_used(pairings) and fast_compile_pending(everyone):
             self.log(COMPILING)
         if chunks.done_units:
             self.log(f"resuming: {len(chunks.on_disk)} finished chunks on disk, {chunks.done_units} {unit} not replayed")

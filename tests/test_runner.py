@@ -324,7 +324,7 @@ def test_a_run_says_its_size_up_front_and_estimates_the_rest_once(tmp_path):
 def test_a_run_announces_the_first_compile_only_when_the_fast_engine_will_play(tmp_path, monkeypatch):
     from experiments.machine import COMPILING
 
-    monkeypatch.setattr(runner, "fast_compile_pending", lambda: True)
+    monkeypatch.setattr(runner, "fast_compile_pending", lambda players=(): True)
     lines = []
     run_experiment(tiny(games=1), tmp_path / "reference", progress=False, log=lines.append)
     assert COMPILING not in lines  # the reference engine compiles nothing
@@ -333,3 +333,15 @@ def test_a_run_announces_the_first_compile_only_when_the_fast_engine_will_play(t
     lines = []
     run_experiment(tiny(games=1), tmp_path / "fast", progress=False, log=lines.append)
     assert COMPILING in lines
+
+
+def test_the_first_compile_of_exacts_kernels_is_announced_too(monkeypatch):
+    from bgsim.fast import game, with_exact
+    from experiments.machine import fast_compile_pending
+
+    # the base kernels ready, exact's family not: only a run with exact compiles
+    monkeypatch.setattr(type(game.play_batch), "signatures", property(
+        lambda dispatcher: [] if dispatcher is with_exact.play_batch else ["ready"]))
+    monkeypatch.setattr("pathlib.Path.glob", lambda self, pattern: iter(()))
+    assert not fast_compile_pending([make_player("nn+keith")])
+    assert fast_compile_pending([make_player("nn+keith"), make_player("nn+exact")])

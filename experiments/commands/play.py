@@ -210,7 +210,7 @@ def run_play(args) -> int:
     unit = "matches" if args.match_to else "games"
     log(f"playing {args.games:,} {unit}{f' to {args.match_to} points' if args.match_to else ''}: "
         f"white {white.name} vs black {black.name}, seed {args.seed}, {engine} engine → {path}")
-    if engine == "fast" and fast_compile_pending():
+    if engine == "fast" and fast_compile_pending((white, black)):
         log(COMPILING)
 
     tally = GameTally()
