@@ -66,3 +66,36 @@ def test_the_rollout_speed_is_trials_per_second_over_the_gnubg_best_move_loop():
     figures = {"rollout_nn_1thread": {"per_s": 900.0, "plies_per_s": 0.0},
                "gnubg_nn_best_move": {"per_s": 300.0, "plies_per_s": 17000.0}}
     assert ratios(figures)["rollout_nn_1thread_vs_gnubg_nn_best_move"] == 3.0
+
+
+def test_fast_over_reference_compares_the_same_games():
+    # the fast engine's rate on the reference engine's own games, not on a longer sample's
+    figures = {"fast_heuristic_1thread": {"per_s": 12000.0, "plies_per_s": 0.0},
+               "fast_heuristic_same_1thread": {"per_s": 15000.0, "plies_per_s": 0.0},
+               "reference_heuristic": {"per_s": 120.0, "plies_per_s": 0.0}}
+    assert ratios(figures)["fast_1thread_vs_reference_heuristic"] == 125.0
+    del figures["fast_heuristic_same_1thread"]  # a run from before the same-games figure
+    assert ratios(figures)["fast_1thread_vs_reference_heuristic"] == 100.0
+
+
+def test_the_bench_times_the_fast_engine_on_the_reference_games(monkeypatch):
+    from experiments.commands import bench
+
+    asked = {}
+
+    def fake_fast(white, black, seed, games, threads):
+        asked.setdefault(white.name, []).append(games)
+        return 1.0, 1.0, 1.0
+
+    def fake_reference(white, black, seed, games):
+        asked.setdefault("reference " + white.name, []).append(games)
+        return 1.0, 1.0
+
+    monkeypatch.setattr(bench, "_fast", fake_fast)
+    monkeypatch.setattr(bench, "_reference", fake_reference)
+    monkeypatch.setattr(bench, "_rollout", lambda player, seed, threads: (1.0, 0.0, 1.0))
+    monkeypatch.setattr(bench, "_available", lambda module: False)
+    bench.measure(games=8000, rounds=1, seed=3, log=lambda text: None)
+    reference = asked["reference heuristic+pipdiff"][0]
+    same = [games for games in asked["heuristic+pipdiff"] if not isinstance(games, int)]
+    assert same and set(same[0]) == set(range(reference)) and len(same[0]) > reference

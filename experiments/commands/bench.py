@@ -10,7 +10,9 @@ machine shared with other work slows all of them alike and the ratios stay meani
 * a 1,296-trial cubeless rollout of the opening position (side on roll before its roll) with
   ``nn`` (``bgsim.rollout``), trials/s on 1 thread and all cores, against the same
   ``gnubg_nn.best_move`` loop, which plays that position out too;
-* the reference engine on the same games (fewer of them);
+* the reference engine on fewer of the same games, and the fast engine on exactly those games
+  (repeated until they take a measurable time): the fast ÷ reference ratios compare the same
+  games, not a short sample's rate with a long one's (game lengths vary a lot between samples);
 * legal-play generations per second (fast kernel and reference ``legal_plays``) over the
   positions of real games, all 36 rolls each;
 * when installed: a uniform-random game loop over ``gnubg_nn.moves`` and an OpenSpiel random
@@ -80,14 +82,16 @@ def register(subparsers) -> None:
 
 
 def _fast(white, black, seed, games, threads):
+    """``games``: how many (numbers 0, 1, ...) or the game numbers themselves."""
     from bgsim.series import play_games
 
+    count = games if isinstance(games, int) else len(games)
     started = time.perf_counter()
     cpu = time.process_time()
     frame = play_games(white, black, seed, games, engine="fast", threads=threads)
     seconds = time.perf_counter() - started
     # CPU seconds per wall second: how many cores the run actually got (all threads counted)
-    return games / seconds, int(frame["plies"].sum()) / seconds, (time.process_time() - cpu) / seconds
+    return count / seconds, int(frame["plies"].sum()) / seconds, (time.process_time() - cpu) / seconds
 
 
 ROLLOUT_TRIALS = 1296  # every first-two-roll pair once
@@ -293,6 +297,8 @@ def measure(games: int, rounds: int, seed: int, log=print) -> dict:
     nn = make_player("nn")
     positions, boards = _positions(seed, 30)
     reference_games = max(10, games // 400)
+    # the reference engine's games, repeated, for the fast engine's side of the same-games ratios
+    same_games = list(range(reference_games)) * max(1, (games // 2) // reference_games)
     outside_games = max(200, games // 10)
     # warm every kernel before timing
     _fast(random_player, random_player, seed, 20, 1)
@@ -315,6 +321,8 @@ def measure(games: int, rounds: int, seed: int, log=print) -> dict:
         ("fast_nn_all", lambda: _fast(nn, nn, seed, games // 10, cores)),
         ("rollout_nn_1thread", lambda: _rollout(nn, seed, 1)),
         ("rollout_nn_all", lambda: _rollout(nn, seed, cores)),
+        ("fast_random_same_1thread", lambda: _fast(random_player, random_player, seed, same_games, 1)),
+        ("fast_heuristic_same_1thread", lambda: _fast(heuristic, heuristic, seed, same_games, 1)),
         ("reference_random", lambda: _reference(random_player, random_player, seed, reference_games)),
         ("reference_heuristic", lambda: _reference(heuristic, heuristic, seed, reference_games)),
         ("fast_generations", lambda: (_fast_generations(boards, 3), 0.0)),
@@ -359,10 +367,13 @@ def ratios(figures: dict) -> dict:
         # trials per second on one core against GNU Backgammon's net playing the same position
         # out (games per second, one core): the issue's rollout speed target
         out["rollout_nn_1thread_vs_gnubg_nn_best_move"] = get("rollout_nn_1thread") / get("gnubg_nn_best_move")
+    # the same games in both engines (older runs timed the fast engine on other games)
+    fast_random = get("fast_random_same_1thread") or get("fast_random_1thread")
+    fast_heuristic = get("fast_heuristic_same_1thread") or get("fast_heuristic_1thread")
     if get("reference_random"):
-        out["fast_1thread_vs_reference_random"] = get("fast_random_1thread") / get("reference_random")
+        out["fast_1thread_vs_reference_random"] = fast_random / get("reference_random")
     if get("reference_heuristic"):
-        out["fast_1thread_vs_reference_heuristic"] = get("fast_heuristic_1thread") / get("reference_heuristic")
+        out["fast_1thread_vs_reference_heuristic"] = fast_heuristic / get("reference_heuristic")
     if get("reference_generations"):
         out["fast_vs_reference_generations"] = get("fast_generations") / get("reference_generations")
     for outside in ("gnubg_nn_random", "openspiel_random"):
