@@ -79,6 +79,11 @@ def test_exact_loses_nothing_and_a_money_rule_loses_in_a_judged_run(tmp_path):
     assert result.report.judged is not None and len(result.report.judged) == 1
     row = result.report.judged.iloc[0]
     assert row["lost"] == pytest.approx(0.0, abs=1e-12) and row["gained"] > 0
+    # a run stopped while judging (its rows whole, no cube_judge.csv) judges again on resume
+    first = (tmp_path / "run" / "cube_judge.csv").read_text()
+    (tmp_path / "run" / "cube_judge.csv").unlink()
+    run_experiment(tiny(), tmp_path / "run", resume=True, progress=False, log=lambda text: None)
+    assert (tmp_path / "run" / "cube_judge.csv").read_text() == first
 
 
 def test_judge_cube_is_checked():
