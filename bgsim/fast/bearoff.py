@@ -521,6 +521,50 @@ def bearoff_pick(board, die1, die2, rolls, first, win, checkers):
 CENTRED, OWNED, OPPONENT_OWNS = 0, 1, 2
 
 
+@jit
+def match_pair(mine, theirs, k, i, j, a, their_place, own_win, their_cash, starts, targets, weights):
+    """One pair of the match tables at cube level ``k``: ``mine[k, state, i, j]`` for the side on
+    roll at position ``a`` (place ``i`` in ``mine``) against the opponent at place ``j``, from
+    ``theirs[.., j, their_place[after]]``, the opponent on roll after each play ``after``.
+    ``own_win``: the MWC of winning the cube now; ``their_cash``: the opponent's of a pass of its
+    double.  The one arithmetic of the whole tables (``match_two_sided``) and of the values one
+    decision reads (``bgsim.fast.exact``), so the two agree bit for bit."""
+    c_sum = 0.0
+    w_sum = 0.0
+    x_sum = 0.0
+    for roll in range(weights.shape[0]):
+        kk = a * weights.shape[0] + roll
+        best_c = -1.0
+        best_w = -1.0
+        best_x = -1.0
+        for t in range(starts[kk], starts[kk + 1]):
+            after = targets[t]
+            if after == 0:
+                c = own_win
+                w = c
+                x = c
+            else:
+                m = their_place[after]
+                their_double = min(theirs[k + 1, OPPONENT_OWNS, j, m], their_cash)
+                # the opponent on roll: cube centred, ours, or theirs
+                c = 1.0 - max(theirs[k, CENTRED, j, m], their_double)
+                w = 1.0 - theirs[k, OPPONENT_OWNS, j, m]
+                x = 1.0 - max(theirs[k, OWNED, j, m], their_double)
+            if c > best_c:
+                best_c = c
+            if w > best_w:
+                best_w = w
+            if x > best_x:
+                best_x = x
+        weight = weights[roll]
+        c_sum += weight * best_c
+        w_sum += weight * best_w
+        x_sum += weight * best_x
+    mine[k, CENTRED, i, j] = c_sum / 36.0
+    mine[k, OWNED, i, j] = w_sum / 36.0
+    mine[k, OPPONENT_OWNS, i, j] = x_sum / 36.0
+
+
 @parallel_jit
 def match_two_sided(positions, starts, targets, weights, win, win_values, lose_values):
     """Match-winning chances of every pair (side on roll, opponent) of positions at one score,
@@ -541,7 +585,6 @@ def match_two_sided(positions, starts, targets, weights, win, win_values, lose_v
     level by level from the dead cube down, and within a level by increasing total pips (both
     orientations together: each depends on the other's smaller pairs), as ``two_sided``."""
     total = positions.shape[0]
-    nrolls = weights.shape[0]
     levels = win_values.shape[1]
     top = levels - 1
     values = np.zeros((levels, 3, 2, total, total), dtype=np.float64)
@@ -552,6 +595,7 @@ def match_two_sided(positions, starts, targets, weights, win, win_values, lose_v
                 for state in range(3):
                     values[top, state, o, a, b] = dead
     pips, order, first_with, most = by_pips(positions)
+    identity = np.arange(total)  # a position's place in the table: itself
     for k in range(top - 1, -1, -1):
         for level in range(2, 2 * most + 1):
             for i in prange(1, total):
@@ -562,39 +606,7 @@ def match_two_sided(positions, starts, targets, weights, win, win_values, lose_v
                 for j in range(first_with[rest], first_with[rest + 1]):
                     b = order[j]
                     for o in range(2):
-                        t_o = 1 - o  # the opponent's orientation, on roll after our play
-                        their_cash = win_values[t_o, k]
-                        c_sum = 0.0
-                        w_sum = 0.0
-                        x_sum = 0.0
-                        for roll in range(nrolls):
-                            kk = a * nrolls + roll
-                            best_c = -1.0
-                            best_w = -1.0
-                            best_x = -1.0
-                            for t in range(starts[kk], starts[kk + 1]):
-                                after = targets[t]
-                                if after == 0:
-                                    c = win_values[o, k]
-                                    w = c
-                                    x = c
-                                else:
-                                    their_double = min(values[k + 1, OPPONENT_OWNS, t_o, b, after], their_cash)
-                                    # the opponent on roll: cube centred, ours, or theirs
-                                    c = 1.0 - max(values[k, CENTRED, t_o, b, after], their_double)
-                                    w = 1.0 - values[k, OPPONENT_OWNS, t_o, b, after]
-                                    x = 1.0 - max(values[k, OWNED, t_o, b, after], their_double)
-                                if c > best_c:
-                                    best_c = c
-                                if w > best_w:
-                                    best_w = w
-                                if x > best_x:
-                                    best_x = x
-                            weight = weights[roll]
-                            c_sum += weight * best_c
-                            w_sum += weight * best_w
-                            x_sum += weight * best_x
-                        values[k, CENTRED, o, a, b] = c_sum / 36.0
-                        values[k, OWNED, o, a, b] = w_sum / 36.0
-                        values[k, OPPONENT_OWNS, o, a, b] = x_sum / 36.0
+                        # orientation o on roll, the opponent's (1 - o) after our play
+                        match_pair(values[:, :, o], values[:, :, 1 - o], k, a, b, a, identity,
+                                   win_values[o, k], win_values[1 - o, k], starts, targets, weights)
     return values

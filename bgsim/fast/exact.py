@@ -25,6 +25,7 @@ import numpy as np
 from .. import layouts
 from .bearoff import (
     BINOMIALS, MAX_CHECKERS, MAX_ROLLS, OPPONENT_OWNS, POINTS, ROLL_WEIGHTS, _home_number, is_pure_bearoff,
+    match_pair,
 )
 from .bearoff import CENTRED as CENTRED_STATE
 from .bearoff import OWNED as OWNED_STATE
@@ -233,46 +234,6 @@ def _by_pips(seen, pips):
 
 
 @jit
-def _pair(mine, theirs, k, i, j, a, their_place, own_win, their_cash, starts, targets):
-    """``match_two_sided``'s arithmetic for one pair at level ``k`` (local index): ``mine[k, :,
-    i, j]`` for the side on roll at position ``a`` (place ``i``) against the opponent's place
-    ``j``, from ``theirs[.., j, their_place[after]]``, the opponent on roll after our play."""
-    c_sum = 0.0
-    w_sum = 0.0
-    x_sum = 0.0
-    for roll in range(NROLLS):
-        kk = a * NROLLS + roll
-        best_c = -1.0
-        best_w = -1.0
-        best_x = -1.0
-        for t in range(starts[kk], starts[kk + 1]):
-            after = targets[t]
-            if after == 0:
-                c = own_win
-                w = c
-                x = c
-            else:
-                m = their_place[after]
-                their_double = min(theirs[k + 1, OPPONENT_OWNS, j, m], their_cash)
-                c = 1.0 - max(theirs[k, CENTRED_STATE, j, m], their_double)
-                w = 1.0 - theirs[k, OPPONENT_OWNS, j, m]
-                x = 1.0 - max(theirs[k, OWNED_STATE, j, m], their_double)
-            if c > best_c:
-                best_c = c
-            if w > best_w:
-                best_w = w
-            if x > best_x:
-                best_x = x
-        weight = ROLL_WEIGHTS[roll]
-        c_sum += weight * best_c
-        w_sum += weight * best_w
-        x_sum += weight * best_x
-    mine[k, CENTRED_STATE, i, j] = c_sum / 36.0
-    mine[k, OWNED_STATE, i, j] = w_sum / 36.0
-    mine[k, OPPONENT_OWNS, i, j] = x_sum / 36.0
-
-
-@jit
 def match_cube_values(own, opponent, cube_value, centred, away, opponent_away, post_crawford,
                       float64s, pre, post, win, starts, targets, pips):
     """bgsim.bearoff.match.match_cube for the side on roll at position ``own`` against
@@ -332,10 +293,10 @@ def match_cube_values(own, opponent, cube_value, centred, away, opponent_away, p
                 if rest < 1 or rest > most_others:
                     continue
                 for j in range(their_first[rest], their_first[rest + 1]):
-                    _pair(values_a, values_b, k, i, j, ours[i], our_place, mine_win[k], their_win[k],
-                          starts, targets)
-                    _pair(values_b, values_a, k, j, i, others[j], their_place, their_win[k], mine_win[k],
-                          starts, targets)
+                    match_pair(values_a, values_b, k, i, j, ours[i], our_place, mine_win[k], their_win[k],
+                               starts, targets, ROLL_WEIGHTS)
+                    match_pair(values_b, values_a, k, j, i, others[j], their_place, their_win[k], mine_win[k],
+                               starts, targets, ROLL_WEIGHTS)
     i = our_place[own]
     j = their_place[opponent]
     state = CENTRED_STATE if centred else OWNED_STATE
