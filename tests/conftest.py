@@ -92,3 +92,31 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"{source}: {text}")
     total = sum(counts["pairs"] for source, counts in summary.items() if source != "notation")
     terminalreporter.write_line(f"total (position, roll) pairs equal to gnubg: {total}")
+
+
+def fast_cube_answers(packed, position, cube):
+    """(offers, answer) of the fast kernel of the first cube seat of ``packed``
+    (``bgsim.fast.seats``), asked as the game loop asks, through the dispatch that knows every
+    cube bot (``exact`` included)."""
+    import numpy as np
+
+    from bgsim.cube import Response
+    from bgsim.fast.cube import (
+        BEAVER, DOUBLE, DROP, NO_DOUBLE, TAKE, VIEW_SIZE, offer_double_with_exact, respond_with_exact,
+    )
+    from bgsim.fast.moves import BOARD_BYTES
+
+    responses = {TAKE: Response.TAKE, DROP: Response.DROP, BEAVER: Response.BEAVER}
+    seat = 2  # the first cube seat
+    args = (packed.codes[seat], packed.params[seat], packed.offsets[seat], packed.float64s,
+            packed.int32s, packed.int64s)
+    board = np.zeros(BOARD_BYTES, dtype=np.int8)
+    board[:26] = position.board
+    view = np.zeros(VIEW_SIZE, dtype=np.int64)
+    away, opponent_away = cube.away
+    view[:] = (cube.value, cube.centred, cube.max_cube, cube.beaver_allowed, cube.jacoby, cube.match_to,
+               away, opponent_away, cube.post_crawford)
+    offered = offer_double_with_exact(*args, board, view)
+    answer = respond_with_exact(*args, board, view)
+    assert offered in (DOUBLE, NO_DOUBLE) and answer in responses
+    return offered == DOUBLE, responses[answer]

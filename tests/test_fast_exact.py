@@ -17,15 +17,11 @@ from bgsim.board import Position
 from bgsim.cube import CubeView, Response, Rules
 from bgsim.fast import exact as fast_exact
 from bgsim.fast import seats
-from bgsim.fast.cube import BEAVER, DOUBLE, DROP, NO_DOUBLE, TAKE, VIEW_SIZE
-from bgsim.fast.cube import offer_double_with_exact as offer_double
-from bgsim.fast.cube import respond_with_exact as respond
-from bgsim.fast.moves import BOARD_BYTES
 from bgsim.fast.sameness import compare_frames, random_positions
 from bgsim.series import play_games
 from bots import make_player, match_cube
+from conftest import fast_cube_answers
 
-RESPONSES = {TAKE: Response.TAKE, DROP: Response.DROP, BEAVER: Response.BEAVER}
 SPECS = ("exact", "exact(tables=false)", "exact(estimate=nn)", "exact(tables=false,estimate=nn)")
 # (away, opponent away, post-Crawford): each builds one full match table in the reference
 SCORES = ((3, 2, False), (1, 3, True), (4, 5, False))
@@ -42,21 +38,8 @@ class Fast:
 
 
 def fast_answers(packed, position: Position, cube: CubeView) -> tuple[bool, Response]:
-    """(offers, answer) of the fast kernels of the first cube seat of ``packed``, asked as the
-    game loop asks."""
-    seat = 2  # the first cube seat
-    args = (packed.codes[seat], packed.params[seat], packed.offsets[seat], packed.float64s,
-            packed.int32s, packed.int64s)
-    board = np.zeros(BOARD_BYTES, dtype=np.int8)
-    board[:26] = position.board
-    view = np.zeros(VIEW_SIZE, dtype=np.int64)
-    away, opponent_away = cube.away
-    view[:] = (cube.value, cube.centred, cube.max_cube, cube.beaver_allowed, cube.jacoby, cube.match_to,
-               away, opponent_away, cube.post_crawford)
-    offered = offer_double(*args, board, view)
-    answer = respond(*args, board, view)
-    assert offered in (DOUBLE, NO_DOUBLE) and answer in RESPONSES
-    return offered == DOUBLE, RESPONSES[answer]
+    """(offers, answer) of the fast kernels of the first cube seat of ``packed``."""
+    return fast_cube_answers(packed, position, cube)
 
 
 def reference_answers(player, position, cube) -> tuple[bool, Response]:

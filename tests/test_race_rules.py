@@ -4,20 +4,17 @@ the effective pip count rule."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
 from bgsim.fast import seats
-from bgsim.fast.cube import DOUBLE, DROP, NO_DOUBLE, TAKE, VIEW_SIZE, offer_double, respond
-from bgsim.fast.moves import BOARD_BYTES
 from bots import make_player
+from conftest import fast_cube_answers
 from bots.cube import keith_count
 from bots.match_cube import race_chance
 from bots.race_rules import effective_pips, isight_counts, point_of_last_take
 
-RESPONSES = {TAKE: Response.TAKE, DROP: Response.DROP}
 
 
 def money(centred=True, value=1) -> CubeView:
@@ -26,20 +23,7 @@ def money(centred=True, value=1) -> CubeView:
 
 def fast_answers(player, position: Position, cube: CubeView) -> tuple[bool, Response]:
     """(offers, answer) of the fast kernel of ``player``'s cube bot, asked as the game loop asks."""
-    packed = seats(player, player)
-    seat = 2  # the first cube seat
-    args = (packed.codes[seat], packed.params[seat], packed.offsets[seat], packed.float64s,
-            packed.int32s, packed.int64s)
-    board = np.zeros(BOARD_BYTES, dtype=np.int8)
-    board[:26] = position.board
-    view = np.zeros(VIEW_SIZE, dtype=np.int64)
-    away, opponent_away = cube.away
-    view[:] = (cube.value, cube.centred, cube.max_cube, cube.beaver_allowed, cube.jacoby, cube.match_to,
-               away, opponent_away, cube.post_crawford)
-    offered = offer_double(*args, board, view)
-    answer = respond(*args, board, view)
-    assert offered in (DOUBLE, NO_DOUBLE) and answer in RESPONSES
-    return offered == DOUBLE, RESPONSES[answer]
+    return fast_cube_answers(seats(player, player), position, cube)
 
 
 def decisions(spec: str, position: Position) -> tuple[bool, bool, Response]:
