@@ -23,7 +23,10 @@ def test_each_shipped_experiment_says_what_it_asks_and_validates(name):
 
 
 @pytest.mark.parametrize("name", FILES)
-def test_each_shipped_experiment_runs_at_a_small_size(name, tmp_path):
+def test_each_shipped_experiment_runs_at_a_small_size(name, tmp_path, monkeypatch):
+    # match_play judges its cube decisions against the match tables: 3 checkers a side keeps
+    # each score's tables to milliseconds (6, the default, takes a second or more a score)
+    monkeypatch.setenv("BGSIM_MATCH_BEAROFF_CHECKERS", "3")
     experiment = load_experiment(SHIPPED / f"{name}.toml", {"games": 1, "chunk": 1})  # on its own engine
     result = run_experiment(experiment, tmp_path / name, progress=False, log=lambda text: None)
     files = {path.name for path in result.folder.iterdir()}
@@ -49,6 +52,7 @@ def test_each_shipped_experiment_runs_at_a_small_size(name, tmp_path):
         assert frame["crawford"].any()
         assert "match wins" in summary
         assert result.report.pairings["matches"].eq(2).all()
+        assert experiment.judge_cube and "gained and lost by cube decisions" in summary
     if name == "money_conventions":
         assert "conditions.png" in files
         conditions = result.report.conditions.set_index("condition")
