@@ -1,4 +1,4 @@
-"""Small facts of a board that several kernels need: pip counts, the race test, shots.
+"""Small facts of a board that several kernels need: pip counts, checkers on, the race test, shots.
 
 The one fast home of these facts (the reference's are in ``bgsim/board.py`` and
 ``bots/heuristic.py``).  ``board`` is int8[26] from the side on roll; the ``(plays, row)``
@@ -22,6 +22,19 @@ def pip_counts(board):
             own += slot * count
         elif count < 0:
             opponent += (25 - slot) * -count
+    return own, opponent
+
+
+@inline_jit
+def checkers_on(board):
+    """(own checkers, opponent checkers) still on the board (bar included)."""
+    own = 0
+    opponent = 0
+    for slot in range(26):
+        if board[slot] > 0:
+            own += board[slot]
+        elif board[slot] < 0:
+            opponent -= board[slot]
     return own, opponent
 
 

@@ -29,7 +29,7 @@ from .bearoff import (
 )
 from .bearoff import CENTRED as CENTRED_STATE
 from .bearoff import OWNED as OWNED_STATE
-from .board import is_race, pip_counts
+from .board import checkers_on, is_race, pip_counts
 from .compile import jit
 from .match_cube import FORCE_DOUBLE, MET_LENGTH, NO_FORCE, equity, forced_offer, match_equities
 from .nn import OUTPUTS, UNIT, _net, evaluate, janowski
@@ -84,18 +84,6 @@ def match_successors(checkers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 # --- money and the estimates: bots.exact.cube_equities ------------------------------------
 
 @jit
-def _checkers_on(board):
-    own = 0
-    opponent = 0
-    for slot in range(26):
-        if board[slot] > 0:
-            own += board[slot]
-        elif board[slot] < 0:
-            opponent -= board[slot]
-    return own, opponent
-
-
-@jit
 def one_sided_probabilities(one_sided, own, opponent):
     """bgsim.bearoff.OneSided.probabilities, in numpy's order: the tails are cumulative sums
     from the last slot, and each dot product sums from slot 0 up (numpy's dot of a reversed
@@ -143,7 +131,7 @@ def cube_equities(params, offsets, float64s, int32s, int64s, board, jacoby_centr
     use_net = True
     efficiency = 0.0
     if is_pure_bearoff(board):
-        own_on, opponent_on = _checkers_on(board)
+        own_on, opponent_on = checkers_on(board)
         own = _home_number(board, True, BINOMIALS)
         opponent = _home_number(board, False, BINOMIALS)
         checkers = np.int64(params[BEAROFF_CHECKERS])
@@ -309,7 +297,7 @@ def _exact_at_score(params, offsets, float64s, int32s, int64s, board, view):
     double/pass); ``covered`` False where the match tables do not hold the position."""
     if not is_pure_bearoff(board):
         return False, False, 0.0, 0.0, 0.0
-    own_on, opponent_on = _checkers_on(board)
+    own_on, opponent_on = checkers_on(board)
     checkers = np.int64(params[MATCH_CHECKERS])
     if own_on > checkers or opponent_on > checkers:
         return False, False, 0.0, 0.0, 0.0

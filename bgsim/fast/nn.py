@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .board import is_race
+from .board import checkers_on, is_race
 from .compile import inline_jit, jit
 from .match_cube import janowski as _states  # the one Janowski of the fast engine
 from .moves import play_before
@@ -113,13 +113,7 @@ def evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities)
 
     One hidden unit at a time, so that nothing is allocated (the cube asks this every turn).
     """
-    own = 0
-    opponent = 0
-    for slot in range(26):
-        if board[slot] > 0:
-            own += board[slot]
-        elif board[slot] < 0:
-            opponent -= board[slot]
+    own, opponent = checkers_on(board)
     if own == 0 or opponent == 0:
         _finished(board, own == 0, probabilities)
         return
