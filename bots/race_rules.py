@@ -75,6 +75,13 @@ class _RaceRule(CubeBot):
         own, other = self.counts(position)
         return other >= self.threshold(own, question)
 
+    def check(self) -> None:
+        # thresholds on one scale, a stronger position higher: a take below an offer would drop
+        # the doubles the player offers itself (Rule 62's deficits override this)
+        if self.take < self.double or self.take < self.redouble:
+            raise SpecError(f"{self.name}: take={self.take:g} is below double or redouble: "
+                            "the player would drop the doubles it offers itself")
+
     def threshold_chance(self, own: float, question: str) -> float:
         """The question's threshold as a Kleinman winning chance (matches)."""
         return match_cube.race_chance(own, self.threshold(own, question))
@@ -218,9 +225,7 @@ class Kleinman(_RaceRule):
         for key in ("double", "redouble", "take"):
             if getattr(self, key) <= 0.0:
                 raise SpecError(f"kleinman: {key} must be above 0, got {getattr(self, key):g}")
-        if self.take < self.double or self.take < self.redouble:
-            raise SpecError(f"kleinman: take={self.take:g} is below double or redouble: "
-                            "the player would drop the doubles it offers itself")
+        super().check()
 
     def counts(self, position):
         return float(position.pip_count), float(position.opponent_pip_count)
@@ -274,11 +279,6 @@ class Isight(_RaceRule):
         Param("take", parse_float, 76.0, "take while P is at most this"),
         SCORE_AWARE,
     )
-
-    def check(self) -> None:
-        if self.take < self.double or self.take < self.redouble:
-            raise SpecError(f"isight: take={self.take:g} is below double or redouble: "
-                            "the player would drop the doubles it offers itself")
 
     def counts(self, position):
         own, other = isight_counts(position.board)

@@ -187,8 +187,6 @@ def match_cube(position: Position, cube_value: int, owner: str, away: int, oppon
         return MatchCube(value, None, None, win)
     tables = match_tables(away, opponent_away, post_crawford, checkers)
     o = 0 if away == tables.first else 1
-    if away == opponent_away:
-        o = 0
     top = tables.values.shape[0] - 1
     level = min(int(cube_value).bit_length() - 1, top)
     no_double = float(tables.values[level, _STATE[owner], o, own, theirs])

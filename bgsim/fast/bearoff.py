@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from .board import checkers_on
 from .compile import jit, parallel_jit
 from .moves import BOARD_BYTES, generate, new_buffers, play_before
 
@@ -471,13 +472,7 @@ def bearoff_choose(board, plays, keys, count, rolls, first, win, checkers):
     checker beats everything.  Ties: canonical order."""
     if not is_pure_bearoff(board):
         return -1
-    own_on = 0
-    opponent_on = 0
-    for slot in range(26):
-        if board[slot] > 0:
-            own_on += board[slot]
-        elif board[slot] < 0:
-            opponent_on -= board[slot]
+    own_on, opponent_on = checkers_on(board)
     two = own_on <= checkers and opponent_on <= checkers
     size = BINOMIALS[checkers + POINTS, POINTS]
     opponent = _home_number(board, False, BINOMIALS)
