@@ -146,6 +146,15 @@ def judge(decisions: pd.DataFrame, checkers: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+def chosen_games(frame: pd.DataFrame, deals: int) -> pd.DataFrame:
+    """The rows of the matches :func:`judge_run` judges: the first ``deals`` match numbers of
+    every pairing and seating, in match order."""
+    matches = frame[frame["match_to"] > 0]
+    numbers = sorted(matches["game"].unique())[:deals]
+    return matches[matches["game"].isin(numbers)].sort_values(
+        ["pairing", "leg", "game", "game_in_match"], kind="mergesort")
+
+
 def judge_run(frame: pd.DataFrame, deals: int, make_player: Callable | None = None,
               checkers: int | None = None, progress: Callable[[int], None] | None = None) -> pd.DataFrame:
     """One row per judged match of a run's rows (the first ``deals`` match numbers of every
@@ -164,10 +173,7 @@ def judge_run(frame: pd.DataFrame, deals: int, make_player: Callable | None = No
             players[spec] = make(spec)
         return players[spec]
 
-    matches = frame[frame["match_to"] > 0]
-    numbers = sorted(matches["game"].unique())[:deals]
-    chosen = matches[matches["game"].isin(numbers)].sort_values(
-        ["pairing", "leg", "game", "game_in_match"], kind="mergesort")
+    chosen = chosen_games(frame, deals)
     found = []
     keys = []
     for key, games in chosen.groupby(["pairing", "leg", "game"], sort=False):

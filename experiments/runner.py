@@ -297,11 +297,10 @@ class _Session:
         in match-winning chances (``experiments/match_judge.py``); ``cube_judge.csv``."""
         from .files import write_text
         from .folder import JUDGE_FILE
-        from .match_judge import judge_run
+        from .match_judge import chosen_games, judge_run
 
         deals = min(self.experiment.judge_cube, int(frame["game"].nunique()))
-        matches = int(frame[frame["game"] < sorted(frame["game"].unique())[deals - 1] + 1]
-                      .groupby(["pairing", "leg", "game"]).ngroups)
+        matches = int(chosen_games(frame, deals).groupby(["pairing", "leg", "game"]).ngroups)
         self.log(f"judging the cube decisions of {matches:,} matches ({deals:,} deals of every pairing) "
                  "where the exact match tables hold the position")
         bar = Progress(matches, unit="matches", enabled=self.progress)
