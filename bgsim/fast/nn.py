@@ -39,7 +39,7 @@ UNIT = 65536  # probabilities are integers in units of 1/65536
 OUTPUTS = 5  # win, win gammon, win backgammon, lose gammon, lose backgammon
 COUNTS = 31  # checker counts -15 .. 15 per slot
 SCRATCH = 128  # the choice's sums live in the seat's int64 work buffer from here on (see nn_choose)
-MAX_HIDDEN = 1024  # so that they fit: SCRATCH + 2 * MAX_HIDDEN + OUTPUTS <= the buffer's 4096
+MAX_HIDDEN = 1024  # so that they fit: SCRATCH + MAX_HIDDEN + OUTPUTS <= the buffer's 4096 int64s
 
 NN_HIDDEN = layouts.NN.param("hidden")
 NN_TABLES, NN_BIAS, NN_RACE, NN_WEIGHTS2, NN_BIAS2, NN_SIGMOID = (
@@ -95,7 +95,7 @@ def _outputs(hidden_sum, weights2, bias2, sigmoid, probabilities):
     for k in range(OUTPUTS):
         logit = bias2[k]
         for j in range(size):
-            logit += np.int64(weights2[k, j]) * hidden_sum[j]
+            logit += np.int64(weights2[k, j]) * np.int64(hidden_sum[j])
         probabilities[k] = _squash(logit, sigmoid)
     _consistent(probabilities)
 
@@ -185,7 +185,10 @@ def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmo
     Each result is judged turned, from the opponent's side: its first-layer sums start from
     those of the turned parent and change only where the play changed a slot (slot ``s`` of a
     mover's board is slot ``25 - s``, count negated, of the turned one).  ``parent`` and
-    ``hidden_sum`` (int64, hidden long) and ``probabilities`` (int64, 5) are work space.
+    ``hidden_sum`` (int32, hidden long: ``check_net`` keeps every sum inside int32, and int32
+    lanes are twice as many per vector instruction as int64 ones, and their products with
+    ``weights2`` widen to int64 in one instruction) and ``probabilities`` (int64, 5) are work
+    space.
     """
     size = bias.shape[0]
     for j in range(size):
@@ -276,14 +279,15 @@ def nn_choose(params, offsets, int32s, int64s, board, plays, keys, count, work):
     """The ``nn`` checker bot's play (an index into the buffers).
 
     ``work`` is the game's int64 buffer that the move generator used as its stack; the
-    generation is over, so the sums of the choice live there from ``SCRATCH`` on and a ply
-    allocates nothing.
+    generation is over, so the sums of the choice live there from ``SCRATCH`` on (as int32,
+    two to an int64 slot) and a ply allocates nothing.
     """
     hidden = np.int64(params[NN_HIDDEN])
     tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
-    parent = work[SCRATCH:SCRATCH + hidden]
-    hidden_sum = work[SCRATCH + hidden:SCRATCH + 2 * hidden]
-    probabilities = work[SCRATCH + 2 * hidden:SCRATCH + 2 * hidden + OUTPUTS]
+    sums = work[SCRATCH:SCRATCH + hidden].view(np.int32)
+    parent = sums[:hidden]
+    hidden_sum = sums[hidden:]
+    probabilities = work[SCRATCH + hidden:SCRATCH + hidden + OUTPUTS]
     return choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmoid,
                   parent, hidden_sum, probabilities)
 
