@@ -9,7 +9,7 @@ import bgsim
 from bgsim.board import Position
 from bgsim.fast.moves import BOARD_BYTES, generate, new_buffers
 from bgsim.fast.nn import UNIT, choose, evaluate
-from bots.nn import DEFAULT_WEIGHTS, NetError, NNChecker, integer_probabilities, load_net
+from bots.nn import DEFAULT_WEIGHTS, Net, NetError, NNChecker, integer_probabilities, load_net
 from bgsim.cube import Rules
 from bots import make_player
 from bots.params import SpecError
@@ -77,7 +77,7 @@ def _fast_choice(net, board, roll):
     count = generate(padded, roll[0], roll[1], plays, keys, slots, table, order)
     if count == 0:
         return None
-    work = np.zeros((2, net.hidden), dtype=np.int64)
+    work = np.zeros((2, net.hidden), dtype=np.int32)  # int32 sums, as nn_choose gives the kernel
     index = choose(padded, plays, keys, count, *net.arrays(), work[0], work[1], np.zeros(5, dtype=np.int64))
     return tuple(int(v) for v in plays[index, :26])
 
@@ -102,6 +102,39 @@ def test_both_engines_choose_the_same_play(positions, which):
         checked += 1
         doubles += roll[0] == roll[1]
     assert checked > 800 and doubles > 60
+
+
+def _net_at_the_int32_bound():
+    """A random net whose first-layer sums reach as close to 2**31 as ``check_net`` allows: the
+    slot rows scaled up, and every other unit's bias pushed (either sign) to the bound."""
+    net = _random_net(hidden=16, scale=8.0)
+    tables, bias, race = (a.astype(np.int64) for a in (net.tables, net.bias, net.race))
+    rows = np.abs(tables).max(axis=1).sum(axis=0) * 2
+    factor = (2**31 - 1) / (np.abs(bias) + np.abs(race) + rows).max() / 4
+    tables, bias, race = (np.trunc(a * factor).astype(np.int64) for a in (tables, bias, race))
+    room = 2**31 - 1 - np.abs(race) - np.abs(tables).max(axis=1).sum(axis=0) * 2
+    bias[::2] = room[::2] * np.where(np.arange(0, 16, 2) % 4 == 0, 1, -1)
+    return Net(tables.astype(np.int32), bias.astype(np.int32), race.astype(np.int32), net.weights2,
+               net.bias2, net.sigmoid)
+
+
+def test_first_layer_sums_at_the_int32_bound_are_exact(positions):
+    """The kernel keeps first-layer sums in int32: a net whose sums reach for 2**31 (as far as
+    check_net lets them) must still evaluate and choose exactly as the int64 reference."""
+    net = _net_at_the_int32_bound()
+    sums = net.bias.astype(np.int64) + net.tables.astype(np.int64)[np.arange(26), positions[:, :26] + 15].sum(axis=1)
+    assert np.abs(sums).max() > 2**30  # the test reaches far into int32's range
+    bot = NNChecker()
+    bot.net = net
+    probabilities = np.zeros(5, dtype=np.int64)
+    rng = np.random.default_rng(3)
+    for row in positions[rng.choice(len(positions), size=300, replace=False)]:
+        evaluate(row, *net.arrays(), probabilities)
+        assert np.array_equal(probabilities, integer_probabilities(net, tuple(int(v) for v in row)))
+        position = Position(tuple(int(v) for v in row))
+        plays = bgsim.legal_plays(position, (6, 5))
+        if plays:
+            assert _fast_choice(net, row, (6, 5)) == bot.choose(position, (6, 5), plays, None).result.board
 
 
 def test_a_tie_goes_to_the_canonical_first_play(positions):
