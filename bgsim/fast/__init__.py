@@ -12,7 +12,6 @@ a mapping ``{parameter: number}`` and, for a bot with arrays, ``fast_arrays()`` 
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -269,57 +268,27 @@ def play_columns(white, black, seed, games, rules: Rules = Rules(), match_to: in
     play_batch, _ = _kernels(white, black)
     per = 1 if match_to == 0 else 2 * match_to - 1
     step = max(1, chunk_rows // per)
-    workers = _workers(threads)
-    for first in range(0, len(numbers), step):
-        chunk = numbers[first:first + step]
-        rows = np.zeros((len(chunk) * per, ROW_SIZE), dtype=np.int64)
-        counts = np.zeros(len(chunk), dtype=np.int64)
-        part = _part(starts, first, step)
-        _play_blocks(play_batch, workers, per, seed, chunk, match_to, rule_array, packed.args, rows,
-                     counts, part.boards, part.setups, 0, OPENING.boards)
-        if per > 1:
-            keep = (np.arange(per)[None, :] < counts[:, None]).ravel()
-            rows = rows[keep]
-        _raise_errors(rows, seed, packed.codes)
-        yield _compact(rows)
-
-
-def _workers(threads) -> int:
-    """Threads for a run: ``threads``, or Numba's thread count (all cores, or the
-    ``NUMBA_NUM_THREADS`` setting), never more than that setting."""
-    if threads is None:
-        return numba.get_num_threads()
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
-    return min(threads, numba.config.NUMBA_NUM_THREADS)
-
-
-def _play_blocks(play_batch, workers, per, seed, numbers, match_to, rule_array, args, rows, counts,
-                 boards, setups, stop_bearoff, finals) -> None:
-    """``play_batch`` over ``numbers`` on ``workers`` threads, four slices a thread (games differ
-    in length, so smaller slices even the threads out).  The kernel releases the GIL and each
-    slice writes only its own rows, so the threads need no locks, and the rows do not depend
-    on how the numbers were shared out."""
-    total = len(numbers)
-    slices = max(1, min(total, 4 * workers))
-    bounds = [index * total // slices for index in range(slices + 1)]
-
-    def rows_of(array, low, high):
-        return array[low:high] if len(array) else array  # empty: opening games / no finals
-
-    def play_slice(index):
-        low, high = bounds[index], bounds[index + 1]
-        play_batch(seed, numbers[low:high], match_to, rule_array, *args, rows[low * per:high * per],
-                   counts[low:high], 1, rows_of(boards, low, high), rows_of(setups, low, high),
-                   np.int64(stop_bearoff), rows_of(finals, low, high))
-
-    if workers == 1:
-        for index in range(slices):
-            play_slice(index)
-        return
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for done in [pool.submit(play_slice, index) for index in range(slices)]:
-            done.result()  # a kernel's exception reaches the caller
+    previous = numba.get_num_threads()
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        for first in range(0, len(numbers), step):
+            chunk = numbers[first:first + step]
+            rows = np.zeros((len(chunk) * per, ROW_SIZE), dtype=np.int64)
+            counts = np.zeros(len(chunk), dtype=np.int64)
+            blocks = min(len(chunk), 4 * numba.get_num_threads())
+            part = _part(starts, first, step)
+            play_batch(seed, chunk, match_to, rule_array, *packed.args, rows, counts, blocks,
+                       part.boards, part.setups, np.int64(0), OPENING.boards)
+            if per > 1:
+                keep = (np.arange(per)[None, :] < counts[:, None]).ravel()
+                rows = rows[keep]
+            _raise_errors(rows, seed, packed.codes)
+            yield _compact(rows)
+    finally:
+        numba.set_num_threads(previous)
 
 
 def _part(starts: Starts, first: int, count: int) -> Starts:
@@ -342,8 +311,15 @@ def play_trials(player, seed, numbers, start, rolls, mirror, stop_bearoff: bool,
     rows = np.zeros((len(numbers), ROW_SIZE), dtype=np.int64)
     finals = np.zeros((len(numbers), 26), dtype=np.int8)
     counts = np.zeros(len(numbers), dtype=np.int64)
-    _play_blocks(play_batch, _workers(threads), 1, seed, numbers, 0, rule_array, packed.args, rows,
-                 counts, starts.boards, starts.setups, 1 if stop_bearoff else 0, finals)
+    previous = numba.get_num_threads()
+    if threads is not None:
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        blocks = max(1, min(len(numbers), 4 * numba.get_num_threads()))
+        play_batch(seed, numbers, 0, rule_array, *packed.args, rows, counts, blocks, starts.boards,
+                   starts.setups, np.int64(1 if stop_bearoff else 0), finals)
+    finally:
+        numba.set_num_threads(previous)
     _raise_errors(rows, seed, packed.codes)
     return rows, finals
 

@@ -21,9 +21,10 @@ rollouts that take the exact bear-off value from there.
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from .checker import choose
-from .compile import inline_jit, jit
+from .compile import inline_jit, jit, parallel_jit
 from .cube import (
     BEAVER, DOUBLE, DROP, NO_KERNEL, VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_MAX,
     VIEW_OPP_AWAY, VIEW_POST_CRAWFORD, VIEW_SIZE, VIEW_VALUE, offer_double, respond,
@@ -381,21 +382,18 @@ def play_number(seed, number, match_to, rules, codes, params, offsets, float64s,
             crawford_done = True
 
 
-@jit
+@parallel_jit
 def play_batch(seed, numbers, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
                rows, counts, blocks, starts, setups, stop_bearoff, finals):
-    """Every number in ``numbers``, in ``blocks`` blocks that each reuse one set of buffers.
+    """Every number in ``numbers`` on all threads; each block of numbers reuses one set of buffers.
 
-    One thread: ``bgsim.fast`` hands slices of the numbers to several threads at once (the
-    kernel releases the GIL).  Numba's own ``prange`` would do the same, but its parallel
-    lowering added about 5 s to every cold start.  A game's result depends only on (seed,
-    number) and its own row of ``starts``, ``setups`` (each with a row per number, or none at
-    all for opening games): blocks and threads only share out the work.  ``finals`` (a row per
-    number, or none) receives the board where a game stopped.
+    A game's result depends only on (seed, number) and its own row of ``starts``, ``setups``
+    (each with a row per number, or none at all for opening games): blocks only share out the
+    work.  ``finals`` (a row per number, or none) receives the board where a game stopped.
     """
     total = numbers.shape[0]
     per = 1 if match_to == 0 else 2 * match_to - 1
-    for block in range(blocks):
+    for block in prange(blocks):
         plays, keys, slots, table, order = new_buffers()
         trace = np.zeros((1, TRACE_SIZE), dtype=np.int64)
         tcount = np.zeros(1, dtype=np.int64)
