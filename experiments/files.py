@@ -111,4 +111,9 @@ def stop_hook(written: int) -> None:
         return
     count, _, name = wanted.partition(":")
     if written == int(count):
-        os.kill(os.getpid(), getattr(signal, name or "SIGINT"))
+        sent = getattr(signal, name or "SIGINT")
+        if sent == signal.SIGINT and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            # a process started in the background by a non-interactive shell ignores SIGINT
+            # from birth (POSIX), and Python then keeps ignoring it: a test would never stop
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.kill(os.getpid(), sent)
