@@ -101,9 +101,8 @@ def fast_cube_answers(packed, position, cube):
     import numpy as np
 
     from bgsim.cube import Response
-    from bgsim.fast.cube import (
-        BEAVER, DOUBLE, DROP, NO_DOUBLE, TAKE, VIEW_SIZE, offer_double_with_exact, respond_with_exact,
-    )
+    from bgsim.fast.cube import BEAVER, DOUBLE, DROP, NO_DOUBLE, TAKE, offer_double_with_exact, respond_with_exact
+    from bgsim.fast.match_cube import VIEW_SIZE
     from bgsim.fast.moves import BOARD_BYTES
 
     responses = {TAKE: Response.TAKE, DROP: Response.DROP, BEAVER: Response.BEAVER}

@@ -18,7 +18,7 @@ import bgsim.fast
 from bgsim import Position, layouts
 from bgsim.fast import OPENING, fast_half, seats
 from bgsim.fast.checker import NO_KERNEL, choose
-from bgsim.fast.cube import VIEW_CENTRED, VIEW_MAX, VIEW_SIZE, VIEW_VALUE
+from bgsim.fast.match_cube import VIEW_CENTRED, VIEW_MAX, VIEW_SIZE, VIEW_VALUE
 # the dispatch of the kernel family with every cube bot (exact has its own: bgsim.fast.with_exact)
 from bgsim.fast.cube import offer_double_with_exact as offer_double
 from bgsim.fast.cube import respond_with_exact as respond

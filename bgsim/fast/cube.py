@@ -16,9 +16,13 @@ import numpy as np
 from .. import layouts
 from .board import is_race, pip_counts
 from .compile import inline_jit, jit
-from .match_cube import FORCE_DOUBLE, NO_FORCE, forced_offer, match_equities, race_chance, shift
+from .match_cube import (
+    FORCE_DOUBLE, NO_FORCE, VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_OPP_AWAY,
+    VIEW_POST_CRAWFORD, VIEW_VALUE, forced_offer, match_equities, race_chance, score_in_table,
+    shift,
+)
 from .nn import CUBE_HIDDEN, CUBE_X, OUTPUTS, UNIT, _net, evaluate, nn_cube_equities
-from . import exact, race_rules
+from . import race_rules
 from .exact import exact_answer, exact_offers
 from .race_rules import race_rule_drops, race_rule_offers
 
@@ -58,17 +62,7 @@ COUNT_SCORE_AWARE = layouts.KEITH.param("score_aware")
 NN_SCORE_AWARE = layouts.NN_CUBE.param("score_aware")
 NN_MET_PRE = layouts.NN_CUBE.array("met_pre")
 NN_MET_POST = layouts.NN_CUBE.array("met_post")
-MET_LENGTH = 25  # bots.match_cube.MET_LENGTH
 assert layouts.KEITH.params == layouts.THORP.params
-
-VIEW_VALUE, VIEW_CENTRED, VIEW_MAX, VIEW_BEAVER, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD = range(9)
-VIEW_SIZE = 9
-assert (race_rules.VIEW_VALUE, race_rules.VIEW_CENTRED, race_rules.VIEW_MATCH_TO, race_rules.VIEW_AWAY,
-        race_rules.VIEW_OPP_AWAY, race_rules.VIEW_POST_CRAWFORD) == (VIEW_VALUE, VIEW_CENTRED, VIEW_MATCH_TO,
-                                                                     VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD)
-assert (exact.VIEW_VALUE, exact.VIEW_CENTRED, exact.VIEW_BEAVER, exact.VIEW_JACOBY, exact.VIEW_MATCH_TO,
-        exact.VIEW_AWAY, exact.VIEW_OPP_AWAY, exact.VIEW_POST_CRAWFORD) == (
-    VIEW_VALUE, VIEW_CENTRED, VIEW_BEAVER, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD)
 RACE_RULES = race_rules.CODES
 
 
@@ -153,13 +147,6 @@ def _lead_of(value, percent, own):
 def _shift(offsets, float64s, view):
     return shift(float64s, offsets[MET_PRE], offsets[MET_POST], view[VIEW_MATCH_TO], view[VIEW_VALUE],
                  view[VIEW_AWAY], view[VIEW_OPP_AWAY], view[VIEW_POST_CRAWFORD] != 0)
-
-
-@jit
-def _nn_at_score(params, view):
-    """bots.nn.NNCube._at_score: score-aware, in a match, within the table."""
-    return (params[NN_SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0
-            and view[VIEW_AWAY] <= MET_LENGTH and view[VIEW_OPP_AWAY] <= MET_LENGTH)
 
 
 @jit
@@ -268,7 +255,7 @@ def offer_double(code, params, offsets, float64s, int32s, int64s, board, view):
                 + _shift(offsets, float64s, view)
             return DOUBLE if reached else NO_DOUBLE
         return DOUBLE if _excess_at_most(code, board, margin) else NO_DOUBLE
-    if code == NN and _nn_at_score(params, view):
+    if code == NN and score_in_table(params[NN_SCORE_AWARE], view):
         no_double, double_take, double_pass = _nn_match_equities(params, offsets, float64s, int32s, int64s,
                                                                  board, view)
         return DOUBLE if min(double_take, double_pass) > no_double else NO_DOUBLE
@@ -300,7 +287,7 @@ def respond(code, params, offsets, float64s, int32s, int64s, board, view):
                 + _shift(offsets, float64s, view)
             return DROP if dropped else TAKE
         return TAKE if _excess_at_least(code, board, params[COUNT_TAKE]) else DROP
-    if code == NN and _nn_at_score(params, view):
+    if code == NN and score_in_table(params[NN_SCORE_AWARE], view):
         _, double_take, double_pass = _nn_match_equities(params, offsets, float64s, int32s, int64s, board, view)
         return DROP if double_take > double_pass else TAKE
     if code == NN:  # bots.nn.NNCube: drop above +1 for the doubler, beaver below 0

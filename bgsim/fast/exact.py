@@ -31,7 +31,10 @@ from .bearoff import CENTRED as CENTRED_STATE
 from .bearoff import OWNED as OWNED_STATE
 from .board import checkers_on, is_race, pip_counts
 from .compile import jit
-from .match_cube import FORCE_DOUBLE, MET_LENGTH, NO_FORCE, equity, forced_offer, match_equities
+from .match_cube import (
+    FORCE_DOUBLE, NO_FORCE, VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_OPP_AWAY,
+    VIEW_POST_CRAWFORD, VIEW_VALUE, equity, forced_offer, match_equities, score_in_table,
+)
 from .nn import OUTPUTS, UNIT, _net, evaluate, janowski
 
 EXACT = layouts.EXACT
@@ -60,9 +63,6 @@ ONE_SIDED_EFFICIENCY = 0.6  # bots.exact.ONE_SIDED_EFFICIENCY
 TWO_SIDED_EFFICIENCY = 0.6  # bots.exact.TWO_SIDED_EFFICIENCY
 CONTACT_EFFICIENCY = 0.68  # bots.gnubg_bots.cube_efficiency
 NROLLS = 21
-
-# view indices: bgsim.fast.cube's (asserted equal there)
-VIEW_VALUE, VIEW_CENTRED, VIEW_MAX, VIEW_BEAVER, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD = range(9)
 
 
 @lru_cache(maxsize=2)
@@ -318,12 +318,6 @@ def _exact_at_score(params, offsets, float64s, int32s, int64s, board, view):
 
 
 @jit
-def _at_score(params, view):
-    return (params[SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0
-            and view[VIEW_AWAY] <= MET_LENGTH and view[VIEW_OPP_AWAY] <= MET_LENGTH)
-
-
-@jit
 def _match_equities(params, offsets, float64s, int32s, int64s, board, view):
     _, _, _, probabilities, efficiency = cube_equities(params, offsets, float64s, int32s, int64s, board,
                                                        False, True)
@@ -339,7 +333,7 @@ def exact_offers(params, offsets, float64s, int32s, int64s, board, view):
         forced = forced_offer(view[VIEW_VALUE], view[VIEW_AWAY], view[VIEW_OPP_AWAY])
         if forced != NO_FORCE:
             return forced == FORCE_DOUBLE
-    at_score = _at_score(params, view)
+    at_score = score_in_table(params[SCORE_AWARE], view)
     if params[TABLES] != 0.0 and at_score:
         covered, may_double, no_double, double_take, double_pass = _exact_at_score(
             params, offsets, float64s, int32s, int64s, board, view)
@@ -360,7 +354,7 @@ def exact_offers(params, offsets, float64s, int32s, int64s, board, view):
 def exact_answer(params, offsets, float64s, int32s, int64s, board, view, take, drop, beaver):
     """bots.exact.Exact.respond (``board`` from the doubler): one of ``take``, ``drop``, ``beaver``
     (bgsim.fast.cube's codes)."""
-    at_score = _at_score(params, view)
+    at_score = score_in_table(params[SCORE_AWARE], view)
     if params[TABLES] != 0.0 and at_score:
         covered, may_double, no_double, double_take, double_pass = _exact_at_score(
             params, offsets, float64s, int32s, int64s, board, view)

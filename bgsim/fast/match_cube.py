@@ -15,6 +15,10 @@ MET_LENGTH = 25  # bots.match_cube.MET_LENGTH
 MONEY_DROP_POINT = 0.75
 NO_FORCE, FORCE_NO_DOUBLE, FORCE_DOUBLE = -1, 0, 1
 
+# The cube view the game loop (bgsim/fast/game.py) hands every cube kernel: one int64 array.
+VIEW_VALUE, VIEW_CENTRED, VIEW_MAX, VIEW_BEAVER, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD = range(9)
+VIEW_SIZE = 9
+
 
 @jit
 def equity(float64s, pre, post, away, opponent_away, post_crawford):
@@ -27,6 +31,13 @@ def equity(float64s, pre, post, away, opponent_away, post_crawford):
             return 1.0 - float64s[post + opponent_away - 1]
         return float64s[post + away - 1]
     return float64s[pre + (away - 1) * MET_LENGTH + opponent_away - 1]
+
+
+@jit
+def score_in_table(score_aware, view):
+    """bots.match_cube.in_table for a score-aware bot: in a match, both scores within the table."""
+    return (score_aware != 0.0 and view[VIEW_MATCH_TO] != 0
+            and view[VIEW_AWAY] <= MET_LENGTH and view[VIEW_OPP_AWAY] <= MET_LENGTH)
 
 
 @jit

@@ -17,7 +17,10 @@ from .. import layouts
 from .bearoff import BINOMIALS, POINTS, rank
 from .board import is_race, pip_counts
 from .compile import jit
-from .match_cube import FORCE_DOUBLE, NO_FORCE, forced_offer, kleinman_half, race_chance, shift
+from .match_cube import (
+    FORCE_DOUBLE, NO_FORCE, VIEW_AWAY, VIEW_CENTRED, VIEW_MATCH_TO, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD, VIEW_VALUE,
+    forced_offer, kleinman_half, race_chance, shift,
+)
 
 RULE62 = layouts.RULE62.code
 KLEINMAN = layouts.KLEINMAN.code
@@ -36,7 +39,6 @@ RULE_MET_POST = layouts.RULE62.array("met_post")
 EPC_TABLE = layouts.EPC.array("epc")
 
 QUESTION_DOUBLE, QUESTION_REDOUBLE, QUESTION_TAKE = 0, 1, 2
-VIEW_VALUE, VIEW_CENTRED, VIEW_MATCH_TO, VIEW_AWAY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD = 0, 1, 5, 6, 7, 8
 
 
 @jit
