@@ -42,7 +42,7 @@ class Settings:
     rounds: int = 8
     positions: int = 1_000_000  # new positions per round
     samples: int = 16_000_000  # training examples drawn from the pool per round
-    hidden: int = 256  # the trade-off against 128 (strength for speed): bots/data/README.md
+    hidden: int = 256  # the trade-off against 128 (strength for speed): results/strength.md
     batch: int = 1024
     rate: float = 2e-3  # Adam's rate at the start of round 0
     round_decay: float = 0.85  # each round starts at this times the previous start
