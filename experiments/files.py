@@ -20,6 +20,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from bgsim import settings
+
 # What a user can do about a failed write, by errno; anything else gets its own text only.
 _REMEDIES = {
     errno.ENOSPC: "the disk is full: make room",
@@ -100,13 +102,10 @@ def _json_default(value):
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
 
 
-STOP_AFTER = "BGSIM_STOP_AFTER"
-
-
 def stop_hook(written: int) -> None:
     """Send this process the signal ``BGSIM_STOP_AFTER=K[:SIGNAL]`` asks for (default SIGINT)
     once ``written`` reaches K: tests interrupt a run at a known point instead of racing it."""
-    wanted = os.environ.get(STOP_AFTER)
+    wanted = settings.STOP_AFTER.text()
     if not wanted:
         return
     count, _, name = wanted.partition(":")

@@ -24,12 +24,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import met
+from .. import met, settings
 from ..board import Position
 from ..fast import bearoff as kernels
 from . import database
 
-DEFAULT_MATCH_CHECKERS = 6
+DEFAULT_MATCH_CHECKERS = settings.MATCH_BEAROFF_CHECKERS.default
 CENTRE, ON_ROLL, OPPONENT = "centre", "on roll", "opponent"
 OWNERS = (CENTRE, ON_ROLL, OPPONENT)
 _STATE = {CENTRE: kernels.CENTRED, ON_ROLL: kernels.OWNED, OPPONENT: kernels.OPPONENT_OWNS}
@@ -38,7 +38,7 @@ _STATE = {CENTRE: kernels.CENTRED, ON_ROLL: kernels.OWNED, OPPONENT: kernels.OPP
 def default_match_checkers() -> int:
     """``$BGSIM_MATCH_BEAROFF_CHECKERS`` if set, else ``DEFAULT_MATCH_CHECKERS``: a match table
     of 6 checkers a side takes about 50 MB per cube value and seconds per score."""
-    return database.checkers_from_environment("BGSIM_MATCH_BEAROFF_CHECKERS", DEFAULT_MATCH_CHECKERS)
+    return database.checkers_from_environment(settings.MATCH_BEAROFF_CHECKERS)
 
 
 def dead_level(away: int, opponent_away: int) -> int:

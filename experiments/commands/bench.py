@@ -41,6 +41,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from bgsim import settings
 from experiments.files import explain, write_text
 
 # The committed baseline lives in the repository; a run's own JSON goes to the ignored runs
@@ -232,7 +233,7 @@ print(time.perf_counter() - started)
 def compile_times() -> dict:
     """Cold compile and cached start, each in a fresh process up to the first finished game."""
     with tempfile.TemporaryDirectory(prefix="bgsim-numba-cache-") as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        env = settings.environment(NUMBA_CACHE_DIR=cache)
         figures = {}
         for name in ("cold_compile_s", "cached_start_s"):
             started = time.perf_counter()
