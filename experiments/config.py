@@ -57,6 +57,8 @@ from bgsim.cube import Rules
 from bgsim.dice import MAX_SEED
 from bgsim.series import ENGINES
 
+from .errors import ExperimentError
+
 PAIRINGS = ("round-robin", "against")
 RULE_FIELDS = {f.name: f.type for f in fields(Rules)}
 BASE_CONDITION = "standard"
@@ -67,10 +69,6 @@ IDENTITY_KEYS = (
     "players", "opponent", "pairings", "games", "seed", "duplicate", "chunk", "match_to",
     "target_ci", "conditions", "starts",
 )
-
-
-class ExperimentError(ValueError):
-    """An experiment file (or a flag overriding it) that cannot be run as written."""
 
 
 @dataclass(frozen=True)

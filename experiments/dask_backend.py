@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 
-from .cli import MissingDependency
+from .errors import MissingDependency
 
 CONNECT_TIMEOUT_S = 10
 # A task whose worker died is handed to another worker this many times before the run stops.

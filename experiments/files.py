@@ -22,6 +22,8 @@ import pandas as pd
 
 from bgsim import settings
 
+from .errors import WriteError
+
 # What a user can do about a failed write, by errno; anything else gets its own text only.
 _REMEDIES = {
     errno.ENOSPC: "the disk is full: make room",
@@ -30,13 +32,6 @@ _REMEDIES = {
     errno.EACCES: "no permission to write there: choose a folder you can write to",
     errno.EPERM: "no permission to write there: choose a folder you can write to",
 }
-
-
-class WriteError(OSError):
-    """A file that could not be written; the message names it and what to do about it."""
-
-    def __str__(self) -> str:  # the message alone, without OSError's "[Errno 28]" prefix
-        return self.strerror or super().__str__()
 
 
 def temporary_name(path: Path) -> Path:

@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 from .config import Experiment
+from .errors import RunError
 
 CHUNK_DIR = "chunks"
 RUN_FILE = "run.json"
@@ -22,10 +23,6 @@ GAMES_FILE = "games.parquet"
 JUDGE_FILE = "cube_judge.csv"  # experiments/match_judge.py: one row per judged match
 OUTPUTS = (GAMES_FILE, "summary.csv", "summary.md", JUDGE_FILE)
 DEFAULT_RUNS = Path("results") / "runs"
-
-
-class RunError(RuntimeError):
-    """A run that cannot start or go on (the message says what to do about it)."""
 
 
 def read_run(folder: Path) -> dict | None:

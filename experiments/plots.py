@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib
 
@@ -12,7 +13,8 @@ matplotlib.use("Agg")  # files only: a run must draw on a machine without a disp
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from .report import Report  # noqa: E402
+if TYPE_CHECKING:  # report.py draws the plots: only the type is named here
+    from .report import Report
 
 
 def draw_all(folder: Path, report: Report, experiment=None) -> list[str]:

@@ -11,6 +11,8 @@ import time
 from dataclasses import fields
 from pathlib import Path
 
+from experiments.errors import MissingDependency
+
 DEFAULT_FOLDER = Path("results/tmp/train")
 
 
@@ -68,8 +70,6 @@ def settings_from_args(args):
 
 
 def run_train(args) -> int:
-    from experiments.cli import MissingDependency
-
     settings = settings_from_args(args)
     out = Path(args.out)
     if out.suffix != ".npz":
