@@ -15,7 +15,7 @@ from bgsim.rules import legal_plays
 from bots import make_player
 from bots.exact import cube_equities
 from bots.registry import BotPlayer, make_checker
-from experiments import cross_check, cube_audit
+from experiments.studies import cross_check, cube_audit
 from experiments.cli import main
 
 # the side on roll bears off 4 checkers against 3 far back: a double the opponent must pass

@@ -14,7 +14,7 @@ import experiments.commands.cube_audit as command
 from bgsim.board import Position
 from bgsim.cube import Response
 from bots.exact import cube_equities
-from experiments import cube_audit
+from experiments.studies import cube_audit
 from experiments.cli import build_parser, main
 
 

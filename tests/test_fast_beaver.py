@@ -142,7 +142,7 @@ def test_validate_plays_a_beavering_pairing():
 def test_the_money_conventions_experiment_has_a_player_that_beavers():
     from pathlib import Path
 
-    from experiments.config import load_experiment
+    from experiments.running.config import load_experiment
 
     experiment = load_experiment(Path(__file__).resolve().parent.parent / "experiments" / "money_conventions.toml")
     rules = dict(experiment.conditions)["beaver"]

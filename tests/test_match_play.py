@@ -8,7 +8,7 @@ import pytest
 from bgsim.cube import Rules
 from bgsim.series import play_games
 from bots import make_player
-from experiments.summary import summarize_games
+from experiments.analysis.summary import summarize_games
 
 
 @pytest.fixture(scope="module")
@@ -258,7 +258,7 @@ def test_trace_command_prints_a_match(capsys):
 # --- a derived table from a player's own gammon rate -----------------------------------------
 
 from bgsim import met  # noqa: E402
-from experiments.match_equity import compare, derived_from_player, measure_gammon_rate  # noqa: E402
+from experiments.studies.match_equity import compare, derived_from_player, measure_gammon_rate  # noqa: E402
 
 
 def test_the_gammon_rate_is_measured_from_cubeless_self_play():
@@ -291,7 +291,7 @@ def test_met_from_player_on_the_command_line(capsys):
 
 # --- experiments with a match length per condition -------------------------------------------
 
-from experiments.config import Experiment, ExperimentError, load_experiment  # noqa: E402
+from experiments.running.config import Experiment, ExperimentError, load_experiment  # noqa: E402
 
 
 def _experiment_file(tmp_path, conditions: str):

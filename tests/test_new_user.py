@@ -20,7 +20,7 @@ from bgsim.series import play_games
 from bots import make_player
 from experiments import cli
 from experiments.commands import play as play_command
-from experiments.summary import GameTally, summarize_games
+from experiments.analysis.summary import GameTally, summarize_games
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -239,7 +239,7 @@ def test_the_streamed_tally_is_the_summary_of_all_the_rows():
 
 
 def test_threads_beyond_the_machine_are_capped_out_loud(tmp_path, capsys):
-    from experiments.machine import cap_threads, thread_limit
+    from experiments.running.machine import cap_threads, thread_limit
 
     notes = []
     assert cap_threads(999, notes.append) == thread_limit()

@@ -8,7 +8,7 @@ import pytest
 from bgsim.schema import COLUMNS
 from experiments.cli import main
 from experiments.commands.play import match_summary
-from experiments.summary import summarize_games
+from experiments.analysis.summary import summarize_games
 
 
 def play(tmp_path, *extra, out="games.parquet"):

@@ -42,7 +42,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bgsim import settings
-from experiments.files import explain, write_text
+from experiments.running.files import explain, write_text
 
 # The committed baseline lives in the repository; a run's own JSON goes to the ignored runs
 # folder (relative to where bgsim runs, as `bgsim run` does), so a bench never rewrites a
@@ -446,7 +446,7 @@ def run_bench(args) -> int:
         print(f"cold compile {run['compile']['cold_compile_s']:.1f}s, cached start "
               f"{run['compile']['cached_start_s']:.2f}s (to the first game, imports included)")
         # one-off costs like the compile: the bear-off databases bgsim eval builds on first use
-        from experiments.commands.eval import build_times
+        from .eval import build_times
 
         run["bearoff"] = build_times()
         print(f"bear-off databases built in {run['bearoff']['one_sided_build_s']:.1f}s (one-sided) and "

@@ -1,5 +1,5 @@
 """``bgsim cross-check``: each race cube rule's cost against ``exact`` by two independent methods,
-games played out and decisions judged; see ``experiments/cross_check.py``.
+games played out and decisions judged; see ``experiments/studies/cross_check.py``.
 
 ``run.json`` says what was asked and by which code (``git_commit``, ``git_dirty``,
 ``bgsim_version``, as every run) and is written first; a finished run leaves ``starts.txt``
@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 
-from experiments.commands.cube_audit import _split
-from experiments.files import is_temporary, write_json, write_table, write_text
-from experiments.folder import RUN_FILE, git_state, now, read_run
+from .cube_audit import _split
+from experiments.running.files import is_temporary, write_json, write_table, write_text
+from experiments.running.folder import RUN_FILE, git_state, now, read_run
 
 KIND = "cross-check"
 STARTS_FILE = "starts.txt"
@@ -67,8 +67,8 @@ def run(args) -> int:
     import bgsim
     from bgsim.bearoff import default_two_sided_checkers
     from bgsim.dice import check_seed
-    from experiments import cross_check, cube_audit
-    from experiments.progress import Progress, duration
+    from experiments.studies import cross_check, cube_audit
+    from experiments.running.progress import Progress, duration
 
     specs = _split(args.players)
     if args.starts < 1:

@@ -1,7 +1,7 @@
 """``bgsim cube-audit``: every listed cube rule's money decisions in race positions against the
-truth (exact bear-off databases, else the labelled estimate); see ``experiments/cube_audit.py``.
+truth (exact bear-off databases, else the labelled estimate); see ``experiments/studies/cube_audit.py``.
 
-The run folder follows the other runs' conventions (``experiments/folder.py``): ``run.json``
+The run folder follows the other runs' conventions (``experiments/running/folder.py``): ``run.json``
 says what was asked, by which code (``git_commit``, ``git_dirty``, ``bgsim_version``, as every
 run) and whether it finished; it is written first, so a run killed at any point is one that
 ``--resume`` finishes.  ``positions.txt`` holds the positions (with their sampling games),
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.files import is_temporary, write_json, write_table, write_text
-from experiments.folder import CHUNK_DIR, RUN_FILE, RunError, git_state, now, read_run
+from experiments.running.files import is_temporary, write_json, write_table, write_text
+from experiments.running.folder import CHUNK_DIR, RUN_FILE, RunError, git_state, now, read_run
 
 CHUNK_POSITIONS = 500
 POSITIONS_FILE = "positions.txt"
@@ -145,8 +145,8 @@ def _version() -> str:
 
 
 def run(args) -> int:
-    from experiments import cube_audit
-    from experiments.progress import Progress, duration
+    from experiments.studies import cube_audit
+    from experiments.running.progress import Progress, duration
 
     specs = _split(args.players)
     if args.positions < 1:

@@ -18,10 +18,10 @@ import pandas as pd
 from bgsim.cube import Rules
 from bgsim.series import ENGINES, engine_for, play_games
 from bots import describe_bots, make_player
-from experiments.files import explain, is_temporary, stop_hook, temporary_name
-from experiments.machine import COMPILING, cap_threads, fast_compile_pending
-from experiments.progress import Progress, duration
-from experiments.summary import GameTally, format_summary, last_games, mean_interval
+from experiments.running.files import explain, is_temporary, stop_hook, temporary_name
+from experiments.running.machine import COMPILING, cap_threads, fast_compile_pending
+from experiments.running.progress import Progress, duration
+from experiments.analysis.summary import GameTally, format_summary, last_games, mean_interval
 
 BATCH_SECONDS = 0.5  # a batch's target length: the longest Ctrl-C waits for the kernel
 FIRST_BATCH = 32

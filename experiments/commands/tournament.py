@@ -77,12 +77,12 @@ def run_file(args) -> int:
 
 
 def _run(path: Path, args) -> int:
-    from experiments.config import load_experiment
-    from experiments.runner import RunError, run_experiment
+    from experiments.running.config import load_experiment
+    from experiments.running.runner import RunError, run_experiment
 
     if args.resume and args.force:
         raise ValueError("--resume finishes a run and --force starts it again: choose one")
-    from experiments.machine import cap_threads
+    from experiments.running.machine import cap_threads
 
     threads = cap_threads(args.threads, lambda text: print(text, file=sys.stderr, flush=True))
     overrides = {"games": args.games, "seed": args.seed, "threads": threads,
@@ -111,9 +111,9 @@ def _command(args) -> list[str]:
 
 
 def run_report(args) -> int:
-    from experiments.config import Experiment
-    from experiments.folder import GAMES_FILE, read_run
-    from experiments.report import load_rows, write_report
+    from experiments.running.config import Experiment
+    from experiments.running.folder import GAMES_FILE, read_run
+    from experiments.analysis.report import load_rows, write_report
 
     folder = Path(args.folder)
     if not folder.exists():
@@ -144,8 +144,8 @@ def _report_play(path: Path) -> int:
     import pandas as pd
 
     from bgsim.schema import conform
-    from experiments.commands.play import format_match_summary
-    from experiments.summary import GameTally, format_summary
+    from .play import format_match_summary
+    from experiments.analysis.summary import GameTally, format_summary
 
     frame = conform(pd.read_parquet(path))
     if frame.empty:

@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pandas as pd
 
 from bgsim.cube import Rules
-from experiments.progress import duration
+from experiments.running.progress import duration
 
 # (white, black, rules, match_to).  The rule options, each played by pairings that use it:
 AGGRESSIVE = "pipdiff(double=2,redouble=3,take=20)"

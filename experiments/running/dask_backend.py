@@ -1,7 +1,7 @@
 """Playing a run's chunks on Dask workers (the optional ``dask`` extra).
 
 Workers get plain tasks (spec strings, a seed, game numbers) and call the same
-:func:`experiments.plan.play_chunk` a local run calls, so the rows are the same.  Results
+:func:`experiments.running.plan.play_chunk` a local run calls, so the rows are the same.  Results
 come back to this process, which writes every chunk to disk as soon as it arrives: a worker
 or the scheduler going away loses only the chunks being played.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 
-from .errors import MissingDependency
+from experiments.errors import MissingDependency
 
 CONNECT_TIMEOUT_S = 10
 # A task whose worker died is handed to another worker this many times before the run stops.

@@ -1,10 +1,10 @@
 """The runner: an experiment in, a results folder out, raw rows first.
 
 The pieces live along their seams: what is played (pairings, seeds, chunks, the task of one
-chunk) in :mod:`experiments.plan`; the results folder and its ``run.json`` in
-:mod:`experiments.folder`; which chunks are done and sequential stopping in
-:mod:`experiments.chunks`; whole-or-nothing writes in :mod:`experiments.files`; the bar in
-:mod:`experiments.progress`.  This module runs a session: it plays the missing chunks, writes
+chunk) in :mod:`experiments.running.plan`; the results folder and its ``run.json`` in
+:mod:`experiments.running.folder`; which chunks are done and sequential stopping in
+:mod:`experiments.running.chunks`; whole-or-nothing writes in :mod:`experiments.running.files`; the bar in
+:mod:`experiments.running.progress`.  This module runs a session: it plays the missing chunks, writes
 each one at once, and when all are there joins them and writes the summaries.
 
 Every finished chunk goes to ``chunks/pairing-PPP-chunk-CCCC.parquet`` (written under a
@@ -67,7 +67,7 @@ from .progress import Progress, duration
 class RunResult:
     folder: Path
     frame: pd.DataFrame
-    report: Any  # experiments.report.Report
+    report: Any  # experiments.analysis.report.Report
     played: int  # games played in this session
     elapsed: float
     already_finished: bool = False
@@ -126,7 +126,7 @@ class _Session:
         folder = self._folder()
         stored = prepare_folder(folder, experiment, self.resume, self.force)
         if stored is not None and stored.get("status") == "finished" and (folder / GAMES_FILE).exists():
-            from .report import load_rows, write_report
+            from experiments.analysis.report import load_rows, write_report
 
             from .folder import JUDGE_FILE
 
@@ -255,7 +255,7 @@ class _Session:
         write_json(self.record, folder / RUN_FILE)
 
     def _finish(self, folder: Path, chunks: Chunks, pairings: list[Pairing]) -> RunResult:
-        from .report import assemble, write_report
+        from experiments.analysis.report import assemble, write_report
 
         experiment = self.experiment
         elapsed = time.perf_counter() - self.started
@@ -294,10 +294,10 @@ class _Session:
 
     def _judge(self, folder: Path, frame: pd.DataFrame) -> None:
         """Replay the first ``judge_cube`` deals of every pairing and judge their cube decisions
-        in match-winning chances (``experiments/match_judge.py``); ``cube_judge.csv``."""
+        in match-winning chances (``experiments/analysis/match_judge.py``); ``cube_judge.csv``."""
         from .files import write_text
         from .folder import JUDGE_FILE
-        from .match_judge import chosen_games, judge_run
+        from experiments.analysis.match_judge import chosen_games, judge_run
 
         deals = min(self.experiment.judge_cube, int(frame["game"].nunique()))
         matches = int(chosen_games(frame, deals).groupby(["pairing", "leg", "game"]).ngroups)

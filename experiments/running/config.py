@@ -22,7 +22,7 @@ Keys (all optional except ``games`` and at least two players)::
     target_ci   = 0.02               # stop a pairing once its 95% half-width is at most this
     judge_cube  = 0                  # matches: replay the first N deals of every pairing and judge
                                      # each cube decision in match-winning chances where the exact
-                                     # match tables hold the position (experiments/match_judge.py)
+                                     # match tables hold the position (experiments/analysis/match_judge.py)
 
     [rules]                          # bgsim.cube.Rules fields, the base for every condition
     jacoby = true
@@ -57,7 +57,7 @@ from bgsim.cube import Rules
 from bgsim.dice import MAX_SEED
 from bgsim.series import ENGINES
 
-from .errors import ExperimentError
+from experiments.errors import ExperimentError
 
 PAIRINGS = ("round-robin", "against")
 RULE_FIELDS = {f.name: f.type for f in fields(Rules)}
@@ -94,7 +94,7 @@ class Experiment:
     grid: dict[str, dict[str, Any]] = field(default_factory=dict)
     grid_keys: tuple[str, ...] = ()
     source: str = "<memory>"
-    # where the deals start (experiments/starts.py); None: the opening
+    # where the deals start (experiments/running/starts.py); None: the opening
     starts: dict | None = None
 
     def match_length(self, condition: str) -> int:

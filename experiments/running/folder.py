@@ -15,12 +15,12 @@ import subprocess
 from pathlib import Path
 
 from .config import Experiment
-from .errors import RunError
+from experiments.errors import RunError
 
 CHUNK_DIR = "chunks"
 RUN_FILE = "run.json"
 GAMES_FILE = "games.parquet"
-JUDGE_FILE = "cube_judge.csv"  # experiments/match_judge.py: one row per judged match
+JUDGE_FILE = "cube_judge.csv"  # experiments/analysis/match_judge.py: one row per judged match
 OUTPUTS = (GAMES_FILE, "summary.csv", "summary.md", JUDGE_FILE)
 DEFAULT_RUNS = Path("results") / "runs"
 

@@ -1,7 +1,7 @@
 """Two independent methods, one number: what each race cube rule costs against ``exact``, played
 out and judged.
 
-The cube audit (``experiments/cube_audit.py``) charges every decision of a rule the equity the
+The cube audit (``experiments/studies/cube_audit.py``) charges every decision of a rule the equity the
 truth says it gives up.  Here the same charge is checked against games that are played out:
 
 * **Starts**: money game, cube centred, pure bear-offs that the two-sided database holds (every
@@ -21,7 +21,7 @@ truth says it gives up.  Here the same charge is checked against games that are 
   same side in ``exact`` against ``exact``.
 * **Method B, judged**: every cube decision R made in its games (each turn its side could
   double, doubled or not, centred or owned; each double of ``exact`` it answered), charged as
-  the audit charges it (:func:`experiments.cube_audit.double_verdict`, ``take_verdict``: truth
+  the audit charges it (:func:`experiments.studies.cube_audit.double_verdict`, ``take_verdict``: truth
   :func:`bots.exact.cube_equities`) times the cube value then, summed over the game.
 
 ``exact`` plays every decision of its own at the truth, so the expected D is minus the expected

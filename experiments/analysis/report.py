@@ -3,7 +3,7 @@
 Nothing here reads anything but the rows (and the experiment, for titles and the order of the
 players), so ``bgsim report DIR`` can rebuild every summary of a finished run from its
 ``games.parquet`` alone -- and, for a match run that judged its cube decisions, its
-``cube_judge.csv`` (the replay that makes it is the runner's, ``experiments/match_judge.py``).
+``cube_judge.csv`` (the replay that makes it is the runner's, ``experiments/analysis/match_judge.py``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .config import Experiment
-from .files import explain, write_atomic, write_text
+from experiments.running.config import Experiment
+from experiments.running.files import explain, write_atomic, write_text
 from .summary import (
     best_responses,
     conditions_table,
@@ -310,11 +310,11 @@ def write_report(folder: Path, frame: pd.DataFrame, experiment: Experiment | Non
     """
     folder = Path(folder)
     if run is None:
-        from .folder import read_run
+        from experiments.running.folder import read_run
 
         run = read_run(folder)
     report = build_report(frame, experiment)
-    from .folder import JUDGE_FILE
+    from experiments.running.folder import JUDGE_FILE
 
     if (folder / JUDGE_FILE).exists():
         from .match_judge import by_pairing

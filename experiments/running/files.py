@@ -22,7 +22,7 @@ import pandas as pd
 
 from bgsim import settings
 
-from .errors import WriteError
+from experiments.errors import WriteError
 
 # What a user can do about a failed write, by errno; anything else gets its own text only.
 _REMEDIES = {

@@ -16,7 +16,7 @@ from .config import Experiment
 from .files import is_temporary
 from .folder import CHUNK_DIR, RunError
 from .plan import Pairing, chunk_count, chunk_range
-from .summary import last_games, mean_interval
+from experiments.analysis.summary import last_games, mean_interval
 
 CHUNK_NAME = re.compile(r"^pairing-(\d+)-chunk-(\d+)\.parquet$")
 

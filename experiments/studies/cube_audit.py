@@ -151,7 +151,7 @@ def double_verdict(truth, centred: bool, offered: bool) -> tuple[str, str, float
     cube when the side on roll of ``truth`` (:func:`bots.exact.cube_equities`) does or does not
     double (``centred``: a first double, else a redouble of its own cube).  A double is worth
     ``min(DT, 1)``: the opponent answers it at its best.  Used by the audit and by the played-out
-    cross-check (``experiments/cross_check.py``), so both charge a decision the same."""
+    cross-check (``experiments/studies/cross_check.py``), so both charge a decision the same."""
     no_double = truth.no_double(centred)
     double_value = min(truth.double_take, 1.0)
     best = "double" if double_value > no_double else "no double" if no_double > double_value else "either"
@@ -392,7 +392,7 @@ def summary_markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str
         f"(first double, redouble, take), {len(frame):,} decisions over {len(rules)} rules.  "
         "Truth: exact where the two-sided bear-off database holds the position, else estimated "
         "(Janowski's formulas on the one-sided database's or the nn net's cubeless chances; see "
-        "`experiments/cube_audit.py` and `bots/exact.py`).  Equity lost in thousandths of a point "
+        "`experiments/studies/cube_audit.py` and `bots/exact.py`).  Equity lost in thousandths of a point "
         "per decision, 95% intervals (normal approximation) that take "
         + (f"the sampling game as the independent unit (a game gives up to {info['per_game']} "
            "positions of one race, and a position's three decisions share one truth)"
@@ -445,7 +445,7 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .files import write_atomic
+    from experiments.running.files import write_atomic
 
     figure, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=False)
     names = [name for name, _, _ in BUCKETS]
