@@ -10,7 +10,9 @@ import pytest
 from experiments import cli
 from experiments.running import dask_backend
 from experiments.running.config import experiment_from_mapping
-from experiments.running.runner import RunError, play_chunk, run_experiment
+from experiments.errors import RunError
+from experiments.running.plan import play_chunk
+from experiments.studies.experiment import run_experiment
 
 PLAYERS = ["heuristic+pipdiff", "heuristic+keith", "heuristic+never-take"]
 

@@ -13,7 +13,7 @@ from bgsim.match import play_match
 from bots import make_player
 from experiments.analysis import match_judge
 from experiments.running.config import ExperimentError, experiment_from_mapping
-from experiments.running.runner import run_experiment
+from experiments.studies.experiment import run_experiment
 
 
 def test_the_fast_replay_and_the_reference_replay_are_the_same_turns():

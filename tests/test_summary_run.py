@@ -7,10 +7,8 @@ import pandas as pd
 import pytest
 
 from experiments.analysis.summary import (
-    Z95,
     best_responses,
     match_results,
-    mean_interval,
     paired_interval,
     payoff_matrix,
     summarize_conditions,
@@ -18,6 +16,7 @@ from experiments.analysis.summary import (
     summarize_players,
     variance_ratio,
 )
+from experiments.stats import Z95, mean_interval
 
 
 def test_interval_of_a_sample_with_known_spread():

@@ -181,6 +181,35 @@ TOP_KEYS = {
 }
 
 
+SHIPPED = Path(__file__).resolve().parent.parent  # experiments/: the experiment files bgsim ships
+DEFAULT_EXPERIMENT = SHIPPED / "default.toml"  # what `bgsim tournament` plays
+
+
+def experiment_file(name: str) -> Path:
+    """The experiment file ``name`` names: the file itself, else the shipped
+    ``experiments/NAME.toml`` (so ``bgsim run threshold_sweep`` works from any folder)."""
+    path = Path(name)
+    if not path.exists() and not path.suffix and (SHIPPED / f"{name}.toml").exists():
+        return SHIPPED / f"{name}.toml"
+    return path
+
+
+def split_specs(text: str) -> list[str]:
+    """Comma-separated specs (``--players``); commas inside a spec's parentheses belong to it."""
+    specs, depth, current = [], 0, ""
+    for char in text:
+        if char == "," and depth == 0:
+            specs.append(current.strip())
+            current = ""
+            continue
+        depth += (char == "(") - (char == ")")
+        current += char
+    specs.append(current.strip())
+    if any(not spec for spec in specs):
+        raise ValueError(f"--players has an empty spec: {text!r}")
+    return specs
+
+
 def load_experiment(
     path: str | Path,
     overrides: dict | None = None,

@@ -103,7 +103,7 @@ def run_on_dask(address: str, state, make_task, finished, make_player=None, proc
     _import_distributed()
     from distributed import as_completed
 
-    from .folder import RunError
+    from experiments.errors import RunError
     from .plan import play_chunk
 
     function = task_function or play_chunk

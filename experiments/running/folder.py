@@ -1,9 +1,22 @@
-"""A run's results folder: its ``run.json``, where a new run goes, and whether one may start.
+"""A run's results folder through its life: start, refuse to overwrite, resume, ``run.json``.
 
-A folder holds ``run.json`` (what was asked, how it was played, per session), ``chunks/`` while
-the run is under way, and ``games.parquet`` plus the summaries once it has finished.  A finished
-run is never overwritten without ``--force``, an unfinished one never restarted by accident, and
-a resume must ask for the same games as the run it finishes.
+Every long command keeps its results the same way (``bgsim run`` and ``tournament``,
+``cube-audit``, ``cross-check``):
+
+* ``run.json`` is written before any work: what was asked (``identity``), by which code
+  (``bgsim_version``, ``git_commit``, ``git_dirty``: tracked files differ from the commit), the
+  command that repeats it, and whether it has finished (``status``);
+* a folder that holds anything but a run of the same kind is refused; a finished run is replaced
+  only with ``--force``; an unfinished one is finished with ``--resume`` (for kinds that resume)
+  or started again with ``--force``; temporary files of a killed write do not count;
+* a resume must ask for the same ``identity`` as the run it finishes, and one resumed on other
+  code is marked ``git_dirty``;
+* work in progress goes to ``chunks/``, and every file is written whole or not at all
+  (``experiments/running/files.py``); a failed write says which file and what to do.
+
+A new long command declares a :class:`RunKind` (what ``run.json`` calls it, what it leaves) and
+goes through a :class:`RunFolder`: ``open`` (the checks; the stored run when resuming), ``save``
+of ``record(...)``, its work, then ``finish``.
 """
 
 from __future__ import annotations
@@ -12,17 +25,121 @@ import datetime as dt
 import json
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
-from .config import Experiment
-from experiments.errors import RunError
+import pandas as pd
+
+from experiments.errors import RunError, WriteError
+
+from .files import is_temporary, reason, write_json
 
 CHUNK_DIR = "chunks"
 RUN_FILE = "run.json"
 GAMES_FILE = "games.parquet"
 JUDGE_FILE = "cube_judge.csv"  # experiments/analysis/match_judge.py: one row per judged match
-OUTPUTS = (GAMES_FILE, "summary.csv", "summary.md", JUDGE_FILE)
 DEFAULT_RUNS = Path("results") / "runs"
+
+
+@dataclass(frozen=True)
+class RunKind:
+    """What a long command's runs are called and what a finished one leaves."""
+
+    kind: str | None  # run.json's "kind"; None for experiment runs, whose run.json predates it
+    noun: str  # what a message calls one run: "run", "audit"
+    title: str  # what a folder of anything else holds no: "bgsim run", "bgsim cube audit"
+    outputs: tuple[str, ...]  # file names (or glob patterns) a run leaves: --force removes them
+    resumes: bool = True  # False: an unfinished run is not kept, a new one simply starts
+    other: str = "other options"  # how a resume message names a different identity
+
+
+EXPERIMENT_RUN = RunKind(None, "run", "bgsim run",
+                         (GAMES_FILE, "summary.csv", "summary.md", JUDGE_FILE, "payoff_matrix*.csv", "*.png"),
+                         other="a different experiment")
+
+
+class RunFolder:
+    """One results folder of one kind of run; see the module docstring."""
+
+    def __init__(self, path: str | Path, kind: RunKind) -> None:
+        self.path = Path(path)
+        self.kind = kind
+
+    @property
+    def chunks(self) -> Path:
+        return self.path / CHUNK_DIR
+
+    def read(self) -> dict | None:
+        return read_run(self.path)
+
+    def open(self, identity: dict, *, resume: bool = False, force: bool = False) -> dict | None:
+        """Check what the folder holds against what was asked: the stored run when resuming,
+        None for a fresh start (a run replaced with ``force`` is removed first)."""
+        path, kind = self.path, self.kind
+        if path.exists() and not path.is_dir():
+            raise RunError(f"results folder {path} is a file, not a folder")
+        stored = self.read() if path.is_dir() else None
+        if resume:
+            if stored is None:
+                raise RunError(f"nothing to resume in {path}: it holds no {RUN_FILE}")
+            if stored.get("kind") != kind.kind:
+                raise RunError(f"nothing to resume in {path}: it holds no {kind.title}")
+            differences = _differences(stored.get("identity", {}), identity)
+            if differences:
+                again = stored.get("command") or "the command that started it"
+                raise RunError(f"cannot resume {path}: it was started with {kind.other} "
+                               f"({'; '.join(differences)}); repeat its command with --resume: {again}")
+            return stored
+        if path.is_dir() and any(not is_temporary(entry) for entry in path.iterdir()):
+            if stored is None or stored.get("kind") != kind.kind:
+                raise RunError(f"results folder {path} is not empty and holds no {kind.title}: "
+                               "choose another --out")
+            finished = stored.get("status") == "finished"
+            if not force and finished:
+                raise RunError(f"results folder {path} holds a finished {kind.noun}: choose another --out, "
+                               "or pass --force to replace it")
+            if not force and kind.resumes:
+                raise RunError(f"results folder {path} holds an unfinished {kind.noun}: pass --resume to "
+                               "finish it, or --force to start it again")
+            self._clear()
+        return None
+
+    def _clear(self) -> None:
+        (self.path / RUN_FILE).unlink(missing_ok=True)
+        for pattern in self.kind.outputs:
+            for output in self.path.glob(pattern):
+                output.unlink()
+        shutil.rmtree(self.chunks, ignore_errors=True)
+
+    def record(self, command: str, identity: dict, **fields) -> dict:
+        """A new run's ``run.json``: kind, status, the code and command, what was asked, ``fields``."""
+        commit, dirty = git_state()
+        kind = {} if self.kind.kind is None else {"kind": self.kind.kind}
+        return {**kind, "status": "running", "bgsim_version": version(), "git_commit": commit,
+                "git_dirty": dirty, "command": command, "identity": identity, **fields, "started": now()}
+
+    def resumed(self, stored: dict) -> dict:
+        """The stored run, marked ``git_dirty`` when this code is not the code that started it."""
+        commit, dirty = git_state()
+        if commit != stored.get("git_commit") or dirty:
+            stored["git_dirty"] = True  # resumed on other code: the results are not one commit's
+        return stored
+
+    def save(self, record: dict) -> None:
+        """Write ``run.json`` (whole or not at all), making the folder first."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            write_json(record, self.path / RUN_FILE)
+        except OSError as error:
+            raise WriteError(error.errno, f"cannot write to results folder {self.path}: {reason(error)}") from None
+
+    def finish(self, record: dict, seconds: float | None = None, **fields) -> dict:
+        """Mark the run finished (``seconds`` of work added to any earlier sessions') and save it."""
+        record.update(status="finished", finished=now(), **fields)
+        if seconds is not None:
+            record["seconds"] = round(float(record.get("seconds", 0.0)) + seconds, 1)
+        self.save(record)
+        return record
 
 
 def read_run(folder: Path) -> dict | None:
@@ -33,6 +150,20 @@ def read_run(folder: Path) -> dict | None:
         return json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise RunError(f"{path} is damaged ({error}); it is not a run bgsim can resume") from None
+
+
+def load_rows(folder: Path) -> pd.DataFrame:
+    """A finished run's rows, ``games.parquet``."""
+    path = Path(folder) / GAMES_FILE
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file (the run has not finished)")
+    return pd.read_parquet(path)
+
+
+def version() -> str:
+    import bgsim
+
+    return bgsim.__version__
 
 
 def git_state() -> tuple[str | None, bool | None]:
@@ -81,40 +212,6 @@ def latest_unfinished(name: str, root: Path = DEFAULT_RUNS) -> Path | None:
         if run and run.get("status") == "running" and run.get("config", {}).get("name") == name:
             candidates.append((run.get("started", ""), str(folder), folder))
     return max(candidates)[2] if candidates else None
-
-
-def prepare_folder(folder: Path, experiment: Experiment, resume: bool, force: bool) -> dict | None:
-    """Check what is in ``folder`` against what was asked; returns the stored run when resuming."""
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise RunError(f"results folder {folder} is a file, not a folder")
-    stored = read_run(folder) if folder.is_dir() else None
-    if resume:
-        if stored is None:
-            raise RunError(f"nothing to resume in {folder}: it holds no {RUN_FILE}")
-        differences = _differences(stored.get("identity", {}), experiment.identity())
-        if differences:
-            again = stored.get("command") or "the command that started it"
-            raise RunError(
-                f"cannot resume {folder}: it was started with a different experiment "
-                f"({'; '.join(differences)}); repeat its command with --resume: {again}")
-        return stored
-    if folder.is_dir() and any(folder.iterdir()):
-        if stored is None:
-            raise RunError(f"results folder {folder} is not empty and holds no bgsim run: choose another --out")
-        status = stored.get("status")
-        if not force:
-            if status == "finished":
-                raise RunError(f"results folder {folder} holds a finished run: choose another --out, "
-                               "or pass --force to replace it")
-            raise RunError(f"results folder {folder} holds an unfinished run: pass --resume to finish it, "
-                           "or --force to start it again")
-        for name in (RUN_FILE, *OUTPUTS):
-            (folder / name).unlink(missing_ok=True)
-        for plot in folder.glob("*.png"):
-            plot.unlink()
-        shutil.rmtree(folder / CHUNK_DIR, ignore_errors=True)
-    return None
 
 
 def _differences(before: dict, now: dict) -> list[str]:
