@@ -19,7 +19,7 @@ from bgsim.fast.match_cube import VIEW_BEAVER, VIEW_CENTRED, VIEW_SIZE, VIEW_VAL
 from bgsim.fast.sameness import compare_frames, explain_game, random_positions
 from bgsim.series import play_games
 from bots import make_player
-from experiments.commands.validate import default_cases
+from experiments.studies.validation import default_cases
 
 # White doubles on a 2-pip lead, so doubles small enough to beaver come often; both sides beaver.
 BEAVERER = "racer+pipdiff(double=2,redouble=3,take=20,beaver=5)"

@@ -60,7 +60,7 @@ from bgsim.cube import CubeView, Response  # noqa: E402
 from bgsim.fast.sameness import random_positions  # noqa: E402
 from bots import cube_bots, make_cube  # noqa: E402
 from bots import match_cube  # noqa: E402
-from experiments.commands.validate import default_cases  # noqa: E402
+from experiments.studies.validation import default_cases  # noqa: E402
 
 
 def score_aware_bots() -> list[str]:
@@ -201,7 +201,7 @@ def test_match_equities_of_a_sure_win_are_the_table_s():
 
 from bgsim.match_id import MatchState, decode, encode  # noqa: E402
 from experiments.cli import main  # noqa: E402
-from experiments.commands.trace import turn_ids  # noqa: E402
+from experiments.analysis.trace import turn_ids  # noqa: E402
 
 START_ID = "4HPwATDgc/ABMA"
 

@@ -1,150 +1,19 @@
-"""``bgsim eval``: the best answer bgsim has for a position; ``bgsim bearoff``: its databases.
+"""The bear-off databases built, timed, and checked against GNU Backgammon's.
 
-``eval`` asks ``bgsim.bearoff.evaluate`` (exact, for pure bear-offs) and, for any other
-position, the ``nn`` checker bot's evaluation when that bot is installed: the fallback lives
-here, not in bgsim, because bgsim never imports bots.
-
-``bearoff build`` builds (or rebuilds) the database files in the cache folder and says how
-long each took; ``bearoff check`` compares them with GNU Backgammon's (gnubg-nn).
+``build_files`` builds (or rebuilds) the database files in the cache folder and says how long
+each took (``bgsim bearoff build``); ``compare_with_gnubg`` compares them with GNU Backgammon's
+(gnubg-nn; ``bgsim bearoff check``); ``build_times`` is what ``bgsim bench`` reports.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 import time
 
 from bgsim import Position
 from bgsim.position_id import to_gnubg_board
 
-# bgsim.bearoff (Numba) is imported by the handlers only, so that every other command starts
+# bgsim.bearoff (Numba) is imported by the functions only, so that every other command starts
 # without compiling or loading it.
-
-KEYS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
-SOURCES = {
-    "two-sided": "two-sided bear-off database (exact, perfect play with the cube)",
-    "one-sided": "one-sided bear-off database (exact convolution of both sides' roll counts)",
-    "nn": "nn checker bot's neural net (an estimate, not exact)",
-}
-
-
-def register(subparsers) -> None:
-    evaluate = subparsers.add_parser(
-        "eval",
-        help="the best evaluation bgsim has for a position (exact in bear-offs)",
-        description="Cubeless chances and equity of the side on roll, and in positions of the "
-        "two-sided bear-off database the exact money equities with the cube and the cube action. "
-        "Positions outside the bear-off databases are evaluated by the nn bot when it is installed.",
-    )
-    evaluate.add_argument("position_id", metavar="ID", help="GNU Backgammon position ID, side on roll first")
-    evaluate.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    evaluate.set_defaults(handler=run_eval)
-
-    tables = subparsers.add_parser(
-        "bearoff",
-        help="build or check the bear-off databases",
-        description="The exact bear-off databases bgsim eval reads: one-sided (up to 15 checkers) and "
-        "two-sided with the cube.  They are kept in $BGSIM_CACHE, else the user cache folder, and built "
-        "on first use; build makes them now (timed), check compares them with GNU Backgammon's.",
-    )
-    actions = tables.add_subparsers(dest="bearoff_action", metavar="ACTION", help="build or check")
-    build = actions.add_parser(
-        "build", help="build the databases into the cache folder, timed",
-        description="Build whatever bear-off database is missing or stale (all of them with --force) "
-        "and say how long each took and how big its file is.",
-    )
-    build.add_argument("--two-sided", type=int, default=None, metavar="N",
-                       help="checkers a side in the two-sided database (default: the one eval uses)")
-    build.add_argument("--force", action="store_true", help="rebuild even when the files are current")
-    build.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    build.set_defaults(handler=run_build)
-    check = actions.add_parser(
-        "check", help="compare the databases with GNU Backgammon's (gnubg-nn)",
-        description="Win chances of random pure bear-offs against gnubg_nn.probabilities, and every "
-        "one-sided roll distribution against gnubg_nn.bearoff_probabilities; exits 1 on a difference "
-        "it cannot explain.",
-    )
-    check.add_argument("--pairs", type=int, default=10000, metavar="N", help="random position pairs")
-    check.add_argument("--seed", type=int, default=1, metavar="S")
-    check.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    check.set_defaults(handler=run_check)
-    tables.set_defaults(handler=lambda args: (tables.print_help(), 2)[1])
-
-
-# --- eval ------------------------------------------------------------------------------------
-
-
-def _nn_evaluate(position: Position):
-    """The nn bot's cubeless probabilities, or None when that bot (or its net) is not installed."""
-    try:
-        from bots.registry import make_checker
-
-        bot = make_checker("nn")
-    except (ImportError, ValueError, OSError):
-        return None
-    evaluate = getattr(bot, "evaluate", None)
-    return tuple(float(p) for p in evaluate(position)) if evaluate else None
-
-
-def evaluation(position: Position) -> dict:
-    """The answer of ``bgsim eval`` as a dict (the JSON keys); ValueError when there is none."""
-    from bgsim import bearoff
-
-    found = bearoff.evaluate(position)
-    if found is not None:
-        cubeful = found.cubeful
-        epc = bearoff.effective_pip_counts(position)
-        return {
-            **dict(zip(KEYS, found.probabilities)),
-            "equity": found.equity,
-            "cubeful": None if cubeful is None else
-            {"centred": cubeful.centred, "owned": cubeful.owned, "opponent": cubeful.opponent},
-            "action": found.action,
-            "source": found.source,
-            "effective_pip_counts": {"own": epc[0], "opponent": epc[1]},
-        }
-    probabilities = _nn_evaluate(position)
-    if probabilities is None:
-        raise ValueError(
-            f"no evaluation for {position.position_id}: only pure bear-offs are exact, and the nn "
-            "bot that estimates other positions is not installed"
-        )
-    return {
-        **dict(zip(KEYS, probabilities)),
-        "equity": bearoff.cubeless_equity(probabilities),
-        "cubeful": None,
-        "action": None,
-        "source": "nn",
-        "effective_pip_counts": None,
-    }
-
-
-def run_eval(args) -> int:
-    position = Position.from_position_id(args.position_id)
-    answer = evaluation(position)  # a finished game is a ValueError of bgsim.bearoff.evaluate
-    if args.json:
-        print(json.dumps({"position_id": position.position_id, **answer}, indent=2))
-        return 0
-    win = answer["win"]
-    print(f"{position.position_id}, side on roll -- from the {SOURCES[answer['source']]}")
-    print(f"  win  {100 * win:7.3f}%  gammon {100 * answer['win_gammon']:7.3f}%  "
-          f"backgammon {100 * answer['win_backgammon']:7.3f}%")
-    print(f"  lose {100 * (1 - win):7.3f}%  gammon {100 * answer['lose_gammon']:7.3f}%  "
-          f"backgammon {100 * answer['lose_backgammon']:7.3f}%")
-    print(f"  cubeless equity {answer['equity']:+.5f}")
-    if answer["cubeful"]:
-        cubeful = answer["cubeful"]
-        print(f"  money equity with the cube: centred {cubeful['centred']:+.5f}, owned {cubeful['owned']:+.5f}, "
-              f"opponent's {cubeful['opponent']:+.5f}")
-        print(f"  cube action (centred cube): {answer['action']}")
-    if answer["effective_pip_counts"]:
-        epc = answer["effective_pip_counts"]
-        print(f"  effective pip counts: {epc['own']:.2f} on roll, {epc['opponent']:.2f} opponent "
-              f"(pip counts {position.pip_count}, {position.opponent_pip_count})")
-    return 0
-
-
-# --- bearoff build ---------------------------------------------------------------------------
 
 
 def build_files(two_sided_checkers: int, force: bool) -> dict:
@@ -177,23 +46,6 @@ def build_files(two_sided_checkers: int, force: bool) -> dict:
             "total_s": round(time.perf_counter() - started, 3),
         })
     return report
-
-
-def run_build(args) -> int:
-    from bgsim.bearoff import default_two_sided_checkers
-
-    checkers = default_two_sided_checkers() if args.two_sided is None else args.two_sided
-    report = build_files(checkers, args.force)
-    if args.json:
-        print(json.dumps(report, indent=2))
-        return 0
-    print(f"bear-off databases in {report['folder']}")
-    for entry in report["databases"]:
-        how = "current, not rebuilt" if entry["build_s"] is None else f"built in {entry['build_s']:.1f} s"
-        size = f"{entry['bytes'] / 2**20:.1f} MiB" if entry["bytes"] else "not written"
-        print(f"  {entry['kind']:9} up to {entry['checkers']:2} checkers, {entry['positions']:,} positions a side: "
-              f"{how}, {size}  {entry['file']}")
-    return 0
 
 
 # --- bearoff check ---------------------------------------------------------------------------
@@ -299,32 +151,6 @@ def compare_with_gnubg(pairs: int, seed: int, tolerance: float = 1e-4) -> dict:
     summary.update(counts)
     summary["gammons"] = gammon
     return summary
-
-
-def run_check(args) -> int:
-    if args.pairs < 1:
-        raise ValueError(f"--pairs must be at least 1, got {args.pairs}")
-    summary = compare_with_gnubg(args.pairs, args.seed)
-    if args.json:
-        print(json.dumps(summary, indent=2))
-        return 0
-    print(f"bear-off databases against GNU Backgammon (gnubg-nn), {args.pairs:,} random pairs, seed {args.seed}, "
-          f"tolerance {summary['tolerance']:g}")
-    print(f"  one-sided roll distributions: {summary['one_sided_positions_with_other_distribution']} of 54,263 "
-          f"positions differ (near-tie plays); mean rolls within {summary['worst_mean_rolls_difference']:.1e}")
-    for kind in ("two-sided", "one-sided"):
-        entry = summary[kind]
-        print(f"  {kind} win chances: {entry['agree']:,} of {entry['pairs']:,} agree, largest difference "
-              f"{entry['worst']:.1e}; GNU Backgammon's other distribution {entry['their_distribution']}, "
-              f"its decided-race shortcut {entry['their_shortcut']}, unexplained {len(entry['unexplained'])}")
-    gammon = summary["gammons"]
-    print(f"  gammon chances (a side with 15 checkers): {gammon['agree']:,} of {gammon['pairs']:,} agree, "
-          f"largest difference {gammon['worst']:.1e}")
-    unexplained = summary["one-sided"]["unexplained"] + summary["two-sided"]["unexplained"]
-    if unexplained:
-        print(f"  unexplained differences: {' '.join(unexplained[:20])}", file=sys.stderr)
-        return 1
-    return 0
 
 
 # --- build times, for bgsim bench ------------------------------------------------------------

@@ -44,6 +44,8 @@ from pathlib import Path
 from bgsim import settings
 from experiments.running.files import explain, write_text
 
+from .bearoff import build_times
+
 # The committed baseline lives in the repository; a run's own JSON goes to the ignored runs
 # folder (relative to where bgsim runs, as `bgsim run` does), so a bench never rewrites a
 # tracked file unless asked (--out results/bench, --write-baseline).
@@ -55,28 +57,6 @@ START_ID = "4HPwATDgc/ABMA"
 # The figures --compare watches: fast engine throughput and generation rate.
 WATCHED = ("fast_random_1thread", "fast_random_all", "fast_heuristic_1thread",
            "fast_heuristic_all", "fast_generations")
-
-
-def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "bench",
-        help="games/s and plies/s of both engines, move generations/s, compile times",
-        description=__doc__.split("\n\n")[0],
-    )
-    parser.add_argument("--games", type=int, default=20000, metavar="N",
-                        help="fast-engine games per measurement (others scale down; default 20000)")
-    parser.add_argument("--rounds", type=int, default=3, metavar="R",
-                        help="interleaved rounds, best kept (default 3)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S")
-    parser.add_argument("--no-compile", action="store_true", help="skip the cold-compile and cached-start runs")
-    parser.add_argument("--out", default=str(RUNS), metavar="DIR",
-                        help=f"where this run's JSON goes (default {RUNS}, which git ignores)")
-    parser.add_argument("--compare", action="store_true",
-                        help="compare with the committed results/bench/baseline.json and exit 1 on a slowdown beyond --margin")
-    parser.add_argument("--margin", type=float, default=0.30, metavar="F",
-                        help="allowed slowdown as a fraction for --compare (default 0.30)")
-    parser.add_argument("--write-baseline", action="store_true", help="also write the committed results/bench/baseline.json")
-    parser.set_defaults(handler=run_bench)
 
 
 # --- contenders -------------------------------------------------------------------------------
@@ -419,39 +399,35 @@ def compare(run: dict, baseline: dict, margin: float) -> list[str]:
     return slower
 
 
-def run_bench(args) -> int:
-    if args.games < 100:
-        raise ValueError(f"--games must be at least 100, got {args.games}")
-    if args.rounds < 1:
-        raise ValueError(f"--rounds must be at least 1, got {args.rounds}")
-    if not 0 < args.margin < 1:
-        raise ValueError(f"--margin is a fraction between 0 and 1, got {args.margin}")
+def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_too: bool = True,
+              out: str | Path = RUNS, against_baseline: bool = False, margin: float = 0.30,
+              write_baseline: bool = False) -> int:
+    """Measure, print and write one bench run (see the module docstring); with
+    ``against_baseline`` 1 when a figure is slower than the baseline by more than ``margin``."""
     baseline = None
-    if args.compare:
+    if against_baseline:
         if not BASELINE.exists():
             raise ValueError(f"--compare needs {BASELINE}; write one with --write-baseline")
         baseline = json.loads(BASELINE.read_text())
-    out = Path(args.out)
+    out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise explain(error, out) from None
 
     run = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": _machine(),
-           "settings": {"games": args.games, "rounds": args.rounds, "seed": args.seed}}
+           "settings": {"games": games, "rounds": rounds, "seed": seed}}
     print(f"bgsim bench on {run['machine']['cpu']}, {run['machine']['cores']} cores "
           f"(load average {', '.join(f'{x:.1f}' for x in run['machine']['load_average_at_start'])})")
-    if not args.no_compile:
+    if compile_times_too:
         run["compile"] = compile_times()
         print(f"cold compile {run['compile']['cold_compile_s']:.1f}s, cached start "
               f"{run['compile']['cached_start_s']:.2f}s (to the first game, imports included)")
         # one-off costs like the compile: the bear-off databases bgsim eval builds on first use
-        from .eval import build_times
-
         run["bearoff"] = build_times()
         print(f"bear-off databases built in {run['bearoff']['one_sided_build_s']:.1f}s (one-sided) and "
               f"{run['bearoff']['two_sided_build_s']:.1f}s (two-sided, {run['bearoff']['two_sided_checkers']} checkers)")
-    run["figures"] = measure(args.games, args.rounds, args.seed)
+    run["figures"] = measure(games, rounds, seed)
     run["ratios"] = ratios(run["figures"])
 
     width = max(len(name) for name in run["figures"])
@@ -479,21 +455,21 @@ def run_bench(args) -> int:
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     text = json.dumps(run, indent=2) + "\n"
-    targets = [out / f"bench-{stamp}.json", out / "latest.json"] + ([BASELINE] if args.write_baseline else [])
+    targets = [out / f"bench-{stamp}.json", out / "latest.json"] + ([BASELINE] if write_baseline else [])
     for target in targets:
         try:
             write_text(text, target)
         except OSError as error:
             raise explain(error, target) from None
-    if args.write_baseline:
+    if write_baseline:
         print(f"wrote {BASELINE}")
     print(f"wrote {out / f'bench-{stamp}.json'}")
     if baseline is not None:
-        slower = compare(run, baseline, args.margin)
+        slower = compare(run, baseline, margin)
         if slower:
             print("SLOWER than the baseline:")
             for line in slower:
                 print("  " + line)
             return 1
-        print(f"no figure slower than the baseline by more than {100 * args.margin:.0f}%")
+        print(f"no figure slower than the baseline by more than {100 * margin:.0f}%")
     return 0

@@ -1,4 +1,4 @@
-"""``bgsim validate``: play the same games in both engines and prove they are the same.
+"""Both engines play the same games (``bgsim validate``): proof that they are the same.
 
 Every case (a pairing of players under some rule options, money or match play) is played by the
 fast engine and by the reference engine (in worker processes, it is the slow side) and the rows
@@ -9,7 +9,6 @@ traces and the ply where they part is printed.  Any difference exits with status
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -66,43 +65,6 @@ def default_cases() -> list[tuple[str, str, Rules, int]]:
     return bot_cases() + list(RULE_CASES)
 
 
-def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "validate",
-        help="prove the fast engine plays exactly the reference engine's games",
-        description="Play the same games in both engines and compare them row for row and "
-        "column for column, then compare legal plays on random positions for all 21 rolls. "
-        "Without --players, a set of pairings covers every built-in bot and rule option.",
-    )
-    parser.add_argument("--games", type=int, default=200, metavar="N",
-                        help="games per case (with --match-to: matches); default 200")
-    parser.add_argument("--seed", type=int, default=1, metavar="S", help="run seed (default 1)")
-    parser.add_argument("--players", nargs=2, metavar=("WHITE", "BLACK"),
-                        help="one pairing instead of the default set")
-    parser.add_argument("--match-to", type=int, default=0, metavar="N",
-                        help="with --players: matches to N points")
-    parser.add_argument("--no-cube", action="store_true", help="with --players: no cube")
-    parser.add_argument("--max-cube", type=int, default=64, metavar="V", help="with --players")
-    parser.add_argument("--jacoby", action="store_true", help="with --players")
-    parser.add_argument("--beaver", action="store_true", help="with --players")
-    parser.add_argument("--automatic-doubles", type=int, default=0, metavar="K", help="with --players")
-    parser.add_argument("--backgammon-as-gammon", action="store_true", help="with --players")
-    parser.add_argument("--positions", type=int, default=500, metavar="N",
-                        help="random positions whose legal plays are compared for all 21 rolls (default 500)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="J",
-                        help="processes for the reference engine (default: all cores)")
-    parser.set_defaults(handler=run_validate)
-
-
-def _cases(args):
-    if args.players:
-        rules = Rules(cube=not args.no_cube, max_cube=args.max_cube, jacoby=args.jacoby,
-                      beaver=args.beaver, automatic_doubles=args.automatic_doubles,
-                      backgammon_as_gammon=args.backgammon_as_gammon)
-        return [(args.players[0], args.players[1], rules, args.match_to)]
-    return default_cases()
-
-
 def _reference_chunk(white_spec, black_spec, seed, numbers, rules, match_to):
     from bgsim.series import play_games_reference
     from bots import make_player
@@ -156,19 +118,16 @@ def _compare_starts(games: int, seed: int, given: bool):
     return count
 
 
-def run_validate(args) -> int:
+def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: int = 1, positions: int = 500,
+             jobs: int = 1) -> int:
+    """Play every case (white spec, black spec, rules, match length) in both engines and compare
+    them row for row, then games from random positions and legal plays on ``positions`` random
+    positions; print each result.  0 when everything agrees, 1 at the first difference."""
     from bgsim.fast import player_halves
     from bgsim.fast.sameness import compare_frames, compare_legal_plays, explain_game, random_positions
     from bgsim.series import play_games
     from bots import make_player
 
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
-    if args.positions < 0:
-        raise ValueError(f"--positions cannot be negative, got {args.positions}")
-    if args.jobs < 1:
-        raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
-    cases = _cases(args)
     for white_spec, black_spec, rules, match_to in cases:
         for spec in (white_spec, black_spec):
             try:
@@ -181,8 +140,8 @@ def run_validate(args) -> int:
             rules.check_for_match()
 
     total_rows = 0
-    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
-    print(f"validating {len(cases)} cases of {args.games} games or matches each, both engines", flush=True)
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    print(f"validating {len(cases)} cases of {games} games or matches each, both engines", flush=True)
     all_started = time.perf_counter()
     try:
         for number, (white_spec, black_spec, rules, match_to) in enumerate(cases, 1):
@@ -191,26 +150,26 @@ def run_validate(args) -> int:
                 f", matches to {match_to}" if match_to else "")
             print(f"case {number}/{len(cases)}: {what} ...", flush=True)
             started = time.perf_counter()
-            fast = play_games(white, black, args.seed, args.games, rules, match_to=match_to, engine="fast")
+            fast = play_games(white, black, seed, games, rules, match_to=match_to, engine="fast")
             fast_seconds = time.perf_counter() - started
             started = time.perf_counter()
-            reference = _reference(pool, white_spec, black_spec, args.seed, args.games, rules,
-                                   match_to, args.jobs)
+            reference = _reference(pool, white_spec, black_spec, seed, games, rules,
+                                   match_to, jobs)
             reference_seconds = time.perf_counter() - started
             mismatch = compare_frames(reference, fast)
             if mismatch is not None:
-                print(f"DIFFERENCE in {what}, seed {args.seed}:")
+                print(f"DIFFERENCE in {what}, seed {seed}:")
                 print(f"  row {mismatch.row} (game {mismatch.game}, game {mismatch.game_in_match} in match), "
                       f"column {mismatch.column}: reference {mismatch.reference!r}, fast {mismatch.fast!r}")
                 if mismatch.game >= 0:
-                    ply = explain_game(white, black, args.seed, mismatch.game, rules, match_to)
+                    ply = explain_game(white, black, seed, mismatch.game, rules, match_to)
                     print("  first differing ply:" if ply else "  the traces agree ply for ply")
                     if ply:
                         print("  " + str(ply).replace("\n", "\n  "))
                 return 1
             total_rows += len(fast)
             unit = "matches" if match_to else "games"
-            print(f"{args.games} {unit} ({len(fast)} games) identical: {what}  "
+            print(f"{games} {unit} ({len(fast)} games) identical: {what}  "
                   f"[fast {fast_seconds:.2f}s, reference {reference_seconds:.1f}s]", flush=True)
             if number < len(cases):
                 left = (time.perf_counter() - all_started) / number * (len(cases) - number)
@@ -220,18 +179,18 @@ def run_validate(args) -> int:
             pool.shutdown()
 
     for given in (False, True):
-        compared_games = _compare_starts(args.games, args.seed, given)
+        compared_games = _compare_starts(games, seed, given)
         if compared_games is None:
             return 1
         total_rows += compared_games
 
-    positions = random_positions(args.positions, args.seed) if args.positions else []
-    compared, play_mismatch = compare_legal_plays(positions)
+    boards = random_positions(positions, seed) if positions else []
+    compared, play_mismatch = compare_legal_plays(boards)
     if play_mismatch is not None:
         print(f"DIFFERENCE in legal plays after {compared} position-roll pairs:")
         print("  " + str(play_mismatch).replace("\n", "\n  "))
         return 1
-    print(f"legal plays identical on {len(positions)} positions x 21 rolls = {compared} pairs")
+    print(f"legal plays identical on {len(boards)} positions x 21 rolls = {compared} pairs")
     print(f"validated: {total_rows} games in {len(cases)} cases and {compared} position-roll pairs, "
           f"no difference")
     return 0
