@@ -1,8 +1,9 @@
-"""Argument types the commands share: whole numbers and seeds."""
+"""Arguments the commands share: whole numbers, seeds, the flags of a results folder."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def positive(text: str) -> int:
@@ -21,3 +22,14 @@ def seed(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"a seed is a whole number, got {text!r}") from None
     return value
+
+
+def run_folder_flags(parser, replaces: str, resumes: bool = True) -> None:
+    """The flags of a command that keeps a results folder (``experiments/running/folder.py``):
+    ``--out``, ``--resume`` (where its runs resume), ``--force`` (replacing ``replaces``) and
+    ``--no-progress``."""
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="results folder")
+    if resumes:
+        parser.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
+    parser.add_argument("--force", action="store_true", help=f"replace {replaces} in --out")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from bgsim.dice import check_seed
+from experiments.commands.arguments import run_folder_flags
 from experiments.running.config import split_specs
 from experiments.running.progress import duration
 from experiments.studies.cross_check import run_cross_check
@@ -32,9 +33,7 @@ def register(subparsers) -> None:
     check.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the sampling and played games")
     check.add_argument("--jobs", type=int, default=1, metavar="J",
                        help="processes playing the games (default 1; the results do not depend on it)")
-    check.add_argument("--out", type=Path, required=True, metavar="DIR", help="results folder")
-    check.add_argument("--force", action="store_true", help="replace a finished cross-check in --out")
-    check.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run_folder_flags(check, "a finished cross-check", resumes=False)
     check.set_defaults(handler=run)
 
 

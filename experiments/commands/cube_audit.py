@@ -9,6 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from experiments.commands.arguments import run_folder_flags
 from experiments.running.config import split_specs
 from experiments.running.progress import duration
 from experiments.studies.cube_audit import ALL, run_audit
@@ -35,10 +36,7 @@ def register(subparsers) -> None:
                        help="at most K race positions from each sampling game (default 3)")
     audit.add_argument("--from", dest="source", type=Path, default=None, metavar="FILE",
                        help="read position IDs (one a line) instead of sampling")
-    audit.add_argument("--out", type=Path, required=True, metavar="DIR", help="results folder")
-    audit.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
-    audit.add_argument("--force", action="store_true", help="replace a run already in --out")
-    audit.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run_folder_flags(audit, "a run already")
     audit.set_defaults(handler=run)
 
 
