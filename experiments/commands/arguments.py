@@ -33,3 +33,9 @@ def run_folder_flags(parser, replaces: str, resumes: bool = True) -> None:
         parser.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
     parser.add_argument("--force", action="store_true", help=f"replace {replaces} in --out")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def cube_rules_flag(parser, example: str) -> None:
+    """``--players``: the cube rules a study judges, as comma-separated specs (``split_specs``)."""
+    parser.add_argument("--players", required=True, metavar="SPECS",
+                        help=f"cube bot specs, comma-separated, e.g. {example}")

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from bgsim.dice import check_seed
-from experiments.commands.arguments import run_folder_flags
+from experiments.commands.arguments import cube_rules_flag, run_folder_flags
 from experiments.running.config import split_specs
 from experiments.running.progress import duration
 from experiments.studies.cross_check import run_cross_check
@@ -26,8 +26,7 @@ def register(subparsers) -> None:
         "rule's decisions in those games (judged).  Writes cross_check.csv, cross_check.md, "
         "games.parquet and run.json to --out.",
     )
-    check.add_argument("--players", required=True, metavar="SPECS",
-                       help="cube bot specs, comma-separated, e.g. pipdiff,keith,thorp,rule62")
+    cube_rules_flag(check, "pipdiff,keith,thorp,rule62")
     check.add_argument("--starts", type=int, default=2000, metavar="N",
                        help="bear-off starts, one per sampling game (default 2000)")
     check.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the sampling and played games")

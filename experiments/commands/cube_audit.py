@@ -9,7 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from experiments.commands.arguments import run_folder_flags
+from experiments.commands.arguments import cube_rules_flag, run_folder_flags
 from experiments.running.config import split_specs
 from experiments.running.progress import duration
 from experiments.studies.cube_audit import ALL, run_audit
@@ -25,8 +25,7 @@ def register(subparsers) -> None:
         "database, else an estimate (labelled).  Writes decisions.parquet, summary.csv, summary.md "
         "and a plot to --out.",
     )
-    audit.add_argument("--players", required=True, metavar="SPECS",
-                       help="cube bot specs, comma-separated, e.g. pipdiff,keith,thorp,exact")
+    cube_rules_flag(audit, "pipdiff,keith,thorp,exact")
     audit.add_argument("--positions", type=int, default=10_000, metavar="N",
                        help="race positions to sample (three decisions each per rule; default 10000)")
     audit.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the sampling games")
