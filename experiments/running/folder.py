@@ -15,8 +15,15 @@ Every long command keeps its results the same way (``bgsim run`` and ``tournamen
   (``experiments/running/files.py``); a failed write says which file and what to do.
 
 A new long command declares a :class:`RunKind` (what ``run.json`` calls it, what it leaves) and
-goes through a :class:`RunFolder`: ``open`` (the checks; the stored run when resuming), ``save``
-of ``record(...)``, its work, then ``finish``.
+goes through a :class:`RunFolder`; its flags are ``experiments.commands.arguments.run_folder_flags``::
+
+    SESSIONS = RunKind("chouette", "session", "bgsim chouette session", ("games.parquet", "summary.md"))
+    folder = RunFolder(out, SESSIONS)
+    stored = folder.open(identity, resume=resume, force=force)  # refuses, or the run to resume
+    record = folder.resumed(stored) if stored else folder.record(command, identity)
+    folder.save(record)
+    ...  # the work: parts in folder.chunks, files through files.write_table / write_text
+    folder.finish(record, seconds=elapsed)
 """
 
 from __future__ import annotations
