@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from experiments import cli
+from experiments.errors import RunError
 from experiments.running import dask_backend
 from experiments.running.config import experiment_from_mapping
-from experiments.errors import RunError
 from experiments.running.plan import play_chunk
 from experiments.studies.experiment import run_experiment
 

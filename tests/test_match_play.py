@@ -200,8 +200,8 @@ def test_match_equities_of_a_sure_win_are_the_table_s():
 # --- GNU Backgammon match IDs on the command line --------------------------------------------
 
 from bgsim.match_id import MatchState, decode, encode  # noqa: E402
-from experiments.cli import main  # noqa: E402
 from experiments.analysis.trace import turn_ids  # noqa: E402
+from experiments.cli import main  # noqa: E402
 
 START_ID = "4HPwATDgc/ABMA"
 

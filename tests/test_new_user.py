@@ -19,8 +19,8 @@ from bgsim.cube import Rules
 from bgsim.series import play_games
 from bots import make_player
 from experiments import cli
-from experiments.running import stream
 from experiments.analysis.summary import GameTally, summarize_games
+from experiments.running import stream
 
 ROOT = Path(__file__).resolve().parent.parent
 

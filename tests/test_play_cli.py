@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from bgsim.schema import COLUMNS
-from experiments.cli import main
 from experiments.analysis.summary import GameTally, summarize_games
+from experiments.cli import main
 
 
 def play(tmp_path, *extra, out="games.parquet"):

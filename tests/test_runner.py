@@ -16,14 +16,14 @@ from bgsim.dice import mix64
 from bgsim.series import play_games
 from bots import make_player
 from experiments import cli
+from experiments.analysis.summary import summarize_pairings
+from experiments.errors import RunError
 from experiments.running import runner
 from experiments.running.config import experiment_from_mapping
 from experiments.running.folder import load_rows
-from experiments.errors import RunError
 from experiments.running.plan import pairing_seed, plan_pairings
-from experiments.studies.experiment import run_experiment
-from experiments.analysis.summary import summarize_pairings
 from experiments.stats import mean_interval
+from experiments.studies.experiment import run_experiment
 
 # The cheapest players that still double, take and drop: heuristic checker play is the
 # fastest built-in bot on the reference engine, and the cube bots differ.

@@ -34,7 +34,6 @@ from typing import Any, Callable
 import pandas as pd
 
 from bgsim.series import engine_for
-
 from experiments.errors import RunError
 
 from .chunks import Chunks, assemble
@@ -52,9 +51,10 @@ from .folder import (
     load_rows,
     now,
 )
-from .plan import Pairing, cached_player, chunk_name, make_task, plan_pairings, play_chunk
 from .machine import COMPILING, fast_compile_pending
+from .plan import Pairing, cached_player, chunk_name, make_task, plan_pairings, play_chunk
 from .progress import Progress, duration
+
 
 @dataclass
 class RunResult:
