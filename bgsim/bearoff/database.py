@@ -83,6 +83,10 @@ class OneSided:
         effective pip count (Backgammon Boot Camp, 2004), as GNU Backgammon reports it."""
         return float(self.mean[number]) * PIPS_PER_ROLL
 
+    def effective_pip_counts(self) -> np.ndarray:
+        """:meth:`effective_pip_count` of every position, by number."""
+        return self.mean * PIPS_PER_ROLL
+
 
 @dataclass(frozen=True)
 class TwoSided:
