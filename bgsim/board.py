@@ -19,14 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-CHECKERS = 15
-BAR = 25
-OPPONENT_BAR = 0
-HOME = range(1, 7)
-
-
-class PositionError(ValueError):
-    """An impossible or malformed position."""
+from .slots import BAR, CHECKERS, HOME, OPPONENT_BAR, PositionError  # noqa: F401 (public names)
 
 
 def _zobrist_table() -> tuple[tuple[int, ...], ...]:
@@ -130,7 +123,7 @@ class Position:
         """Decode a GNU Backgammon position ID (14 characters)."""
         from .position_id import decode
 
-        return decode(text)
+        return cls(decode(text))
 
     # --- views --------------------------------------------------------------------------
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from .board import Position
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # bgsim.board draws a Position with draw(): only the type is named here
+    from .board import Position
 
 ROWS = 5  # checkers drawn per point; a taller stack shows its count in the last row
 

@@ -5,6 +5,9 @@ GNU Backgammon keeps a board as two arrays of 25 counts, each from its owner's p
 the side on roll.  The key walks both arrays in that order and writes, for each slot, as many 1
 bits as there are checkers followed by one 0 bit.  Bits fill each byte from its lowest bit; the
 10 bytes are written in standard base64 without the trailing "==".
+
+The functions here read and write the 26 slots of a board (``Position.board``);
+``Position.from_position_id`` and ``Position.position_id`` call them.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import base64
 import binascii
 import re
 
-from .board import CHECKERS, Position, PositionError
+from .slots import CHECKERS, PositionError
 
 _ID_PATTERN = re.compile(r"[A-Za-z0-9+/]{14}")  # used with fullmatch: "$" would let a newline through
 _BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -23,16 +26,18 @@ class PositionIdError(PositionError):
     """A malformed GNU Backgammon position ID."""
 
 
-def to_gnubg_board(position: Position) -> tuple[list[int], list[int]]:
-    """The ``(opponent, side_on_roll)`` pair of 25-count arrays GNU Backgammon uses."""
+def to_gnubg_board(position) -> tuple[list[int], list[int]]:
+    """The ``(opponent, side_on_roll)`` pair of 25-count arrays GNU Backgammon uses, of a
+    ``Position``."""
     board = position.board
     on_roll = [max(board[point], 0) for point in range(1, 25)] + [board[25]]
     opponent = [max(-board[25 - point], 0) for point in range(1, 25)] + [-board[0]]
     return opponent, on_roll
 
 
-def from_gnubg_board(opponent, on_roll) -> Position:
-    """Inverse of :func:`to_gnubg_board`; rejects both sides on one point."""
+def from_gnubg_board(opponent, on_roll) -> tuple[int, ...]:
+    """Inverse of :func:`to_gnubg_board`: the 26 slots (``Position(...)`` makes the position);
+    rejects both sides on one point."""
     if len(opponent) != 25 or len(on_roll) != 25:
         raise PositionError("a GNU Backgammon board is two arrays of 25 counts")
     board = [0] * 26
@@ -46,10 +51,11 @@ def from_gnubg_board(opponent, on_roll) -> Position:
         if mine and theirs:
             raise PositionError(f"both sides have checkers on point {point}")
         board[point] = mine - theirs
-    return Position(tuple(board))
+    return tuple(board)
 
 
-def encode(position: Position) -> str:
+def encode(position) -> str:
+    """The position ID of a ``Position``."""
     bits: list[int] = []
     for side in to_gnubg_board(position):
         for count in side:
@@ -63,7 +69,8 @@ def encode(position: Position) -> str:
     return base64.b64encode(bytes(data)).decode("ascii")[:14]
 
 
-def decode(text: str) -> Position:
+def decode(text: str) -> tuple[int, ...]:
+    """The 26 slots of the board a position ID names; PositionIdError when it names none."""
     if not isinstance(text, str):
         raise PositionIdError(f"a position ID is a string, got {type(text).__name__}")
     if len(text) != 14:

@@ -27,6 +27,7 @@ from bgsim.decisions import random_play
 from bgsim.dice import RandomStream
 from bgsim.rules import Play
 
+from .features import shots_at
 from .params import Bot, Param, parse_bool, parse_float
 
 
@@ -113,14 +114,12 @@ def racer_score(board, hit: float, blot: float) -> float:
     """``(opponent pips - own pips) + hit * (opponent checkers on the bar) - blot * exposed``.
 
     ``exposed`` is the number of own blots with an opponent checker behind them
-    (:func:`bots.heuristic.shots_at`, first value).  Every full play takes the same pips off the
+    (:func:`bots.features.shots_at`, first value).  Every full play takes the same pips off the
     mover's count, so the pip term prefers hits (which add to the opponent's count) and plays
     that waste fewest pips bearing off.  Without the blot term two racers hit each other's
     blots in their home boards for ever (games of tens of thousands of plies); a small price on
     a blot left in reach ends that.  Summed left to right in float64.
     """
-    from .heuristic import shots_at
-
     own, opponent = pip_counts(board)
     exposed, _ = shots_at(board)
     return float(opponent - own) + hit * float(-board[0]) - blot * float(exposed)

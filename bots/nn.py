@@ -69,7 +69,7 @@ class Net:
         """Write the net to ``path`` (``.npz`` is added when missing, as numpy does), whole or not
         at all: into a temporary file beside it, then renamed, so that a run killed mid-write
         never leaves a truncated net under the real name.  (bots cannot import
-        experiments.files, whose writers do the same.)"""
+        experiments.running.files, whose writers do the same.)"""
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")

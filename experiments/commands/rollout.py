@@ -45,9 +45,9 @@ def run_rollout(args) -> int:
     from bgsim.rollout import rollout
     from bots import make_player
     from bots.registry import BotPlayer
-    from experiments.files import stop_hook
-    from experiments.machine import COMPILING, cap_threads, fast_compile_pending
-    from experiments.progress import Progress
+    from experiments.running.files import stop_hook
+    from experiments.running.machine import COMPILING, cap_threads, fast_compile_pending
+    from experiments.running.progress import Progress
 
     position = Position.from_position_id(args.position_id)  # a bad ID is a ValueError: one line
     if args.games < 1:

@@ -22,7 +22,7 @@ Keys (all optional except ``games`` and at least two players)::
     target_ci   = 0.02               # stop a pairing once its 95% half-width is at most this
     judge_cube  = 0                  # matches: replay the first N deals of every pairing and judge
                                      # each cube decision in match-winning chances where the exact
-                                     # match tables hold the position (experiments/match_judge.py)
+                                     # match tables hold the position (experiments/analysis/match_judge.py)
 
     [rules]                          # bgsim.cube.Rules fields, the base for every condition
     jacoby = true
@@ -57,6 +57,8 @@ from bgsim.cube import Rules
 from bgsim.dice import MAX_SEED
 from bgsim.series import ENGINES
 
+from experiments.errors import ExperimentError
+
 PAIRINGS = ("round-robin", "against")
 RULE_FIELDS = {f.name: f.type for f in fields(Rules)}
 BASE_CONDITION = "standard"
@@ -67,10 +69,6 @@ IDENTITY_KEYS = (
     "players", "opponent", "pairings", "games", "seed", "duplicate", "chunk", "match_to",
     "target_ci", "conditions", "starts",
 )
-
-
-class ExperimentError(ValueError):
-    """An experiment file (or a flag overriding it) that cannot be run as written."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +94,7 @@ class Experiment:
     grid: dict[str, dict[str, Any]] = field(default_factory=dict)
     grid_keys: tuple[str, ...] = ()
     source: str = "<memory>"
-    # where the deals start (experiments/starts.py); None: the opening
+    # where the deals start (experiments/running/starts.py); None: the opening
     starts: dict | None = None
 
     def match_length(self, condition: str) -> int:
@@ -181,6 +179,35 @@ TOP_KEYS = {
     "match_to": int, "target_ci": float, "judge_cube": int, "rules": dict, "conditions": dict, "grid": dict,
     "starts": dict,
 }
+
+
+SHIPPED = Path(__file__).resolve().parent.parent  # experiments/: the experiment files bgsim ships
+DEFAULT_EXPERIMENT = SHIPPED / "default.toml"  # what `bgsim tournament` plays
+
+
+def experiment_file(name: str) -> Path:
+    """The experiment file ``name`` names: the file itself, else the shipped
+    ``experiments/NAME.toml`` (so ``bgsim run threshold_sweep`` works from any folder)."""
+    path = Path(name)
+    if not path.exists() and not path.suffix and (SHIPPED / f"{name}.toml").exists():
+        return SHIPPED / f"{name}.toml"
+    return path
+
+
+def split_specs(text: str) -> list[str]:
+    """Comma-separated specs (``--players``); commas inside a spec's parentheses belong to it."""
+    specs, depth, current = [], 0, ""
+    for char in text:
+        if char == "," and depth == 0:
+            specs.append(current.strip())
+            current = ""
+            continue
+        depth += (char == "(") - (char == ")")
+        current += char
+    specs.append(current.strip())
+    if any(not spec for spec in specs):
+        raise ValueError(f"--players has an empty spec: {text!r}")
+    return specs
 
 
 def load_experiment(

@@ -18,7 +18,7 @@ from bgsim import met
 from bgsim.cube import Rules
 from bgsim.series import play_games
 
-Z95 = 1.959963984540054
+from experiments.stats import Z95
 
 
 @dataclass(frozen=True)

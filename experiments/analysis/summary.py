@@ -11,23 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
-
-
-def mean_interval(values, z: float = Z95) -> tuple[float, float]:
-    """Mean and the half-width of its confidence interval (normal approximation).
-
-    With fewer than two values the half-width is NaN: nothing can be said about the spread.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    count = len(values)
-    if count == 0:
-        return math.nan, math.nan
-    mean = float(values.mean())
-    if count < 2:
-        return mean, math.nan
-    return mean, float(z * values.std(ddof=1) / math.sqrt(count))
-
+from experiments.stats import Z95, last_games, mean_interval
 
 def white_points_counted(frame: pd.DataFrame) -> np.ndarray:
     """White's points of each game as they count: in a match capped at what the winner still
@@ -63,8 +47,9 @@ def summarize_games(frame: pd.DataFrame) -> dict:
 
 
 class GameTally:
-    """What :func:`summarize_games` and :func:`match_summary` report, gathered batch by batch, so
-    that a stream of a billion games needs no frame of them (batches hold whole matches)."""
+    """What :func:`summarize_games` reports, and matches won by each side (a match's winner is
+    the winner of its last game), gathered batch by batch, so that a stream of a billion games
+    needs no frame of them (batches hold whole matches)."""
 
     def __init__(self) -> None:
         self.games = 0
@@ -135,6 +120,26 @@ def format_summary(summary: dict, white: str, black: str) -> str:
     ])
 
 
+def format_match_summary(summary: dict, white: str, black: str) -> str:
+    """:meth:`GameTally.match_summary` (with ``match_to``) in a few lines for the terminal."""
+    matches = summary["matches"]
+    if not matches:
+        return "no matches played"
+    share, half_width = mean_interval([1.0] * summary["white_matches"] + [0.0] * summary["black_matches"])
+    ci = "n/a" if half_width != half_width else f"{100 * half_width:.1f}%"
+    lines = [
+        f"{matches} matches to {summary['match_to']} points, white {white} vs black {black}",
+        f"  white won {summary['white_matches']}, black won {summary['black_matches']}: "
+        f"white {100 * share:.1f}% ± {ci} (95% CI)   games per match {summary['games_per_match']:.2f}",
+    ]
+    if "white_ppg" in summary:  # a game's points beyond what its winner needed win nothing
+        ppg_ci = summary["white_ppg_ci"]
+        ppg_ci = "n/a" if ppg_ci != ppg_ci else f"{ppg_ci:.3f}"
+        lines.append(f"  white points per game, capped at what the winner needed: "
+                     f"{summary['white_ppg']:+.3f} ± {ppg_ci} (raw, uncapped {summary['white_ppg_raw']:+.3f})")
+    return "\n".join(lines)
+
+
 # --- runs: many pairings, each dealt twice with the seats swapped ----------------------------
 #
 # A run's rows carry three columns besides the game schema: ``pairing`` (index of the pairing
@@ -190,15 +195,6 @@ def variance_ratio(values, legs, keys) -> float:
     if paired == 0:
         return math.inf if plain > 0 else math.nan
     return float(plain / paired)
-
-
-def last_games(frame: pd.DataFrame, match: list[str]) -> pd.DataFrame:
-    """The last game of each match, the columns ``match`` naming a match (e.g. ``["game"]``).
-
-    A match's winner is the winner of its last game.
-    """
-    ordered = frame.sort_values([*match, "game_in_match"], kind="mergesort")
-    return ordered.groupby(match, sort=False).tail(1)
 
 
 def match_results(frame: pd.DataFrame) -> pd.DataFrame:
@@ -544,6 +540,24 @@ def separation_sentences(comparisons: pd.DataFrame, standings: list[str], labels
 
 
 # --- text ------------------------------------------------------------------------------------
+
+def milli(value: float, signed: bool = False) -> str:
+    """A value in points as thousandths of a point, two decimals ("-" for NaN)."""
+    if value != value:
+        return "-"
+    return f"{1000 * value:+.2f}" if signed else f"{1000 * value:.2f}"
+
+
+def played_with(run: dict, details: list[str] | tuple[str, ...] = ()) -> str:
+    """Which code made a run's results and the command that repeats it, as every summary says it:
+    "Played with bgsim V; commit C[+dirty]; DETAILS.  Command: `...`" (``run``: its run.json)."""
+    parts = [f"bgsim {run.get('bgsim_version', '?')}"]
+    if run.get("git_commit"):
+        commit = run["git_commit"].removesuffix("+dirty")
+        dirty = run.get("git_dirty") or run["git_commit"].endswith("+dirty")
+        parts.append(f"commit {commit[:12]}{'+dirty' if dirty else ''}")
+    return f"Played with {'; '.join([*parts, *details])}.  Command: `{run.get('command', '')}`"
+
 
 def _fmt_pct(value) -> str:
     return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.1f}%"

@@ -18,6 +18,13 @@ double/pass 1.  The best doubler doubles when ``min(DT, 1) > ND``; the best take
 * missed double: ``min(DT, 1) - ND``;  wrong double: ``ND - min(DT, 1)``;
 * wrong take: ``DT - 1``;  wrong pass: ``1 - DT``.
 
+A run (:func:`run_audit`, ``bgsim cube-audit``) keeps its folder as every long command does
+(``experiments/running/folder.py``): ``run.json`` first, so a run killed at any point is one
+that ``--resume`` finishes; ``positions.txt`` holds the positions (with their sampling games),
+``chunks/`` the decisions of each block of positions while the run is under way, and a finished
+run leaves ``decisions.parquet`` (one row per position, question and rule), ``summary.csv``,
+``summary.md`` and ``cube_audit.png``.
+
 The intervals take the sampling game as the independent unit (:func:`units`, :func:`clustered`):
 a position's three decisions share one truth and a game's positions are one race, so counting
 decisions as independent draws would make them too narrow.  Rules are compared by paired
@@ -29,16 +36,25 @@ decision is the pip count of the side on roll.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
+import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
+from experiments.analysis.summary import milli, played_with
+from experiments.errors import RunError
+from experiments.running.files import write_atomic, write_table, write_text
+from experiments.running.folder import RunFolder, RunKind
+from experiments.running.progress import Progress
 
 BUCKETS = (("<=30", 0, 30), ("31-60", 31, 60), ("61-90", 61, 90), (">90", 91, 10_000))
 ALL = "all"
@@ -151,7 +167,7 @@ def double_verdict(truth, centred: bool, offered: bool) -> tuple[str, str, float
     cube when the side on roll of ``truth`` (:func:`bots.exact.cube_equities`) does or does not
     double (``centred``: a first double, else a redouble of its own cube).  A double is worth
     ``min(DT, 1)``: the opponent answers it at its best.  Used by the audit and by the played-out
-    cross-check (``experiments/cross_check.py``), so both charge a decision the same."""
+    cross-check (``experiments/studies/cross_check.py``), so both charge a decision the same."""
     no_double = truth.no_double(centred)
     double_value = min(truth.double_take, 1.0)
     best = "double" if double_value > no_double else "no double" if no_double > double_value else "either"
@@ -285,10 +301,6 @@ def summary_table(frame: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def _milli(value: float) -> str:
-    return "-" if value != value else f"{1000 * value:.2f}"
-
-
 def _table(summary: pd.DataFrame, buckets=None) -> list[str]:
     lines = ["| rule | race | decisions | missed double | wrong double | wrong take | wrong pass | "
              "error rate | equity lost (1/1000 point) | 95% interval |",
@@ -300,7 +312,7 @@ def _table(summary: pd.DataFrame, buckets=None) -> list[str]:
                             for column in SHARE_COLUMNS)
         rate = f"{100 * row.error_rate:.2f}%" if row.decisions else "-"
         lines.append(f"| {row.rule} | {row.bucket} | {row.decisions:,} | {shares} | {rate} | "
-                     f"{_milli(row.equity_lost)} | {_milli(row.equity_lost_low)} .. {_milli(row.equity_lost_high)} |")
+                     f"{milli(row.equity_lost)} | {milli(row.equity_lost_low)} .. {milli(row.equity_lost_high)} |")
     return lines
 
 
@@ -349,7 +361,7 @@ def _beats(frame: pd.DataFrame, first: str, second: str) -> str | None:
             f"{100 * found['rate_difference']:+.2f} points (95% interval {100 * found['rate_low']:+.2f} .. "
             f"{100 * found['rate_high']:+.2f}: "
             f"{_verdict(found['rate_low'], found['rate_high'], first, second, 'errs less often')}); "
-            f"equity lost {_milli(found['equity_lost'])} v {_milli(found['equity_lost_other'])} thousandths "
+            f"equity lost {milli(found['equity_lost'])} v {milli(found['equity_lost_other'])} thousandths "
             f"per decision, difference {1000 * found['lost_difference']:+.2f} (95% interval "
             f"{1000 * found['lost_low']:+.2f} .. {1000 * found['lost_high']:+.2f}: "
             f"{_verdict(found['lost_low'], found['lost_high'], first, second, 'loses less')})")
@@ -392,7 +404,7 @@ def summary_markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str
         f"(first double, redouble, take), {len(frame):,} decisions over {len(rules)} rules.  "
         "Truth: exact where the two-sided bear-off database holds the position, else estimated "
         "(Janowski's formulas on the one-sided database's or the nn net's cubeless chances; see "
-        "`experiments/cube_audit.py` and `bots/exact.py`).  Equity lost in thousandths of a point "
+        "`experiments/studies/cube_audit.py` and `bots/exact.py`).  Equity lost in thousandths of a point "
         "per decision, 95% intervals (normal approximation) that take "
         + (f"the sampling game as the independent unit (a game gives up to {info['per_game']} "
            "positions of one race, and a position's three decisions share one truth)"
@@ -427,16 +439,8 @@ def summary_markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str
     found = comparisons(window, rules)
     if found:
         lines += ["## Keith's 2004 comparisons on this sample (doubling window)", "", *found, ""]
-    lines += [_run_line(info), ""]
+    lines += [played_with(info), ""]
     return "\n".join(lines)
-
-
-def _run_line(info: dict) -> str:
-    """Which code judged the positions, as the other runs' summaries say it."""
-    parts = [f"bgsim {info.get('bgsim_version', '?')}"]
-    if info.get("git_commit"):
-        parts.append(f"commit {info['git_commit'][:12]}{'+dirty' if info.get('git_dirty') else ''}")
-    return f"Played with {'; '.join(parts)}.  Command: `{info.get('command', '')}`"
 
 
 def plot(summary: pd.DataFrame, path: Path) -> None:
@@ -444,8 +448,6 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from .files import write_atomic
 
     figure, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=False)
     names = [name for name, _, _ in BUCKETS]
@@ -470,3 +472,112 @@ def _plot_sample(axis, summary: pd.DataFrame, names: list[str]) -> None:
     axis.set_xlabel("race length (pips of the side on roll)")
     axis.set_ylabel("equity lost per decision (1/1000 point)")
     axis.legend(fontsize="small")
+
+
+# --- a run -----------------------------------------------------------------------------------
+
+CHUNK_POSITIONS = 500
+POSITIONS_FILE = "positions.txt"
+AUDIT = RunKind("cube-audit", "audit", "bgsim cube audit",
+                ("decisions.parquet", "summary.csv", "summary.md", "cube_audit.png", POSITIONS_FILE))
+
+
+@dataclass
+class Audit:
+    folder: Path
+    frame: pd.DataFrame  # decisions.parquet
+    summary: pd.DataFrame  # summary.csv
+    positions: int
+    seconds: float  # this session's
+
+
+def audit_identity(specs: list[str], positions: int, seed: int, sampler: str, per_game: int,
+                   source: Path | None = None) -> dict:
+    """What a resume must ask again: the rules and where the positions come from."""
+    identity = {"players": specs, "positions": positions, "seed": seed, "sampler": sampler,
+                "per_game": per_game, "source": None}
+    if source is not None:
+        try:
+            digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16]
+        except OSError as error:
+            raise ValueError(f"cannot read --from {source}: {error.strerror}") from None
+        identity.update(source=str(source), source_sha256=digest, positions=None, seed=None,
+                        sampler=None, per_game=None)
+    return identity
+
+
+def _read_positions_file(path: Path) -> list[tuple[str, int | None]]:
+    """positions.txt: a position ID a line, then the sampling game's number where it has one."""
+    positions = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        if words:
+            positions.append((words[0], int(words[1]) if len(words) > 1 else None))
+    return positions
+
+
+def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000, seed: int = 1,
+              sampler: str = "pubeval", per_game: int = 3, source: Path | None = None, resume: bool = False,
+              force: bool = False, progress: bool = True, log: Callable[[str], None] = print) -> Audit:
+    """Judge every rule of ``specs`` on race positions (sampled, or read from ``source``) into the
+    results folder ``out``; ``command`` (the one that repeats the run) goes to run.json."""
+    rules = make_rules(specs)  # bad specs fail before anything is written
+    identity = audit_identity(specs, positions, seed, sampler, per_game, source)
+    folder = RunFolder(out, AUDIT)
+    stored = folder.open(identity, resume=resume, force=force)
+    if stored is not None and stored.get("status") == "finished":
+        raise RunError(f"{folder.path} holds a finished audit: nothing to resume (--force to run it again)")
+    started = time.perf_counter()
+    if stored is None:
+        # run.json first: a kill before positions.txt is whole leaves a run that --resume finishes
+        # (it samples again), never a folder that neither a fresh run nor --resume accepts
+        if source is not None:
+            where = f"read from {source}"
+        else:
+            where = f"sampled from fast-engine {sampler} games, seed {seed}, at most {per_game} a game"
+        stored = folder.record(command, identity, source=where)
+        folder.save(stored)
+    else:
+        stored = folder.resumed(stored)
+    positions_file = folder.path / POSITIONS_FILE
+    if positions_file.exists():
+        found = _read_positions_file(positions_file)
+    else:
+        shutil.rmtree(folder.chunks, ignore_errors=True)  # chunks of no known positions
+        if source is not None:
+            found = [(position_id, None) for position_id in read_positions(source)]
+        else:
+            log(f"sampling {positions:,} race positions from {sampler} games (seed {seed})")
+            found = sample_positions(sampler, positions, seed, per_game)
+        write_text("".join(f"{position_id}\n" if game is None else f"{position_id} {game}\n"
+                           for position_id, game in found), positions_file)
+    folder.chunks.mkdir(exist_ok=True)
+    chunks = [found[start:start + CHUNK_POSITIONS] for start in range(0, len(found), CHUNK_POSITIONS)]
+    paths = [folder.chunks / f"chunk-{index:05d}.parquet" for index in range(len(chunks))]
+    done = {index for index, path in enumerate(paths) if path.exists()}
+    bar = Progress(len(found), sum(len(chunks[i]) for i in done), unit="positions", enabled=progress)
+    try:
+        for index, chunk in enumerate(chunks):
+            if index in done:
+                continue
+            rows = []
+            for offset, (position_id, game) in enumerate(chunk):
+                for row in judge(position_id, rules):
+                    rows.append({**row, "position_index": index * CHUNK_POSITIONS + offset, "game": game})
+            rows = pd.DataFrame(rows)
+            rows["game"] = rows["game"].astype("Int64")  # none where the positions came from a file
+            write_table(rows, paths[index])
+            bar.update(len(chunk))
+    finally:
+        bar.close()
+    frame = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+    summary = summary_table(frame, specs)
+    write_table(frame, folder.path / "decisions.parquet")
+    write_text(summary.to_csv(index=False), folder.path / "summary.csv")
+    info = {**stored, "positions": len(found), "per_game": per_game if source is None else None}
+    write_text(summary_markdown(frame, summary, specs, info), folder.path / "summary.md")
+    plot(summary, folder.path / "cube_audit.png")
+    seconds = time.perf_counter() - started
+    folder.finish(stored, seconds=seconds)
+    shutil.rmtree(folder.chunks, ignore_errors=True)
+    return Audit(folder.path, frame, summary, len(found), seconds)

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..files import write_atomic, write_text
-from ..summary import mean_interval
+from experiments.running.files import write_atomic, write_text
+from experiments.stats import mean_interval
 from .net import Adam, features, init_params, loss_and_gradients, quantize
 from .selfplay import NET, PUBEVAL, play_positions
 

@@ -3,7 +3,7 @@
 Nothing here reads anything but the rows (and the experiment, for titles and the order of the
 players), so ``bgsim report DIR`` can rebuild every summary of a finished run from its
 ``games.parquet`` alone -- and, for a match run that judged its cube decisions, its
-``cube_judge.csv`` (the replay that makes it is the runner's, ``experiments/match_judge.py``).
+``cube_judge.csv`` (the replay that makes it is the runner's, ``experiments/analysis/match_judge.py``).
 """
 
 from __future__ import annotations
@@ -15,16 +15,24 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .config import Experiment
-from .files import explain, write_atomic, write_text
+from experiments.running.config import Experiment
+from experiments.running.files import explain, write_text
+from experiments.running.folder import GAMES_FILE, JUDGE_FILE, load_rows, read_run
+
+from .match_judge import by_pairing, judge_folder
 from .summary import (
+    GameTally,
     best_responses,
     conditions_table,
+    first_players,
+    format_match_summary,
+    format_summary,
     markdown_table,
     matrix_table,
     pairings_table,
     pairwise_comparisons,
     payoff_matrix,
+    played_with,
     player_order,
     separation_sentences,
     standings_table,
@@ -32,50 +40,6 @@ from .summary import (
     summarize_pairings,
     summarize_players,
 )
-
-GAMES_FILE = "games.parquet"
-
-
-def assemble(folder: Path, plan: list[tuple[int, list[Path]]]) -> pd.DataFrame:
-    """Join the chunk files into ``games.parquet`` in canonical order and read it back.
-
-    Canonical order: pairing, then seating (leg), then game number, then game within the match,
-    so the file is the same however the run was chunked, resumed or spread over workers.
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    folder = Path(folder)
-
-    def write(temporary: Path) -> None:
-        writer = None
-        try:
-            for _, paths in plan:
-                frame = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
-                frame = frame.sort_values(["leg", "game", "game_in_match"], kind="mergesort")
-                table = pa.Table.from_pandas(frame, preserve_index=False)
-                if writer is None:
-                    writer = pq.ParquetWriter(temporary, table.schema)
-                writer.write_table(table.cast(writer.schema))
-            if writer is None:
-                raise ValueError("the run has no games to assemble")
-        finally:
-            if writer is not None:
-                writer.close()
-
-    target = folder / GAMES_FILE
-    try:
-        write_atomic(target, write)
-    except OSError as error:
-        raise explain(error, target, "and finish with --resume (the chunk files are kept)") from None
-    return load_rows(folder)
-
-
-def load_rows(folder: Path) -> pd.DataFrame:
-    path = Path(folder) / GAMES_FILE
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file (the run has not finished)")
-    return pd.read_parquet(path)
 
 
 @dataclass
@@ -165,11 +129,7 @@ def _run_line(run: dict) -> str | None:
     """How the games were played: version, commit, engine, and the speed of the last session."""
     if not run or run.get("status") != "finished":
         return None
-    parts = [f"bgsim {run.get('bgsim_version', '?')}"]
-    if run.get("git_commit"):
-        commit = run["git_commit"].removesuffix("+dirty")
-        dirty = run.get("git_dirty") or run["git_commit"].endswith("+dirty")
-        parts.append(f"commit {commit[:12]}{'+dirty' if dirty else ''}")
+    parts = []
     engines = "/".join(run.get("engines_used") or [str(run.get("engine"))])
     parts.append(f"{engines} engine, {run.get('threads')} threads" + (f", Dask {run['dask']}" if run.get("dask") else ""))
     sessions = len(run.get("sessions") or [None])
@@ -183,7 +143,7 @@ def _run_line(run: dict) -> str | None:
             parts.append(f"{run.get('games'):,} games in {rate}")
     elif sessions > 1:
         parts.append(f"{run.get('games'):,} games over {sessions} sessions, none left for the last one")
-    return f"Played with {'; '.join(parts)}.  Command: `{run.get('command', '')}`\n"
+    return played_with(run, parts) + "\n"
 
 
 def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, brief: bool,
@@ -310,16 +270,9 @@ def write_report(folder: Path, frame: pd.DataFrame, experiment: Experiment | Non
     """
     folder = Path(folder)
     if run is None:
-        from .folder import read_run
-
         run = read_run(folder)
     report = build_report(frame, experiment)
-    from .folder import JUDGE_FILE
-
     if (folder / JUDGE_FILE).exists():
-        from .match_judge import by_pairing
-        from .summary import first_players
-
         report.judged = by_pairing(pd.read_csv(folder / JUDGE_FILE), first_players(frame))
     if plots:
         from .plots import draw_all
@@ -333,6 +286,65 @@ def write_report(folder: Path, frame: pd.DataFrame, experiment: Experiment | Non
         suffix = "" if len(report.matrices) == 1 else f"-{condition}"
         _write_text(folder / f"payoff_matrix{suffix}.csv", matrix.to_csv(float_format="%.6g"))
     return report
+
+
+def summarize_run(folder: Path, frame: pd.DataFrame, experiment: Experiment, run: dict, *,
+                  make_player=None, progress: bool = True, log=print) -> Report:
+    """A finished run's summaries: its match cube decisions judged first when the experiment asks
+    (``judge_cube``) and they are not yet, then the report of its rows.  The runner calls this
+    (``experiments.running.runner.play_experiment``'s ``summarize``)."""
+    if experiment.judge_cube and experiment.plays_matches and not (Path(folder) / JUDGE_FILE).exists():
+        judge_folder(folder, frame, experiment.judge_cube, make_player, progress, log)
+    return write_report(folder, frame, experiment, run=run)
+
+
+def report_again(path: Path) -> str:
+    """What ``bgsim report`` prints: for a results folder, its summaries rewritten from its
+    ``games.parquet``; for the Parquet file of ``bgsim play``, the summary play printed."""
+    folder = Path(path)
+    if not folder.exists():
+        raise ValueError(f"{folder}: no such results folder or Parquet file")
+    rows_file = folder if folder.is_file() else folder / GAMES_FILE
+    if rows_file.suffix == ".parquet" and rows_file.exists():
+        import pyarrow.parquet as pq
+
+        try:
+            names = pq.read_schema(rows_file).names
+        except Exception as error:  # noqa: BLE001 - pyarrow's errors name no common base
+            raise ValueError(f"{rows_file} is not a Parquet file bgsim can read ({error})") from None
+        if "pairing" not in names:
+            return _play_report(rows_file)
+    if folder.is_file():
+        raise ValueError(f"{folder} is neither a results folder nor the Parquet file of bgsim play")
+    run = read_run(folder)
+    experiment = Experiment.from_dict(run["config"]) if run and "config" in run else None
+    frame = load_rows(folder)
+    report = write_report(folder, frame, experiment)
+    return f"{report.text}\nRewrote {folder}/summary.md, summary.csv and the plots from {len(frame)} rows"
+
+
+def _play_report(path: Path) -> str:
+    """The summary ``bgsim play`` printed, again, from the rows of its output file."""
+    from bgsim.schema import conform
+
+    frame = conform(pd.read_parquet(path))
+    if frame.empty:
+        raise ValueError(f"{path} holds no games")
+    pairs = frame[["white", "black"]].drop_duplicates()
+    if len(pairs) > 1:
+        raise ValueError(f"{path} holds games of {len(pairs)} different pairs of players; "
+                         "bgsim report summarizes one bgsim play output or one results folder")
+    white, black = str(pairs["white"].iloc[0]), str(pairs["black"].iloc[0])
+    tally = GameTally()
+    tally.add(frame)
+    lines = [format_summary(tally.summary(), white, black)]
+    match_to = int(frame["match_to"].max())
+    if match_to:
+        summary = tally.match_summary()
+        summary["match_to"] = match_to
+        lines.append(format_match_summary(summary, white, black))
+    lines.append(f"(from the {len(frame)} rows of {path}, a bgsim play output: no summary files to rebuild)")
+    return "\n".join(lines)
 
 
 def _write_text(path: Path, text: str) -> None:

@@ -24,14 +24,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from bgsim.board import Position
 from bgsim.cube import Rules
+from experiments.running.files import explain, write_text
+from experiments.running.folder import JUDGE_FILE
+from experiments.running.progress import Progress
+from experiments.stats import Z95
 
-from .summary import Z95, markdown_table
+from .summary import markdown_table
 
 TRUTH = ("exact match tables (bgsim.bearoff.match): pure bear-offs of at most {checkers} checkers a "
          "side, perfect checker and cube play for the match, the Kazaross-XG2 table once a game is over")
@@ -213,6 +218,26 @@ def judge_run(frame: pd.DataFrame, deals: int, make_player: Callable | None = No
         out[f"{side}_lost"] = lost[side]
         out[f"{side}_decisions"] = count[side]
     return out
+
+
+def judge_folder(folder: Path, frame: pd.DataFrame, deals: int, make_player: Callable | None = None,
+                 progress: bool = True, log: Callable[[str], None] = print) -> None:
+    """Replay the first ``deals`` deals of every pairing of a run's rows and judge their cube
+    decisions in match-winning chances: ``cube_judge.csv`` in the run's folder."""
+    deals = min(deals, int(frame["game"].nunique()))
+    matches = int(chosen_games(frame, deals).groupby(["pairing", "leg", "game"]).ngroups)
+    log(f"judging the cube decisions of {matches:,} matches ({deals:,} deals of every pairing) "
+        "where the exact match tables hold the position")
+    bar = Progress(matches, unit="matches", enabled=progress)
+    try:
+        judged = judge_run(frame, deals, make_player, progress=bar.update)
+    finally:
+        bar.close()
+    target = Path(folder) / JUDGE_FILE
+    try:
+        write_text(judged.to_csv(index=False, float_format="%.9g"), target)
+    except OSError as error:
+        raise explain(error, target, "and finish with --resume") from None
 
 
 def _plain(value):

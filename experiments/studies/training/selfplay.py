@@ -11,7 +11,7 @@ side always moves first, and a game stops quietly after 2,000 plies.  That is ha
 these games only choose WHICH positions get GNU Backgammon's labels; nothing is scored from
 them.  It stays as it is so that ``bgsim train --seed 1`` still reproduces the shipped net
 (``bots/data/nn.npz``).  The learning curve is measured elsewhere, with bgsim's own engine
-(``experiments.training.train.duel_points``).
+(``experiments.studies.training.train.duel_points``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Which chunks of a run are on disk, which to play next, and where sequential stopping stands.
+"""Which chunks of a run are on disk, which to play next, where sequential stopping stands, and
+the chunks joined into the run's ``games.parquet``.
 
 Nothing here is proportional to the number of chunks a run *could* have: the next chunk of a
 pairing is found from a cursor, so a run of a billion games starts playing at once.
@@ -12,11 +13,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.errors import RunError
+from experiments.stats import last_games, mean_interval
+
 from .config import Experiment
-from .files import is_temporary
-from .folder import CHUNK_DIR, RunError
+from .files import explain, is_temporary, write_atomic
+from .folder import CHUNK_DIR, GAMES_FILE, load_rows
 from .plan import Pairing, chunk_count, chunk_range
-from .summary import last_games, mean_interval
 
 CHUNK_NAME = re.compile(r"^pairing-(\d+)-chunk-(\d+)\.parquet$")
 
@@ -146,3 +149,38 @@ def stopping_units(frame: pd.DataFrame, first: str) -> np.ndarray:
     white_points = frame["white_points"].to_numpy(dtype=np.float64)
     points = np.where(frame["white"].to_numpy() == first, white_points, -white_points)
     return pd.Series(points).groupby(frame["game"].to_numpy()).mean().to_numpy()
+
+
+def assemble(folder: Path, plan: list[tuple[int, list[Path]]]) -> pd.DataFrame:
+    """Join the chunk files into ``games.parquet`` in canonical order and read it back.
+
+    Canonical order: pairing, then seating (leg), then game number, then game within the match,
+    so the file is the same however the run was chunked, resumed or spread over workers.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = Path(folder)
+
+    def write(temporary: Path) -> None:
+        writer = None
+        try:
+            for _, paths in plan:
+                frame = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+                frame = frame.sort_values(["leg", "game", "game_in_match"], kind="mergesort")
+                table = pa.Table.from_pandas(frame, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(temporary, table.schema)
+                writer.write_table(table.cast(writer.schema))
+            if writer is None:
+                raise ValueError("the run has no games to assemble")
+        finally:
+            if writer is not None:
+                writer.close()
+
+    target = folder / GAMES_FILE
+    try:
+        write_atomic(target, write)
+    except OSError as error:
+        raise explain(error, target, "and finish with --resume (the chunk files are kept)") from None
+    return load_rows(folder)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib
 
@@ -12,7 +13,10 @@ matplotlib.use("Agg")  # files only: a run must draw on a machine without a disp
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from .report import Report  # noqa: E402
+from experiments.running.files import write_atomic  # noqa: E402
+
+if TYPE_CHECKING:  # report.py draws the plots: only the type is named here
+    from .report import Report
 
 
 def draw_all(folder: Path, report: Report, experiment=None) -> list[str]:
@@ -27,10 +31,11 @@ def draw_all(folder: Path, report: Report, experiment=None) -> list[str]:
 
 
 def _save(fig, path: Path) -> Path:
-    temporary = path.with_name("." + path.name + ".tmp.png")
-    fig.savefig(temporary, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    temporary.replace(path)
+    try:
+        write_atomic(path, lambda temporary: fig.savefig(temporary, format="png", dpi=110, bbox_inches="tight"),
+                     sync=False)
+    finally:
+        plt.close(fig)
     return path
 
 

@@ -1,11 +1,13 @@
-"""The runner: an experiment in, a results folder out, raw rows first.
+"""The runner: an experiment in, a results folder of raw rows out.
 
 The pieces live along their seams: what is played (pairings, seeds, chunks, the task of one
-chunk) in :mod:`experiments.plan`; the results folder and its ``run.json`` in
-:mod:`experiments.folder`; which chunks are done and sequential stopping in
-:mod:`experiments.chunks`; whole-or-nothing writes in :mod:`experiments.files`; the bar in
-:mod:`experiments.progress`.  This module runs a session: it plays the missing chunks, writes
-each one at once, and when all are there joins them and writes the summaries.
+chunk) in :mod:`experiments.running.plan`; the results folder and its ``run.json`` in
+:mod:`experiments.running.folder`; which chunks are done, sequential stopping and the joined
+rows in :mod:`experiments.running.chunks`; whole-or-nothing writes in
+:mod:`experiments.running.files`; the bar in :mod:`experiments.running.progress`.  This module
+runs a session: it plays the missing chunks, writes each one at once, and when all are there
+joins them and hands the rows to ``summarize`` (the analysis layer's, given by the caller:
+:func:`experiments.studies.experiment.run_experiment` is both).
 
 Every finished chunk goes to ``chunks/pairing-PPP-chunk-CCCC.parquet`` (written under a
 temporary name, then renamed, so a file that exists is whole).  Killing the run loses at most
@@ -32,51 +34,48 @@ from typing import Any, Callable
 import pandas as pd
 
 from bgsim.series import engine_for
+from experiments.errors import RunError
 
-from .chunks import CHUNK_NAME, Chunks, finished_chunks, stopping_units  # noqa: F401 (public names)
+from .chunks import Chunks, assemble
 from .config import Experiment, default_player_factory
-from .files import WriteError, explain, reason, stop_hook, write_json, write_table
-from .folder import (  # noqa: F401 (public names)
+from .files import explain, stop_hook, write_table
+from .folder import (
     CHUNK_DIR,
     DEFAULT_RUNS,
+    EXPERIMENT_RUN,
     GAMES_FILE,
-    OUTPUTS,
-    RUN_FILE,
-    RunError,
+    RunFolder,
     default_folder,
     git_state,
     latest_unfinished,
+    load_rows,
     now,
-    prepare_folder,
-    read_run,
-)
-from .plan import (  # noqa: F401 (public names)
-    Pairing,
-    cached_player,
-    chunk_count,
-    chunk_name,
-    make_task,
-    pairing_seed,
-    plan_pairings,
-    play_chunk,
 )
 from .machine import COMPILING, fast_compile_pending
+from .plan import Pairing, cached_player, chunk_name, make_task, plan_pairings, play_chunk
 from .progress import Progress, duration
+
 
 @dataclass
 class RunResult:
     folder: Path
     frame: pd.DataFrame
-    report: Any  # experiments.report.Report
+    report: Any  # what ``summarize`` returned: experiments.analysis.report.Report
     played: int  # games played in this session
     elapsed: float
     already_finished: bool = False
 
 
-def run_experiment(
+# summarize(folder, frame, experiment, run, make_player=, progress=, log=): write the summaries
+# of a finished run's rows (run: its run.json) and return what they say.
+Summarize = Callable[..., Any]
+
+
+def play_experiment(
     experiment: Experiment,
     out: str | Path | None = None,
     *,
+    summarize: Summarize,
     resume: bool = False,
     force: bool = False,
     dask: str | None = None,
@@ -90,7 +89,7 @@ def run_experiment(
     log = log or (lambda text: print(text, file=sys.stderr, flush=True))
     if not dask:
         return _Session(experiment, out, resume, force, None, None, make_player, progress,
-                        command, log, dask_options).run()
+                        command, log, dask_options, summarize).run()
     from .dask_backend import Cluster, check_address
 
     check_address(dask)
@@ -99,7 +98,7 @@ def run_experiment(
     cluster = Cluster(dask, processes=options.pop("processes", True), timeout=options.pop("timeout", None))
     try:
         return _Session(experiment, out, resume, force, dask, cluster, make_player, progress,
-                        command, log, options).run()
+                        command, log, options, summarize).run()
     finally:
         cluster.close()
 
@@ -108,7 +107,7 @@ class _Session:
     """One invocation of a run: from the folder check to the summaries (or to an interruption)."""
 
     def __init__(self, experiment, out, resume, force, dask, cluster, make_player, progress, command,
-                 log, dask_options) -> None:
+                 log, dask_options, summarize) -> None:
         self.experiment = experiment
         self.out, self.resume, self.force = out, resume, force
         self.dask, self.cluster, self.dask_options = dask, cluster, dask_options or {}
@@ -116,6 +115,7 @@ class _Session:
         self.progress = progress
         self.command_text = shlex.join(command if command is not None else sys.argv)
         self.log = log
+        self.summarize = summarize
         self.played_rows = 0
         self.written = 0
         self.units_played = 0
@@ -124,16 +124,11 @@ class _Session:
     def run(self) -> RunResult:
         experiment = self.experiment
         folder = self._folder()
-        stored = prepare_folder(folder, experiment, self.resume, self.force)
+        self.run_folder = RunFolder(folder, EXPERIMENT_RUN)
+        stored = self.run_folder.open(experiment.identity(), resume=self.resume, force=self.force)
         if stored is not None and stored.get("status") == "finished" and (folder / GAMES_FILE).exists():
-            from .report import load_rows, write_report
-
-            from .folder import JUDGE_FILE
-
             frame = load_rows(folder)
-            if experiment.judge_cube and experiment.plays_matches and not (folder / JUDGE_FILE).exists():
-                self._judge(folder, frame)  # stopped while judging: judge again
-            report = write_report(folder, frame, experiment)
+            report = self._summarize(folder, frame, stored)  # stopped while summarizing: again
             self.log(f"{folder} holds a finished run: nothing left to play (summaries rewritten from its rows)")
             return RunResult(folder, frame, report, 0, 0.0, already_finished=True)
 
@@ -222,50 +217,39 @@ class _Session:
     def _open(self, folder: Path, stored: dict | None, pairings: list[Pairing]) -> None:
         """Create the folder and record this session in ``run.json`` before any game is played."""
         experiment = self.experiment
+        if stored is None:
+            self.record = self.run_folder.record(
+                self.command_text, experiment.identity(), name=experiment.name, config=experiment.to_dict(),
+                seed=experiment.seed,
+                pairings=[{"index": p.index, "first": p.first, "second": p.second,
+                           "condition": p.condition, "seed": p.seed} for p in pairings],
+                sessions=[])
+        else:
+            self.record = self.run_folder.resumed(stored)
+        self.record["status"] = "running"
         commit, dirty = git_state()
-        try:
-            (folder / CHUNK_DIR).mkdir(parents=True, exist_ok=True)
-            self.record = stored or {
-                "status": "running",
-                "name": experiment.name,
-                "bgsim_version": _version(),
-                "git_commit": commit,
-                "git_dirty": dirty,
-                "command": self.command_text,
-                "config": experiment.to_dict(),
-                "identity": experiment.identity(),
-                "seed": experiment.seed,
-                "started": now(),
-                "pairings": [{"index": p.index, "first": p.first, "second": p.second,
-                              "condition": p.condition, "seed": p.seed} for p in pairings],
-                "sessions": [],
-            }
-            self.record["status"] = "running"
-            self.session = {"started": now(), "command": self.command_text, "engine": experiment.engine,
-                            "threads": experiment.threads, "dask": self.dask, "git_commit": commit,
-                            "git_dirty": dirty, "games": 0, "elapsed_s": 0.0}
-            self.record["sessions"].append(self.session)
-            write_json(self.record, folder / RUN_FILE)
-        except OSError as error:
-            raise WriteError(error.errno, f"cannot write to results folder {folder}: {reason(error)}") from None
+        self.session = {"started": now(), "command": self.command_text, "engine": experiment.engine,
+                        "threads": experiment.threads, "dask": self.dask, "git_commit": commit,
+                        "git_dirty": dirty, "games": 0, "elapsed_s": 0.0}
+        self.record["sessions"].append(self.session)
+        self.run_folder.save(self.record)
+        self.run_folder.chunks.mkdir(exist_ok=True)
 
     def _close_session(self, folder: Path) -> None:
         self.session["elapsed_s"] = round(time.perf_counter() - self.started, 3)
         self.session["games"] = self.played_rows
-        write_json(self.record, folder / RUN_FILE)
+        self.run_folder.save(self.record)
 
     def _finish(self, folder: Path, chunks: Chunks, pairings: list[Pairing]) -> RunResult:
-        from .report import assemble, write_report
-
         experiment = self.experiment
         elapsed = time.perf_counter() - self.started
         frame = assemble(folder, chunks.plan())
         self.session["games"] = self.played_rows
         self.session["elapsed_s"] = round(elapsed, 3)
         rate = round(self.played_rows / elapsed, 1) if elapsed > 0 and self.played_rows else None
-        self.record.update({
-            "status": "finished",
-            "finished": now(),
+        # Finished once the rows are whole: a kill while the summaries are written leaves a run
+        # that --resume completes by summarizing its games.parquet again.
+        self.run_folder.finish(self.record, **{
             "engine": experiment.engine,
             "engines_used": sorted(self._engines_used(pairings)),
             "threads": experiment.threads or os.cpu_count(),
@@ -278,41 +262,15 @@ class _Session:
             "games_played_last_session": self.played_rows,
             "games_per_s": rate,
         })
-        if any(s.get("git_dirty") or s.get("git_commit") != self.record.get("git_commit")
-               for s in self.record["sessions"] if "git_commit" in s):
-            self.record["git_dirty"] = True  # a session on other code: the rows are not one commit's
-        # Finished once the rows are whole: a kill while the summaries are written leaves a run
-        # that --resume completes by summarizing its games.parquet again.
-        write_json(self.record, folder / RUN_FILE)
-        if experiment.judge_cube and experiment.plays_matches:
-            self._judge(folder, frame)
-        report = write_report(folder, frame, experiment, run=self.record)
+        report = self._summarize(folder, frame, self.record)
         shutil.rmtree(folder / CHUNK_DIR, ignore_errors=True)
         shown = self.played_rows / elapsed if elapsed > 0 else float("nan")
         self.log(f"played {self.played_rows} games in {elapsed:.1f} s ({shown:,.0f} games/s); results in {folder}")
         return RunResult(folder, frame, report, self.played_rows, elapsed)
 
-    def _judge(self, folder: Path, frame: pd.DataFrame) -> None:
-        """Replay the first ``judge_cube`` deals of every pairing and judge their cube decisions
-        in match-winning chances (``experiments/match_judge.py``); ``cube_judge.csv``."""
-        from .files import write_text
-        from .folder import JUDGE_FILE
-        from .match_judge import chosen_games, judge_run
-
-        deals = min(self.experiment.judge_cube, int(frame["game"].nunique()))
-        matches = int(chosen_games(frame, deals).groupby(["pairing", "leg", "game"]).ngroups)
-        self.log(f"judging the cube decisions of {matches:,} matches ({deals:,} deals of every pairing) "
-                 "where the exact match tables hold the position")
-        bar = Progress(matches, unit="matches", enabled=self.progress)
-        try:
-            judged = judge_run(frame, deals, self.make_player, progress=bar.update)
-        finally:
-            bar.close()
-        target = folder / JUDGE_FILE
-        try:
-            write_text(judged.to_csv(index=False, float_format="%.9g"), target)
-        except OSError as error:
-            raise explain(error, target, "and finish with --resume") from None
+    def _summarize(self, folder: Path, frame: pd.DataFrame, run: dict):
+        return self.summarize(folder, frame, self.experiment, run, make_player=self.make_player,
+                              progress=self.progress, log=self.log)
 
     def _engines_used(self, pairings: list[Pairing]) -> set[str]:
         engine = self.experiment.engine
@@ -330,9 +288,3 @@ def _resume_command(command: str, folder: Path) -> str:
     if "--out" not in words and not any(w.startswith("--out=") for w in words):
         words += ["--out", str(folder)]
     return shlex.join(words)
-
-
-def _version() -> str:
-    import bgsim
-
-    return bgsim.__version__

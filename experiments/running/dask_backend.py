@@ -1,7 +1,7 @@
 """Playing a run's chunks on Dask workers (the optional ``dask`` extra).
 
 Workers get plain tasks (spec strings, a seed, game numbers) and call the same
-:func:`experiments.plan.play_chunk` a local run calls, so the rows are the same.  Results
+:func:`experiments.running.plan.play_chunk` a local run calls, so the rows are the same.  Results
 come back to this process, which writes every chunk to disk as soon as it arrives: a worker
 or the scheduler going away loses only the chunks being played.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 
-from .cli import MissingDependency
+from experiments.errors import MissingDependency
 
 CONNECT_TIMEOUT_S = 10
 # A task whose worker died is handed to another worker this many times before the run stops.
@@ -103,7 +103,7 @@ def run_on_dask(address: str, state, make_task, finished, make_player=None, proc
     _import_distributed()
     from distributed import as_completed
 
-    from .folder import RunError
+    from experiments.errors import RunError
     from .plan import play_chunk
 
     function = task_function or play_chunk

@@ -1,7 +1,7 @@
 """Two independent methods, one number: what each race cube rule costs against ``exact``, played
 out and judged.
 
-The cube audit (``experiments/cube_audit.py``) charges every decision of a rule the equity the
+The cube audit (``experiments/studies/cube_audit.py``) charges every decision of a rule the equity the
 truth says it gives up.  Here the same charge is checked against games that are played out:
 
 * **Starts**: money game, cube centred, pure bear-offs that the two-sided database holds (every
@@ -21,7 +21,7 @@ truth says it gives up.  Here the same charge is checked against games that are 
   same side in ``exact`` against ``exact``.
 * **Method B, judged**: every cube decision R made in its games (each turn its side could
   double, doubled or not, centred or owned; each double of ``exact`` it answered), charged as
-  the audit charges it (:func:`experiments.cube_audit.double_verdict`, ``take_verdict``: truth
+  the audit charges it (:func:`experiments.studies.cube_audit.double_verdict`, ``take_verdict``: truth
   :func:`bots.exact.cube_equities`) times the cube value then, summed over the game.
 
 ``exact`` plays every decision of its own at the truth, so the expected D is minus the expected
@@ -34,7 +34,10 @@ two differ rarely and by little.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -42,6 +45,10 @@ import pandas as pd
 from bgsim.board import Position
 from bgsim.cube import CENTRE, Cube, Rules
 from bgsim.game import WHITE, other, play_game
+from experiments.analysis.summary import milli, played_with
+from experiments.running.files import write_table, write_text
+from experiments.running.folder import RunFolder, RunKind
+from experiments.running.progress import Progress
 
 from . import cube_audit
 
@@ -290,10 +297,6 @@ def summarise(games: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _milli(value: float) -> str:
-    return "-" if value != value else f"{1000 * value:+.2f}"
-
-
 def markdown(summary: pd.DataFrame, info: dict) -> str:
     lines = [
         "# Cube rules against `exact`: played out and judged",
@@ -323,13 +326,13 @@ def markdown(summary: pd.DataFrame, info: dict) -> str:
         "|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|---|",
     ]
     for row in summary.itertuples(index=False):
+        values = [milli(getattr(row, f"{name}{end}"), signed=True)
+                  for name in ("played_out", "judged", "difference") for end in ("", "_low", "_high")]
         lines.append(
             f"| {row.rule} | {row.starts:,} | {row.decisions_per_game:.2f} | {row.errors_per_game:.3f} | "
             f"{row.largest_cube} | "
-            f"{_milli(row.played_out)} | {_milli(row.played_out_low)} .. {_milli(row.played_out_high)} | "
-            f"{_milli(row.judged)} | {_milli(row.judged_low)} .. {_milli(row.judged_high)} | "
-            f"{_milli(row.difference)} | {_milli(row.difference_low)} .. {_milli(row.difference_high)} | "
-            f"{row.verdict} |")
+            f"{values[0]} | {values[1]} .. {values[2]} | {values[3]} | {values[4]} .. {values[5]} | "
+            f"{values[6]} | {values[7]} .. {values[8]} | {row.verdict} |")
     lines += [
         "",
         "Assumed: the database's cubeful equities take each cube state's own optimal checker play, "
@@ -343,7 +346,64 @@ def markdown(summary: pd.DataFrame, info: dict) -> str:
         "zero when the charge is right; a rule that doubles and takes wildly sends the cube high "
         "(largest cube), so its per-start values are heavy-tailed and its normal interval rougher.",
         "",
-        cube_audit._run_line(info),
+        played_with(info),
         "",
     ]
     return "\n".join(lines)
+
+
+# --- a run -----------------------------------------------------------------------------------
+
+STARTS_FILE = "starts.txt"
+CROSS_CHECK = RunKind("cross-check", "cross-check", "bgsim cross-check",
+                      ("games.parquet", "cross_check.csv", "cross_check.md", STARTS_FILE), resumes=False)
+
+
+@dataclass
+class CrossCheck:
+    folder: Path
+    summary: pd.DataFrame  # cross_check.csv
+    starts: int
+    played: int  # games
+    seconds: float
+
+
+def run_cross_check(out: Path, specs: list[str], command: str, starts: int = 2000, seed: int = 1, jobs: int = 1,
+                    force: bool = False, progress: bool = True,
+                    log: Callable[[str], None] = print) -> CrossCheck:
+    """Play and judge every rule of ``specs`` against ``exact`` from ``starts`` bear-off starts into
+    the results folder ``out`` (``starts.txt``, ``games.parquet``, ``cross_check.csv`` and
+    ``.md``); ``command`` (the one that repeats the run) goes to run.json.  An unfinished run in
+    ``out`` is started again."""
+    from bgsim.bearoff import default_two_sided_checkers
+
+    cube_audit.make_rules(specs)  # bad specs fail before anything is written
+    folder = RunFolder(out, CROSS_CHECK)
+    identity = {"players": specs, "starts": starts, "seed": seed}
+    folder.open(identity, force=force)
+    started = time.perf_counter()
+    stored = folder.record(command, identity)
+    folder.save(stored)
+    log(f"sampling {starts:,} bear-off starts from {SAMPLER} games (seed {seed})")
+    found = sample_starts(starts, seed, jobs)
+    write_text("".join(f"{position_id} {game}\n" for position_id, game in found), folder.path / STARTS_FILE)
+    bar = Progress(len(found), unit="starts", enabled=progress)
+    try:
+        games = play_starts(found, seed, specs, jobs, bar.update)
+    finally:
+        bar.close()
+    summary = summarise(games, specs)
+    checkers = default_two_sided_checkers()
+    sampled = (f"the first pure bear-off of each fast-engine {SAMPLER} self-play game (seed "
+               f"{seed}) where both sides are in the two-sided database (at most "
+               f"{checkers} checkers a side), kept where the side on roll's exact "
+               f"cubeless chance is within {cube_audit.WINDOW[0]:.0%} .. {cube_audit.WINDOW[1]:.0%} "
+               f"({found[-1][1] + 1:,} sampling games)")
+    info = {**stored, "starts": len(found), "source": sampled, "checkers": checkers}
+    write_table(games, folder.path / "games.parquet")
+    write_text(summary.to_csv(index=False), folder.path / "cross_check.csv")
+    write_text(markdown(summary, info), folder.path / "cross_check.md")
+    seconds = time.perf_counter() - started
+    folder.finish(stored, seconds=seconds, source=sampled)
+    played = len(found) * (1 + 2 * len(specs))  # exact against itself once, each rule twice
+    return CrossCheck(folder.path, summary, len(found), played, seconds)

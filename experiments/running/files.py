@@ -1,8 +1,9 @@
 """Files written whole or not at all, with the same permissions, and errors that say what to do.
 
-Every file bgsim writes (chunk files, ``games.parquet``, ``run.json``, summaries, the rows of
-``bgsim play``) goes through :func:`write_atomic`: it is written under a temporary name beside
-its target, flushed to disk, then renamed, so a file that exists is whole.  The temporary name
+Every file bgsim writes (chunk files, ``games.parquet``, ``run.json``, summaries, plots) goes
+through :func:`write_atomic`, and the rows ``bgsim play`` streams through :class:`RowFile`: it is
+written under a temporary name beside its target, flushed to disk, then renamed, so a file that
+exists is whole.  The temporary name
 is fixed (``.NAME.tmp``), not a ``mkstemp`` name, so that leftovers of a killed run are easy to
 recognise and every file gets the usual mode (0666 less the umask, 0644 by default) instead of
 ``mkstemp``'s 0600.
@@ -20,6 +21,10 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from bgsim import settings
+
+from experiments.errors import WriteError
+
 # What a user can do about a failed write, by errno; anything else gets its own text only.
 _REMEDIES = {
     errno.ENOSPC: "the disk is full: make room",
@@ -28,13 +33,6 @@ _REMEDIES = {
     errno.EACCES: "no permission to write there: choose a folder you can write to",
     errno.EPERM: "no permission to write there: choose a folder you can write to",
 }
-
-
-class WriteError(OSError):
-    """A file that could not be written; the message names it and what to do about it."""
-
-    def __str__(self) -> str:  # the message alone, without OSError's "[Errno 28]" prefix
-        return self.strerror or super().__str__()
 
 
 def temporary_name(path: Path) -> Path:
@@ -79,6 +77,55 @@ def write_atomic(path: Path, write: Callable[[Path], None], sync: bool = True) -
         raise
 
 
+class RowFile:
+    """The output Parquet file, appended to batch by batch under a temporary name and renamed
+    into place when closed, so the file a user sees is always whole."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.temporary = temporary_name(path)
+        self.writer = None
+        self.rows = 0
+
+    def append(self, frame: pd.DataFrame) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if self.writer is None:
+                self.writer = pq.ParquetWriter(self.temporary, table.schema)
+            self.writer.write_table(table.cast(self.writer.schema))
+        except OSError as error:
+            self.discard()
+            raise explain(error, self.path) from None
+        self.rows += len(frame)
+
+    def close(self) -> None:
+        """Close the file and give it its name (when any row was written)."""
+        if self.writer is None:
+            return
+        try:
+            self.writer.close()
+            self.writer = None
+            with open(self.temporary, "rb") as handle:  # on disk before it has its name
+                os.fsync(handle.fileno())
+            self.temporary.replace(self.path)
+        except OSError as error:
+            self.discard()
+            raise explain(error, self.path) from None
+
+    def discard(self) -> None:
+        if self.writer is not None:
+            try:
+                self.writer.close()
+            except OSError:
+                pass
+            self.writer = None
+        if is_temporary(self.temporary):
+            self.temporary.unlink(missing_ok=True)
+
+
 def write_table(frame: pd.DataFrame, path: Path) -> None:
     """``frame`` as Parquet at ``path``, whole or not at all."""
     write_atomic(path, lambda temporary: frame.to_parquet(temporary, index=False))
@@ -100,13 +147,10 @@ def _json_default(value):
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
 
 
-STOP_AFTER = "BGSIM_STOP_AFTER"
-
-
 def stop_hook(written: int) -> None:
     """Send this process the signal ``BGSIM_STOP_AFTER=K[:SIGNAL]`` asks for (default SIGINT)
     once ``written`` reaches K: tests interrupt a run at a known point instead of racing it."""
-    wanted = os.environ.get(STOP_AFTER)
+    wanted = settings.STOP_AFTER.text()
     if not wanted:
         return
     count, _, name = wanted.partition(":")
