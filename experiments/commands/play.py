@@ -178,6 +178,13 @@ class RowFile:
             self.discard()
             raise explain(error, self.path) from None
 
+    def close_interrupted(self, done: int, total: int, unit: str, log) -> None:
+        """Close the file after Ctrl-C and ``log`` what it kept of the ``total`` asked for."""
+        self.close()
+        kept = f"the {self.rows:,} rows of the {done:,} finished {unit} are in {self.path}" if self.rows \
+            else "no game had finished: nothing was written"
+        log(f"interrupted after {done:,} of {total:,} {unit}: {kept}")
+
     def discard(self) -> None:
         if self.writer is not None:
             try:
@@ -241,10 +248,7 @@ def run_play(args) -> int:
             stop_hook(batches)
     except KeyboardInterrupt:
         bar.close()
-        rows.close()
-        kept = f"the {rows.rows:,} rows of the {done:,} finished {unit} are in {path}" if rows.rows \
-            else "no game had finished: nothing was written"
-        log(f"interrupted after {done:,} of {args.games:,} {unit}: {kept}")
+        rows.close_interrupted(done, args.games, unit, log)
         raise
     except BaseException:
         bar.close()

@@ -1,0 +1,1 @@
+"""Summaries, reports, plots and judges: what is read out of the rows of finished games."""
