@@ -86,6 +86,10 @@ built by :func:`bgsim.game.cube_view` from the cube in question.
 
 Automatic doubles double every member's cube alike (it stays in the centre).
 
+``chouette_cubes`` is a rule option of the chouette alone, passed beside the
+:class:`~bgsim.cube.Rules` of the money options rather than made a field of them: a field
+would enter every two-player run's rules (its ``run.json``, the rules rebuilt from rows).
+
 Scoring
 -------
 A member who left on a drop won or lost the value of its cube before the refused double.  When
