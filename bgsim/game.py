@@ -14,7 +14,7 @@ from .board import Position
 from .cube import CENTRE, Cube, CubeView, Response, Rules
 from .decisions import DecisionError, Player
 from .dice import BLACK_STREAM, DICE_STREAM, STREAMS_PER_GAME, WHITE_STREAM, RandomStream, check_seed
-from .rules import check_roll, legal_plays
+from .rules import Play, check_roll, legal_plays
 from .scoring import DROP, points_for, result_of
 
 WHITE = "white"
@@ -128,14 +128,10 @@ def play_game(
     automatic = 0
     roll: tuple[int, int] | None = None
     if start is None:
-        while True:
-            white_die, black_die = _die(dice, mirror), _die(dice, mirror)
-            if white_die != black_die:
-                break
+        side, roll, ties = opening_roll(dice, mirror)
+        for _ in range(ties):
             if rules.cube and not crawford and match is None and cube.automatic_double(rules, automatic):
                 automatic += 1
-        side = WHITE if white_die > black_die else BLACK
-        roll = (white_die, black_die) if side == WHITE else (black_die, white_die)
         position = Position.start()
     else:
         side = WHITE
@@ -163,11 +159,11 @@ def play_game(
         position_id = position.position_id if trace else ""
         if roll is None:  # every turn but the opening one starts with a chance to double
             if cube.may_double(side, rules, crawford):
-                view = _cube_view(cube, rules, side, match)
+                view = cube_view(cube, rules, side, match)
                 if players[side].offer_double(position, view):
                     if first_double_ply == 0:
                         first_double_ply, first_doubler = plies + 1, side
-                    answer = _response(players[other(side)], position, view)
+                    answer = answer_to_double(players[other(side)], position, view)
                     if answer is Response.DROP:
                         if trace:
                             history.append(PlyRecord(plies + 1, side, position_id, "double/drop", None, "", ""))
@@ -191,12 +187,9 @@ def play_game(
                 first = _die(dice, mirror)
                 roll = (first, _die(dice, mirror))
         plies += 1
-        plays = legal_plays(position, roll)
+        chosen = chosen_play(players[side], position, roll, choices[side])
         notation = ""
-        if plays:
-            chosen = players[side].choose_play(position, roll, plays, choices[side])
-            if not any(chosen is play or chosen == play for play in plays):
-                raise DecisionError(f"{players[side].name} chose a play that is not legal: {chosen!r}")
+        if chosen is not None:
             position = chosen.result
             notation = chosen.notation
         if trace:
@@ -215,6 +208,32 @@ def _die(dice: RandomStream, mirror: bool) -> int:
     return 7 - value if mirror else value
 
 
+def opening_roll(dice: RandomStream, mirror: bool = False) -> tuple[str, tuple[int, int], int]:
+    """The opening throw from ``dice``: one die for white, then one for black, thrown again
+    while they tie.  Returns the side that plays first, its roll (its own die first) and how
+    many ties were thrown (each may be an automatic double)."""
+    ties = 0
+    while True:
+        white_die, black_die = _die(dice, mirror), _die(dice, mirror)
+        if white_die != black_die:
+            break
+        ties += 1
+    side = WHITE if white_die > black_die else BLACK
+    roll = (white_die, black_die) if side == WHITE else (black_die, white_die)
+    return side, roll, ties
+
+
+def chosen_play(player: Player, position: Position, roll: tuple[int, int], random: RandomStream) -> Play | None:
+    """The play ``player`` picks for ``roll``, checked to be legal; None when no play is legal."""
+    plays = legal_plays(position, roll)
+    if not plays:
+        return None
+    chosen = player.choose_play(position, roll, plays, random)
+    if not any(chosen is play or chosen == play for play in plays):
+        raise DecisionError(f"{player.name} chose a play that is not legal: {chosen!r}")
+    return chosen
+
+
 def check_start(start, rolls, in_match: bool) -> tuple[tuple[int, int], ...]:
     """The given first rolls as a tuple; ValueError or TypeError naming what is wrong."""
     if start is None:
@@ -230,7 +249,8 @@ def check_start(start, rolls, in_match: bool) -> tuple[tuple[int, int], ...]:
     return tuple(check_roll(roll) for roll in rolls)
 
 
-def _response(player: Player, position: Position, view: CubeView) -> Response:
+def answer_to_double(player: Player, position: Position, view: CubeView) -> Response:
+    """``player``'s answer to a double, checked to be one of take, drop, beaver."""
     answer = player.respond_to_double(position, view)
     try:
         return Response(answer)
@@ -239,7 +259,8 @@ def _response(player: Player, position: Position, view: CubeView) -> Response:
                             f"not one of take, drop, beaver") from None
 
 
-def _cube_view(cube: Cube, rules: Rules, side: str, match: MatchContext | None) -> CubeView:
+def cube_view(cube: Cube, rules: Rules, side: str, match: MatchContext | None) -> CubeView:
+    """What ``side``'s cube strategy and its opponent see of ``cube`` when ``side`` may double."""
     return CubeView(
         value=cube.value,
         centred=cube.owner == CENTRE,

@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "experiments.commands.rollout",
     "experiments.commands.train",
     "experiments.commands.trace",
+    "experiments.commands.chouette",
 )
 
 

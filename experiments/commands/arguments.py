@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bgsim.cube import Rules
+
 
 def positive(text: str) -> int:
     try:
@@ -39,3 +41,13 @@ def cube_rules_flag(parser, example: str) -> None:
     """``--players``: the cube rules a study judges, as comma-separated specs (``split_specs``)."""
     parser.add_argument("--players", required=True, metavar="SPECS",
                         help=f"cube bot specs, comma-separated, e.g. {example}")
+
+
+def rules_from_args(args) -> Rules:
+    return Rules(
+        cube=not args.no_cube,
+        max_cube=args.max_cube,
+        jacoby=args.jacoby,
+        beaver=args.beaver,
+        automatic_doubles=args.automatic_doubles,
+    )

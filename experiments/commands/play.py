@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from bgsim.cube import Rules
 from bgsim.series import ENGINES
+from experiments.commands.arguments import rules_from_args
 from bots import describe_bots, make_player
 from experiments.analysis.summary import GameTally, format_match_summary, format_summary
 from experiments.running.stream import check_output, play_to_file
@@ -58,16 +58,6 @@ def register(subparsers) -> None:
 def run_bots(args) -> int:
     print(describe_bots())
     return 0
-
-
-def rules_from_args(args) -> Rules:
-    return Rules(
-        cube=not args.no_cube,
-        max_cube=args.max_cube,
-        jacoby=args.jacoby,
-        beaver=args.beaver,
-        automatic_doubles=args.automatic_doubles,
-    )
 
 
 def run_play(args) -> int:

@@ -67,37 +67,60 @@ def play_to_file(white, black, games: int, seed: int, path: Path, rules: Rules, 
     if played_on == "fast" and fast_compile_pending((white, black)):
         log(COMPILING)
 
+    count, seconds = stream_to_file(
+        path, games, unit,
+        lambda numbers: play_games(white, black, seed, numbers, rules, match_to=match_to,
+                                   engine=engine, threads=threads),
+        progress, log, on_batch)
+    return played_on, count, seconds
+
+
+def stream_to_file(path: Path, total: int, unit: str, play: Callable[[range], pd.DataFrame],
+                   progress: bool = True, log: Callable[[str], None] = print,
+                   on_batch: Callable[[pd.DataFrame], None] = lambda frame: None,
+                   salvage: Callable[[], pd.DataFrame | None] = lambda: None) -> tuple[int, float]:
+    """Call ``play`` on batches of the numbers 0..total-1 and append each frame to ``path``:
+    (rows written, seconds).  On Ctrl-C the finished batches are kept, with what ``salvage``
+    gives of the unfinished one (a session that plays game after game has some), and the file
+    is closed under its name; on any other error nothing is left behind."""
     rows = RowFile(path)
-    bar = Progress(games, 0, unit, progress)
+    bar = Progress(total, 0, unit, progress)
     done, batch, batches, timed, timed_seconds = 0, FIRST_BATCH, 0, 0, 0.0
     started = time.perf_counter()
+
+    def write(frame: pd.DataFrame) -> None:
+        rows.append(frame)
+        on_batch(frame)
+
     try:
-        while done < games:
-            numbers = range(done, min(done + batch, games))
+        while done < total:
+            numbers = range(done, min(done + batch, total))
             before = time.perf_counter()
-            frame = play_games(white, black, seed, numbers, rules, match_to=match_to,
-                               engine=engine, threads=threads)
+            frame = play(numbers)
             seconds = time.perf_counter() - before
-            rows.append(frame)
-            on_batch(frame)
+            write(frame)
             done = numbers.stop
             batches += 1
             bar.update(len(numbers))
             if batches > 1:  # the first batch carries the compile and warm-up
                 timed += len(numbers)
                 timed_seconds += seconds
-                if batches == 2 and done < games and timed_seconds > 0:
+                if batches == 2 and done < total and timed_seconds > 0:
                     rate = timed / timed_seconds
-                    log(f"about {duration((games - done) / rate)} to go at ~{rate:,.0f} {unit}/s "
+                    log(f"about {duration((total - done) / rate)} to go at ~{rate:,.0f} {unit}/s "
                         "(Ctrl-C stops and keeps the finished games)")
             batch = next_batch(batch, seconds, batches)
             stop_hook(batches)
     except KeyboardInterrupt:
         bar.close()
+        partial = salvage()
+        if partial is not None and len(partial):
+            write(partial)
         rows.close()
-        kept = f"the {rows.rows:,} rows of the {done:,} finished {unit} are in {path}" if rows.rows \
+        finished = f"{done:,} finished {unit}" + (" and part of the next batch" if partial is not None and len(partial) else "")
+        kept = f"the {rows.rows:,} rows of the {finished} are in {path}" if rows.rows \
             else "no game had finished: nothing was written"
-        log(f"interrupted after {done:,} of {games:,} {unit}: {kept}")
+        log(f"interrupted after {done:,} of {total:,} {unit}: {kept}")
         raise
     except BaseException:
         bar.close()
@@ -105,4 +128,4 @@ def play_to_file(white, black, games: int, seed: int, path: Path, rules: Rules, 
         raise
     bar.close()
     rows.close()
-    return played_on, rows.rows, time.perf_counter() - started
+    return rows.rows, time.perf_counter() - started
