@@ -10,6 +10,8 @@ import argparse
 import importlib
 import sys
 
+from experiments.errors import MissingDependency  # noqa: F401  (raised by the layers, caught here)
+
 # Modules that add subcommands; each has ``register(subparsers)``.
 COMMAND_MODULES = (
     "experiments.commands.position",
@@ -25,10 +27,6 @@ COMMAND_MODULES = (
     "experiments.commands.train",
     "experiments.commands.trace",
 )
-
-
-class MissingDependency(RuntimeError):
-    """An optional dependency a command needs is not installed."""
 
 
 def build_parser() -> argparse.ArgumentParser:

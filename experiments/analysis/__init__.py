@@ -1,0 +1,1 @@
+"""Summaries, reports, judges and the GNU Backgammon program adapter: what is made of rows."""
