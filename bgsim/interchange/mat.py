@@ -99,7 +99,8 @@ def write_mat(match: Match) -> str:
 def _game_text(game: Game, names: tuple[str, str]) -> str:
     score = game.score or (0, 0)
     left = f"{names[0]} : {score[0]}"
-    lines = [f" Game {game.number}\n", f" {left:<31s}{names[1]} : {score[1]}\n"]
+    # GNU Backgammon's 31 characters, and a space after a longer left part so the names stay apart
+    lines = [f" Game {game.number}\n", f" {left:<31s}{' ' if len(left) >= 31 else ''}{names[1]} : {score[1]}\n"]
     text: list[str] = []
     slot = 0  # even: the left cell of row slot // 2 + 1 is next; odd: the right one
 
@@ -130,7 +131,7 @@ def _game_text(game: Game, names: tuple[str, str]) -> str:
         if action.kind == ROLL:
             board = boards[action.side]
             moves = format_steps(action.moves, board)
-            entry = f"{action.dice[0]}{action.dice[1]}: " + "".join(
+            entry = f"{max(action.dice)}{min(action.dice)}: " + "".join(
                 move + (" " if number < 3 else "") for number, move in enumerate(moves))
             after = apply_steps(board, action.moves)
             boards[action.side] = after

@@ -176,17 +176,21 @@ class _GameState:
         return {
             "game": self.game.number, "ply": self.plies + 1,
             "decision": 0, "player": player, "name": match.players[player], "on_roll": self.on_roll,
-            "action": kind, "dice": f"{dice[0]}{dice[1]}" if kind == MOVE else "",
+            "action": kind, "dice": f"{max(dice)}{min(dice)}" if kind == MOVE else "",
             "play": play.notation if play is not None else "", "match_to": match.match_to,
             "score": scores[0], "opponent_score": scores[1], "crawford": self.crawford,
             "cube_value": self.cube, "cube_owner": owner,
             "may_double": kind == DOUBLE or could_double,
             "position_id": self.position.position_id,
-            "match_id": self.match_id(dice if kind == MOVE else (0, 0)),
-            "xgid": self.xgid(dice if kind == MOVE else (0, 0)),
+            "match_id": self.match_id(_high_first(dice) if kind == MOVE else (0, 0)),
+            "xgid": self.xgid(_high_first(dice) if kind == MOVE else (0, 0)),
             "result_id": play.result.position_id if play is not None else "",
             "line": action.line,
         }
+
+
+def _high_first(dice) -> tuple[int, int]:
+    return (max(dice), min(dice))
 
 
 def _end_points(result: str, cube: int, match: Match, turned: bool) -> int:

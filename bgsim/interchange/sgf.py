@@ -110,7 +110,7 @@ def _game_tree(match: Match, game: Game, index: int, application: str) -> str:
         colour = _COLOURS[action.side]
         if action.kind == ROLL:
             moves = "".join(_letter(a, action.side) + _letter(b, action.side) for a, b in action.moves)
-            out.append(f"\n;{colour}[{action.dice[0]}{action.dice[1]}{moves}]")
+            out.append(f"\n;{colour}[{max(action.dice)}{min(action.dice)}{moves}]")
         elif action.kind in (DOUBLE, BEAVER):
             out.append(f"\n;{colour}[double]")
         elif action.kind == TAKE:

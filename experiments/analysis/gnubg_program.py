@@ -154,13 +154,13 @@ def parse_statistics(text: str) -> tuple[PlayerStatistics, PlayerStatistics]:
             section = SECTIONS[stripped]
             continue
         if stripped.startswith("Player ") and names is None:
-            names = [part for part in re.split(r"\s{2,}", stripped[len("Player"):].strip()) if part]
+            names = [line[41:65].strip(), line[65:].strip()]  # gnubg's columns start at 41 and 65
             continue
         if section is None or not stripped:
             continue
         label, _, rest = stripped.partition("  ")
         values[(section, label.strip())] = [part.strip() for part in re.split(r"\s{2,}", rest.strip()) if part.strip()]
-    if names is None or len(names) != 2:
+    if names is None:
         raise GnubgError(f"no statistics in gnubg's output: {text.strip()[-400:]!r}")
 
     def number(section: str, prefix: str, player: int, kind=int):
