@@ -26,6 +26,8 @@ COMMAND_MODULES = (
     "experiments.commands.rollout",
     "experiments.commands.train",
     "experiments.commands.trace",
+    "experiments.commands.interchange",
+    "experiments.commands.analyse",
 )
 
 
