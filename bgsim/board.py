@@ -132,6 +132,13 @@ class Position:
 
         return decode(text)
 
+    @classmethod
+    def from_xgid(cls, text: str) -> "Position":
+        """The position of an eXtreme Gammon XGID, seen from the side on roll."""
+        from .interchange.xgid import decode
+
+        return decode(text).position
+
     # --- views --------------------------------------------------------------------------
 
     @property
@@ -140,6 +147,13 @@ class Position:
         from .position_id import encode
 
         return encode(self)
+
+    @property
+    def xgid(self) -> str:
+        """This position's XGID: the side on roll at the bottom, before its roll, cube centred."""
+        from .interchange.xgid import Xgid
+
+        return Xgid(position=self).text
 
     def turned(self) -> "Position":
         """The same position seen from the other side (the opponent now on roll)."""

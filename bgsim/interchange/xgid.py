@@ -294,5 +294,24 @@ def from_match_state(position: Position, match_state, beaver: bool = False,
     )
 
 
+
+
+def read_position_text(text: str) -> tuple[Position, Xgid | None]:
+    """A position given as a GNU Backgammon position ID, ``POSITIONID:MATCHID`` or an XGID: the
+    position from the side on roll, and the cube, dice and score when the text gives them."""
+    from ..match_id import decode as decode_match_id, split_gnubg_id
+
+    if not isinstance(text, str):
+        raise XgidError(f"a position is a GNU Backgammon ID or an XGID, got {type(text).__name__}")
+    if looks_like_xgid(text):
+        state = decode(text)
+        return state.position, state
+    position_id, match_id = split_gnubg_id(text)
+    position = Position.from_position_id(position_id)
+    if match_id is None:
+        return position, None
+    return position, from_match_state(position, decode_match_id(match_id))
+
+
 __all__ = ["CENTRE", "ON_ROLL", "OPPONENT", "Xgid", "XgidError", "decode", "encode",
-           "from_match_state", "looks_like_xgid", "to_match_state"]
+           "from_match_state", "looks_like_xgid", "read_position_text", "to_match_state"]
