@@ -50,11 +50,10 @@ def check_mat(match: Match) -> None:
         raise RecordError(f"a .mat file cannot hold the variant {match.rules.variant!r}")
     for game in match.games:
         if game.start is not None:
-            raise RecordError(f"game {game.number} starts from a set position: a .mat file starts every "
-                              "game from the opening (write SGF instead)")
+            raise RecordError("a .mat file starts every game from the opening, not from a set position "
+                              "(a run's [starts]): write SGF instead")
         if game.automatic_doubles:
-            raise RecordError(f"game {game.number} has automatic doubles: a .mat file cannot hold them "
-                              "(write SGF instead)")
+            raise RecordError("a .mat file cannot hold automatic doubles: write SGF instead")
 
 
 def _name(text: str) -> str:

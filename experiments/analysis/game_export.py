@@ -326,6 +326,20 @@ def _compare(records: list[GameRecord], stored: pd.DataFrame, group: Group, numb
     return out
 
 
+def check_format(fmt: str, rules: Rules, starts: bool = False) -> None:
+    """Refuse, before any game is played, games ``fmt`` cannot hold (the writers' own checks on a
+    match of one such game)."""
+    from bgsim.interchange import mat, sgf
+    from bgsim.interchange.games import match_rules
+    from bgsim.interchange.records import Game
+
+    check_writable(rules)
+    probe = Match(rules=match_rules(rules), games=[Game(
+        number=1, automatic_doubles=1 if rules.automatic_doubles else 0,
+        start=Position.start() if starts else None)])
+    {"mat": mat.check_mat, "sgf": sgf.check_sgf}[fmt](probe)
+
+
 def write_record(match: Match, fmt: str) -> str:
     """The text of ``match`` in ``fmt`` (``mat`` or ``sgf``); RecordError when it cannot hold it."""
     from bgsim.interchange import mat, sgf
@@ -337,6 +351,6 @@ def write_record(match: Match, fmt: str) -> str:
     raise ValueError(f"unknown format {fmt!r}: choose mat or sgf")
 
 
-__all__ = ["CANNOT_HOLD", "FORMATS", "Group", "RecordError", "Replayed", "Source", "describe_numbers",
+__all__ = ["CANNOT_HOLD", "FORMATS", "Group", "check_format", "RecordError", "Replayed", "Source", "describe_numbers",
            "groups", "load_source", "parse_selection", "records_from_trace", "replay_group",
            "replay_number", "write_record"]

@@ -26,6 +26,7 @@ from experiments.summary import GameTally, format_summary, last_games, mean_inte
 BATCH_SECONDS = 0.5  # a batch's target length: the longest Ctrl-C waits for the kernel
 FIRST_BATCH = 32
 MAX_BATCH = 200_000
+RECORD_LIMIT = 10_000  # --record replays every game with its moves: for small runs
 
 
 def register(subparsers) -> None:
@@ -56,6 +57,10 @@ def register(subparsers) -> None:
     play.add_argument("--beaver", action="store_true", help="allow beavers (money games)")
     play.add_argument("--automatic-doubles", type=int, default=0, metavar="K",
                       help="automatic doubles per game on tied opening rolls (money games; default 0)")
+    play.add_argument("--record", nargs=2, metavar=("FORMAT", "FILE"), default=None,
+                      help=f"also write the games with every move as a match file: mat or sgf, and where "
+                      f"(FILE-match-N per match); for runs of at most {RECORD_LIMIT:,} games or matches "
+                      "(`bgsim export` takes any chosen games of a bigger one)")
     play.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     play.add_argument("--no-progress", action="store_true", help="no progress bar")
     play.set_defaults(handler=run_play)
@@ -202,6 +207,7 @@ def run_play(args) -> int:
     rules = rules_from_args(args)
     if args.match_to:
         rules.check_for_match()
+    record = check_record(args, rules)
     engine = engine_for(args.engine, white, black)
     threads = cap_threads(args.threads, log) if engine == "fast" else args.threads
     # Playing no game checks every argument (seed, rules, whether the engine can run both
@@ -260,7 +266,35 @@ def run_play(args) -> int:
         print(format_match_summary(summary, white.name, black.name))
     print(f"wrote {rows.rows} rows to {path}  ({engine} engine, {elapsed:.1f} s, "
           f"{rows.rows / max(elapsed, 1e-9):,.0f} games/s)")
+    if record is not None:
+        from experiments.commands.interchange import export_files
+
+        written, differences = export_files(path, "all", record[0], record[1], force=True)
+        for difference in differences:  # pragma: no cover - a game played now replays the same
+            log(f"bgsim: warning: {difference}")
+        print(f"wrote the games with their moves to {', '.join(str(name) for name in written)}")
     return 0
+
+
+def check_record(args, rules: Rules):
+    """``--record FORMAT FILE`` checked before any game is played: (format, path) or None."""
+    if args.record is None:
+        return None
+    from experiments.analysis.game_export import FORMATS, check_format
+
+    fmt, target = args.record
+    if fmt not in FORMATS:
+        raise ValueError(f"--record {fmt}: the format is mat or sgf")
+    if args.games > RECORD_LIMIT:
+        raise ValueError(f"--record is for runs of at most {RECORD_LIMIT:,} games; export chosen games of "
+                         "a bigger run with `bgsim export`")
+    check_format(fmt, rules)
+    target = Path(target)
+    if target.exists() and not args.force:
+        raise ValueError(f"{target} exists; pass --force to overwrite it")
+    if not target.parent.exists():
+        raise ValueError(f"the folder {target.parent} does not exist")
+    return fmt, target
 
 
 def _log(text: str) -> None:
