@@ -19,8 +19,8 @@ node is ``W[...]`` or ``B[...]``: ``double``, ``take``, ``drop``, or the dice an
 moves as pairs of letters: ``a``..``x`` are White's points 1..24 (so Black's point ``p`` is
 letter ``'x' - (p - 1)``), ``y`` the bar and ``z`` off.  A beaver is the taker's ``double``
 answering a double, the doubler's ``take`` after it.  A game from a set position has a setup
-node: ``AE[a:y]`` clears the board, ``AW`` and ``AB`` list each checker's point, ``PL`` the side
-to play.
+node: ``PL[W]`` (White to play), ``AE[a:y]`` clears the board, ``AW`` and ``AB`` list each
+checker's point.
 """
 
 from __future__ import annotations
@@ -122,16 +122,20 @@ def _game_tree(match: Match, game: Game, index: int, application: str) -> str:
 
 
 def _setup_node(start: Position, first: int) -> str:
-    """The node that sets the board: ``start`` seen from player ``first``, who is to play."""
-    board = start.board if first == 0 else start.turned().board  # from player 0 (White)
+    """The node that sets the board: ``start`` seen from White, who is to play.  ``PL`` comes
+    first, as GNU Backgammon writes it: it reads the properties in order, and ``PL`` turns the
+    board it has to the side named."""
+    if first != 0:
+        raise RecordError("an SGF set-up board is written with White to play first; this game has Black first")
+    board = start.board
     white = "".join(f"[{_letter(slot, 0)}]" * board[slot] for slot in range(25, 0, -1) if board[slot] > 0)
     black = "".join(f"[{_letter(25 - slot, 1)}]" * -board[slot] for slot in range(0, 25) if board[slot] < 0)
-    text = "\n;AE[a:y]"
+    text = "\n;PL[W]AE[a:y]"
     if white:
         text += "AW" + white
     if black:
         text += "AB" + black
-    return text + f"PL[{_COLOURS[first]}]"
+    return text
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -350,12 +354,14 @@ def _setup_position(setup: dict[str, list[str]], line: int) -> tuple[Position, i
         for letter in _letters(value, line):
             point = _point(letter, 1)
             board[25 - point] -= 1
-    first = "WB".index(setup.get("PL", ["W"])[0].strip().upper()[:1] or "W")
+    if setup.get("PL", ["W"])[0].strip().upper()[:1] == "B":
+        raise _NodeError(line, "a set-up board with Black to play first: bgsim reads set-up games "
+                         "with White to play (PL[W]), as it writes them")
     try:
         position = Position(tuple(board))
     except ValueError as error:
         raise _NodeError(line, f"the set-up board is impossible: {error}") from None
-    return (position if first == 0 else position.turned()), first
+    return position, 0
 
 
 def _letters(value: str, line: int) -> list[str]:
