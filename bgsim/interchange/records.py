@@ -51,8 +51,11 @@ class Action:
     text: str = ""  # as the file wrote it, for messages
 
     def same_as(self, other: "Action") -> bool:
-        """The same action, wherever it was read from."""
-        return (self.kind, self.side, self.dice, self.value) == (other.kind, other.side, other.dice, other.value) \
+        """The same action, wherever it was read from (the order of the dice and of the steps
+        written carries no meaning)."""
+        dice = sorted(self.dice) if self.dice else None
+        other_dice = sorted(other.dice) if other.dice else None
+        return (self.kind, self.side, dice, self.value) == (other.kind, other.side, other_dice, other.value) \
             and sorted(self.moves) == sorted(other.moves)
 
 
@@ -103,6 +106,28 @@ class Match:
     games: list[Game] = field(default_factory=list)
     tags: dict[str, str] = field(default_factory=dict)  # event, site, date, ... as read
     comments: list[str] = field(default_factory=list)
+
+
+def is_crawford(match_to: int, score: tuple[int, int], crawford_rule: bool, crawford_done: bool) -> bool:
+    """Whether a game at ``score`` is the Crawford game: the first game of a match (longer than one
+    point, under the Crawford rule) that a side starts one point from winning."""
+    return bool(match_to) and crawford_rule and match_to > 1 and not crawford_done and match_to - 1 in score
+
+
+def crawford_flags(match: Match) -> list[bool]:
+    """Which games of ``match`` are the Crawford game, from the scores the record states (a
+    game without one continues the score of the games before it)."""
+    flags, done, running = [], False, (0, 0)
+    for game in match.games:
+        score = game.score if game.score is not None else running
+        flag = is_crawford(match.match_to, score, match.rules.crawford, done)
+        flags.append(flag)
+        done = done or flag
+        if game.winner is not None and game.points is not None:
+            new = list(score)
+            new[game.winner] += game.points
+            running = (new[0], new[1])
+    return flags
 
 
 # --- move text ------------------------------------------------------------------------------

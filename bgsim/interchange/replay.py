@@ -25,7 +25,7 @@ from ..match_id import MatchState, encode as encode_match_id
 from ..rules import Play, legal_plays
 from ..scoring import MULTIPLIER, result_of
 from . import xgid as xg
-from .records import BEAVER, DOUBLE, DROP, RESIGN, ROLL, TAKE, Action, Game, Match, apply_steps
+from .records import BEAVER, DOUBLE, DROP, RESIGN, ROLL, TAKE, Action, Game, Match, apply_steps, is_crawford
 
 MOVE = "move"  # the row's action for a roll and its play
 ROW_COLUMNS = (
@@ -348,8 +348,7 @@ def replay(match: Match) -> Replay:
             out.problems.append(Problem(game.line, game.number, (
                 f"the score {score[0]}-{score[1]} has already won the match to {match_to}"), rejected=True))
             continue
-        crawford = (bool(match_to) and match.rules.crawford and match_to > 1 and not crawford_done
-                    and match_to - 1 in score)
+        crawford = is_crawford(match_to, score, match.rules.crawford, crawford_done)
         if game.crawford is not None and game.crawford != crawford:
             out.problems.append(Problem(game.line, game.number, (
                 f"the record says this is {'' if game.crawford else 'not '}the Crawford game, but the "
@@ -373,8 +372,6 @@ def replay(match: Match) -> Replay:
         out.games.append(result)
         running = _advance(score, result.winner, result.points, match_to)
         previous = result
-        if match_to and max(running) >= match_to:
-            crawford_done = True
     return out
 
 

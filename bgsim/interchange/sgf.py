@@ -13,7 +13,8 @@ A match is a sequence of game trees, one per game, as GNU Backgammon saves one::
 The root node holds ``MI`` (match length, 0 for money; the game's index from 0; White's and
 Black's scores before it), the players (``PW`` is player 0, bgsim's white), ``RU`` (rules joined
 by colons: ``Crawford`` in a match with the Crawford rule, ``CrawfordGame`` for the Crawford
-game itself, ``Jacoby``, ``NoCube``, and a variant such as ``Nackgammon``), ``CV`` for automatic
+game itself, ``Jacoby``, ``NoCube``, and a variant such as ``Nackgammon``; bgsim adds
+``Beavers`` and ``CubeLimit=64``, which GNU Backgammon passes over), ``CV`` for automatic
 doubles, ``RE`` the result (``W+2``; ``R`` after the points for a resignation).  Each move
 node is ``W[...]`` or ``B[...]``: ``double``, ``take``, ``drop``, or the dice and the checker
 moves as pairs of letters: ``a``..``x`` are White's points 1..24 (so Black's point ``p`` is
@@ -29,7 +30,7 @@ import re
 
 from ..board import Position
 from .records import (BEAVER, DOUBLE, DROP, ROLL, STANDARD, TAKE, Action, Game, Match, MatchRules,
-                      RecordError)
+                      RecordError, crawford_flags)
 
 VARIANTS = {STANDARD: None, "nackgammon": "Nackgammon"}  # the RU tag of each variant
 _COLOURS = "WB"
@@ -70,10 +71,12 @@ def write_sgf(match: Match, application: str | None = None) -> str:
         from .. import __version__
 
         application = f"bgsim:{__version__}"
-    return "".join(_game_tree(match, game, index, application) for index, game in enumerate(match.games))
+    flags = crawford_flags(match)
+    return "".join(_game_tree(match, game, index, application, flags[index])
+                   for index, game in enumerate(match.games))
 
 
-def _game_tree(match: Match, game: Game, index: int, application: str) -> str:
+def _game_tree(match: Match, game: Game, index: int, application: str, crawford: bool) -> str:
     rules = match.rules
     score = game.score or (0, 0)
     out = [f"(;FF[4]GM[6]CA[UTF-8]AP[{_escape(application)}]",
@@ -92,10 +95,14 @@ def _game_tree(match: Match, game: Game, index: int, application: str) -> str:
         ru.append("NoCube")
     if match.match_to and rules.crawford:
         ru.append("Crawford")
-        if game.crawford:
+        if game.crawford if game.crawford is not None else crawford:
             ru.append("CrawfordGame")
     if not match.match_to and rules.jacoby:
         ru.append("Jacoby")
+    if not match.match_to and rules.beaver:
+        ru.append("Beavers")
+    if rules.cube and rules.cube_limit:
+        ru.append(f"CubeLimit={rules.cube_limit}")
     if VARIANTS[rules.variant]:
         ru.append(VARIANTS[rules.variant])
     if ru:
@@ -253,6 +260,11 @@ def read_sgf(text: str) -> tuple[Match, list]:
             rules["jacoby"] = True
         if "NoCube" in ru:
             rules["cube"] = False
+        if "Beavers" in ru:
+            rules["beaver"] = True
+        for token in ru:
+            if token.startswith("CubeLimit=") and token[len("CubeLimit="):].isdigit():
+                rules["cube_limit"] = int(token[len("CubeLimit="):])
         for name, tag in VARIANTS.items():
             if tag and tag in ru:
                 rules["variant"] = name
@@ -301,7 +313,11 @@ class _NodeError(RecordError):
 
 
 def _read_nodes(tree: list[_Node], game: Game) -> None:
+    """The game's actions; the values a double and a beaver turn the cube to follow from the
+    cube (SGF does not write them)."""
     setup: dict[str, list[str]] = {}
+    cube = 1 << game.automatic_doubles
+    offered = 1  # what a take multiplies the cube by: 2 after a double, 4 after a beaver
     for node in tree:
         props = node.properties
         for name in ("AE", "AW", "AB", "PL"):
@@ -322,8 +338,11 @@ def _read_nodes(tree: list[_Node], game: Game) -> None:
             if lower == "double":
                 last = game.actions[-1] if game.actions else None
                 kind = BEAVER if last is not None and last.kind == DOUBLE and last.side != side else DOUBLE
-                game.actions.append(Action(kind, side, line=node.line, text=value))
+                offered = 4 if kind == BEAVER else 2
+                game.actions.append(Action(kind, side, value=cube * offered, line=node.line, text=value))
             elif lower in ("take", "drop"):
+                if lower == "take":
+                    cube *= offered
                 game.actions.append(Action(TAKE if lower == "take" else DROP, side, line=node.line, text=value))
             elif lower == "resign" or lower == "":
                 continue
