@@ -218,3 +218,24 @@ def test_starts_accept_xgids():
     position = Position.from_points({6: 5, 5: 5}, {1: 3, 2: 3})
     checked = check_starts({"positions": [position.xgid, "4HPwATDgc/ABMA"]}, 1, lambda key, problem: ValueError(problem))
     assert checked == {"positions": [position.position_id, "4HPwATDgc/ABMA"]}
+
+
+def test_the_fast_engines_trace_gives_the_reference_engines_moves():
+    """Export replays fast-engine games with the reference engine's play of each canonical rank:
+    the records are the reference engine's own traced games, move for move."""
+    from bgsim import fast
+    from bgsim.cube import Rules
+    from bgsim.game import play_game
+    from bgsim.match import play_match
+    from bots import make_player
+    from experiments.analysis.game_export import records_from_trace
+
+    white, black = make_player("heuristic+pipdiff"), make_player("random+keith")
+    for number in range(4):
+        rows, trace = fast.trace_game(white, black, 9, number, Rules())
+        (mine,) = records_from_trace(rows, trace, 9, 0)
+        theirs = play_game(white, black, 9, number, Rules(), trace=True)
+        assert mine.history == theirs.history and (mine.winner, mine.points) == (theirs.winner, theirs.points)
+    rows, trace = fast.trace_game(white, black, 9, 0, Rules(), match_to=5)
+    games = play_match(white, black, 9, 0, 5, trace=True).games
+    assert [record.history for record in records_from_trace(rows, trace, 9, 5)] == [game.history for game in games]

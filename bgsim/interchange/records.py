@@ -23,7 +23,8 @@ DOUBLE = "double"  # the cube is offered
 BEAVER = "beaver"  # the taker takes and at once redoubles, keeping the cube
 TAKE = "take"
 DROP = "drop"
-RESIGN = "resign"  # the game ends: ``side`` wins ``points`` (the file's "Wins" of a resignation)
+RESIGN = "resign"  # the game ends: ``side`` wins ``value`` points (the readers give a file's end in
+# Game.winner and Game.points instead: the replay tells a resignation from the board)
 KINDS = (ROLL, DOUBLE, BEAVER, TAKE, DROP, RESIGN)
 
 STANDARD = "standard"

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from ..board import CHECKERS, Position
 from ..match_id import MatchState, encode as encode_match_id
 from ..rules import Play, legal_plays
-from ..scoring import MULTIPLIER, result_of
+from ..cube import Rules
+from ..scoring import MULTIPLIER, points_for, result_of
 from . import xgid as xg
 from .records import BEAVER, DOUBLE, DROP, RESIGN, ROLL, TAKE, Action, Game, Match, apply_steps, is_crawford
 
@@ -194,28 +195,20 @@ def _high_first(dice) -> tuple[int, int]:
 
 
 def _end_points(result: str, cube: int, match: Match, turned: bool) -> int:
-    if result in ("drop",):
-        return cube
-    if match.rules.jacoby and not match.match_to and not turned:
-        return cube
-    return MULTIPLIER[result] * cube
+    jacoby = match.rules.jacoby and not match.match_to
+    return points_for(result, cube, Rules(jacoby=jacoby), turned, bool(match.match_to))
 
 
 def _replay_game(match: Match, game: Game, score: tuple[int, int], crawford: bool,
                  rows: list[dict]) -> GameResult:
     state = _GameState(match, game, score, crawford)
     names = match.players
-    pending_roll = None  # a roll written without its play, before a resignation
     for index, action in enumerate(game.actions):
         player = action.side
         if state.over is not None:
             raise _Rejected(action.line, f"{names[player]} acts after the game is over: {action.text or action.kind}")
         if action.kind == RESIGN:
             return _resign(state, action, rows)
-        if pending_roll is not None:
-            raise _Rejected(pending_roll.line, f"{names[pending_roll.side]} rolled "
-                            f"{pending_roll.dice[0]}{pending_roll.dice[1]} and did not play it, "
-                            "though the roll can be played")
         if state.position is None:  # the opening roll decides who moves first
             if action.kind != ROLL:
                 raise _Rejected(action.line, f"the game opens with {action.kind}, not a roll")
@@ -234,8 +227,7 @@ def _replay_game(match: Match, game: Game, score: tuple[int, int], crawford: boo
             play, plays = find_play(state.position, action.dice, action.moves)
             if play is None and (action.moves or plays):
                 if not action.moves and index == len(game.actions) - 1 and game.winner is not None:
-                    pending_roll = action  # rolled, then resigned (eXtreme Gammon writes "???")
-                    continue
+                    continue  # rolled, then resigned (eXtreme Gammon writes "???"): no decision
                 written = action.text or " ".join(f"{a}/{b}" for a, b in action.moves)
                 if not action.moves:
                     raise _Rejected(action.line, f"{names[player]} does not play "
@@ -330,25 +322,21 @@ def replay(match: Match) -> Replay:
     """Every decision of every game of ``match``, and every problem (see the module docstring)."""
     out = Replay()
     match_to = match.match_to
-    running = (0, 0)
+    running = (0, 0)  # the score the games before add up to
     crawford_done = False
-    previous: GameResult | None = None
-    for game in match.games:
-        stated = game.score if game.score is not None else running
-        if game.score is not None and game.score != running and (previous is not None or running != (0, 0)):
-            out.problems.append(Problem(game.line, game.number, (
-                f"the score before this game is {game.score[0]}-{game.score[1]}, but the games before "
-                f"add up to {running[0]}-{running[1]}")))
-        elif game.score is not None and game.score != running and previous is None:
-            if match_to:
-                out.problems.append(Problem(game.line, game.number, (
-                    f"the first game starts at {game.score[0]}-{game.score[1]}, not 0-0")))
-        score = stated
+    for index, game in enumerate(match.games):
+        score = game.score if game.score is not None else running
+        if score != running and (index or match_to):  # a session may go on from any score
+            said = (f"the first game starts at {score[0]}-{score[1]}, not 0-0" if index == 0 else
+                    f"the score before this game is {score[0]}-{score[1]}, but the games before "
+                    f"add up to {running[0]}-{running[1]}")
+            out.problems.append(Problem(game.line, game.number, said))
         if match_to and max(score) >= match_to:
             out.problems.append(Problem(game.line, game.number, (
                 f"the score {score[0]}-{score[1]} has already won the match to {match_to}"), rejected=True))
             continue
         crawford = is_crawford(match_to, score, match.rules.crawford, crawford_done)
+        crawford_done = crawford_done or crawford
         if game.crawford is not None and game.crawford != crawford:
             out.problems.append(Problem(game.line, game.number, (
                 f"the record says this is {'' if game.crawford else 'not '}the Crawford game, but the "
@@ -358,24 +346,19 @@ def replay(match: Match) -> Replay:
             result = _replay_game(match, game, score, crawford, rows)
         except _Rejected as rejected:
             out.problems.append(Problem(rejected.line, game.number, rejected.message, rejected=True))
-            result = None
-        if crawford:
-            crawford_done = True
-        if result is None:
-            running = _advance(running, game.winner, game.points, match_to) if game.winner is not None else stated
-            previous = None
+            # the next game's score follows the end the record states, if it states one
+            running = _advance(score, game.winner, game.points) if game.winner is not None else score
             continue
         _check_end(match, game, result, out.problems)
         for number, row in enumerate(rows, 1):
             row["decision"] = number
         out.rows.extend(rows)
         out.games.append(result)
-        running = _advance(score, result.winner, result.points, match_to)
-        previous = result
+        running = _advance(score, result.winner, result.points)
     return out
 
 
-def _advance(score: tuple[int, int], winner: int, points: int | None, match_to: int) -> tuple[int, int]:
+def _advance(score: tuple[int, int], winner: int, points: int | None) -> tuple[int, int]:
     new = list(score)
     new[winner] += points or 0
     return (new[0], new[1])
