@@ -205,6 +205,13 @@ def test_eval_takes_an_xgid(capsys):
     assert answer["position_id"] == position.position_id and answer["xgid"] == position.xgid
 
 
+def test_rollout_takes_an_xgid(capsys):
+    position = Position.from_points({1: 2, 2: 2}, {24: 1, 23: 1, 22: 1})
+    assert main(["rollout", position.xgid, "--games", "36", "--player", "racer", "--json", "--no-progress"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["position_id"] == position.position_id and answer["xgid"] == position.xgid
+
+
 def test_trace_shows_each_turns_xgid(capsys):
     assert main(["trace", "racer+pipdiff", "pubeval+keith", "--seed", "5", "--game", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
