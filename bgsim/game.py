@@ -53,6 +53,9 @@ class PlyRecord:
     roll: tuple[int, int] | None  # None when the game ended on a dropped double
     play: str  # notation, "" for a dance
     result_id: str  # position after the play, seen from ``side``
+    # the checker moves of the play, (from, to, hit) from ``side`` (25 the bar, 0 off): the game
+    # records of bgsim.interchange write each checker's move
+    moves: tuple[tuple[int, int, bool], ...] = ()
 
 
 @dataclass
@@ -188,13 +191,13 @@ def play_game(
                 roll = (first, _die(dice, mirror))
         plies += 1
         chosen = chosen_play(players[side], position, roll, choices[side])
-        notation = ""
+        notation, moves = "", ()
         if chosen is not None:
             position = chosen.result
-            notation = chosen.notation
+            notation, moves = chosen.notation, chosen.moves
         if trace:
             history.append(PlyRecord(plies, side, position_id, cube_action, roll, notation,
-                                     position.position_id))
+                                     position.position_id, moves))
         if position.checkers_off == 15:
             return finish(side, result_of(position), cube.value, position)
         position = position.turned()

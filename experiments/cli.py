@@ -28,6 +28,8 @@ COMMAND_MODULES = (
     "experiments.commands.train",
     "experiments.commands.trace",
     "experiments.commands.chouette",
+    "experiments.commands.interchange",
+    "experiments.commands.analyse",
 )
 
 

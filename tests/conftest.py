@@ -119,3 +119,16 @@ def fast_cube_answers(packed, position, cube):
     answer = respond_with_exact(*args, board, view)
     assert offered in (DOUBLE, NO_DOUBLE) and answer in responses
     return offered == DOUBLE, responses[answer]
+
+
+@pytest.fixture(scope="session")
+def gnubg():
+    """GNU Backgammon's program.  A test that needs it fails with the install hint when it is
+    missing (CI installs it), instead of skipping."""
+    from experiments.analysis.gnubg_program import find_gnubg
+    from experiments.errors import MissingDependency
+
+    try:
+        return find_gnubg()
+    except MissingDependency as error:
+        pytest.fail(str(error))

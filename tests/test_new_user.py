@@ -8,6 +8,7 @@ import math
 import os
 import re
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -120,10 +121,25 @@ def test_every_readme_command_runs(command, tmp_path, capsys, monkeypatch, bearo
     if words[0] == "report":  # a report needs the rows of an earlier command: make them small
         assert cli.main(["play", "random", "random", "--games", "3", "--engine", "reference",
                          "--out", words[1], "--no-progress"]) == 0
+    _prepare_games_in_and_out(words, tmp_path)
     code = cli.main(words)
     err = capsys.readouterr().err
     allowed = (0, 1) if words[0] == "bench" else (0,)  # bench --compare may find a tiny run slower
     assert code in allowed, err
+
+
+def _prepare_games_in_and_out(words: list[str], tmp_path: Path) -> None:
+    """The rows, run folder or match file that export, analyse and import read: small ones."""
+    if words[0] in ("export", "analyse") and words[1].endswith(".parquet"):
+        assert cli.main(["play", "random+pipdiff", "heuristic+pipdiff", "--games", "3", "--engine", "reference",
+                         "--out", words[1], "--no-progress"]) == 0
+    elif words[0] == "export":  # a run's folder
+        experiment = tmp_path / "tiny.toml"
+        experiment.write_text('name = "tiny"\nplayers = ["random+pipdiff", "heuristic+pipdiff"]\ngames = 1\n'
+                              'chunk = 1\nengine = "reference"\n')
+        assert cli.main(["run", str(experiment), "--out", words[1], "--no-progress"]) == 0
+    elif words[0] == "import":
+        shutil.copy(ROOT / "tests" / "data" / "interchange" / "gnubg_match7.mat", words[1])
 
 
 def test_the_readme_python_example_runs():

@@ -40,6 +40,17 @@ def turn_ids(record, rules: Rules) -> list[str]:
     return ids
 
 
+def turn_xgid(gnubg_id: str, rules: Rules) -> str:
+    """The XGID of a turn's ``POSITIONID:MATCHID`` (the side on roll at the bottom)."""
+    from bgsim.board import Position
+    from bgsim.interchange.xgid import from_match_state
+    from bgsim.match_id import decode, split_gnubg_id
+
+    position_id, match_id = split_gnubg_id(gnubg_id)
+    return from_match_state(Position.from_position_id(position_id), decode(match_id), beaver=rules.beaver,
+                            cube_limit=rules.max_cube).text
+
+
 def format_game(record, rules: Rules) -> list[str]:
     match = record.match
     head = f"game {record.game}"
@@ -54,7 +65,7 @@ def format_game(record, rules: Rules) -> list[str]:
     for ply, gnubg_id in zip(record.history, turn_ids(record, rules)):
         action = f"  {ply.cube_action}" if ply.cube_action else ""
         roll = f"  rolls {ply.roll[0]}-{ply.roll[1]}: {ply.play or '(no play)'}" if ply.roll else ""
-        lines.append(f"  {ply.ply:3d} {ply.side:5s} {gnubg_id}{action}{roll}")
+        lines.append(f"  {ply.ply:3d} {ply.side:5s} {gnubg_id}  {turn_xgid(gnubg_id, rules)}{action}{roll}")
     counted = f", {record.points_counted} counted" if match and record.points_counted != record.points else ""
     lines.append(f"  {record.winner} wins {record.points} point{'s' if record.points != 1 else ''} "
                  f"({record.result}, cube {record.cube_value}{counted})")

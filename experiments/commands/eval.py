@@ -8,6 +8,7 @@ import json
 import sys
 
 from bgsim import Position
+from bgsim.interchange.xgid import xgid_of
 from experiments.analysis.evaluation import SOURCES, evaluation
 from experiments.studies.bearoff import build_files, compare_with_gnubg
 
@@ -20,7 +21,8 @@ def register(subparsers) -> None:
         "two-sided bear-off database the exact money equities with the cube and the cube action. "
         "Positions outside the bear-off databases are evaluated by the nn bot when it is installed.",
     )
-    evaluate.add_argument("position_id", metavar="ID", help="GNU Backgammon position ID, side on roll first")
+    evaluate.add_argument("position_id", metavar="ID",
+                          help="GNU Backgammon position ID (side on roll first) or an XGID")
     evaluate.add_argument("--json", action="store_true", help="print machine-readable JSON")
     evaluate.set_defaults(handler=run_eval)
 
@@ -56,13 +58,15 @@ def register(subparsers) -> None:
 
 
 def run_eval(args) -> int:
-    position = Position.from_position_id(args.position_id)
+    from bgsim.interchange.xgid import read_position_text
+
+    position, _ = read_position_text(args.position_id)
     answer = evaluation(position)  # a finished game is a ValueError of bgsim.bearoff.evaluate
     if args.json:
-        print(json.dumps({"position_id": position.position_id, **answer}, indent=2))
+        print(json.dumps({"position_id": position.position_id, "xgid": xgid_of(position), **answer}, indent=2))
         return 0
     win = answer["win"]
-    print(f"{position.position_id}, side on roll -- from the {SOURCES[answer['source']]}")
+    print(f"{position.position_id} ({xgid_of(position)}), side on roll -- from the {SOURCES[answer['source']]}")
     print(f"  win  {100 * win:7.3f}%  gammon {100 * answer['win_gammon']:7.3f}%  "
           f"backgammon {100 * answer['win_backgammon']:7.3f}%")
     print(f"  lose {100 * (1 - win):7.3f}%  gammon {100 * answer['lose_gammon']:7.3f}%  "

@@ -9,11 +9,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from bgsim.cube import Rules
 from bgsim.series import ENGINES
 from experiments.commands.arguments import rules_from_args
 from bots import describe_bots, make_player
+from experiments.analysis.game_export import FORMATS, check_format, export_files
 from experiments.analysis.summary import GameTally, format_match_summary, format_summary
 from experiments.running.stream import check_output, play_to_file
+
+RECORD_LIMIT = 10_000  # --record replays every game with its moves: for small runs
 
 
 def register(subparsers) -> None:
@@ -44,6 +48,10 @@ def register(subparsers) -> None:
     play.add_argument("--beaver", action="store_true", help="allow beavers (money games)")
     play.add_argument("--automatic-doubles", type=int, default=0, metavar="K",
                       help="automatic doubles per game on tied opening rolls (money games; default 0)")
+    play.add_argument("--record", nargs=2, metavar=("FORMAT", "FILE"), default=None,
+                      help=f"also write the games with every move as a match file: mat or sgf, and where "
+                      f"(FILE-match-N per match); for runs of at most {RECORD_LIMIT:,} games or matches "
+                      "(`bgsim export` takes any chosen games of a bigger one)")
     play.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     play.add_argument("--no-progress", action="store_true", help="no progress bar")
     play.set_defaults(handler=run_play)
@@ -69,8 +77,10 @@ def run_play(args) -> int:
     check_output(path, args.force)
     white = make_player(args.white)
     black = make_player(args.black)
+    rules = rules_from_args(args)
+    record = check_record(args, rules)
     tally = GameTally()
-    engine, rows, elapsed = play_to_file(white, black, args.games, args.seed, path, rules_from_args(args),
+    engine, rows, elapsed = play_to_file(white, black, args.games, args.seed, path, rules,
                                          args.match_to, args.engine, args.threads, not args.no_progress,
                                          _log, tally.add)
     print(format_summary(tally.summary(), white.name, black.name))
@@ -80,7 +90,31 @@ def run_play(args) -> int:
         print(format_match_summary(summary, white.name, black.name))
     print(f"wrote {rows} rows to {path}  ({engine} engine, {elapsed:.1f} s, "
           f"{rows / max(elapsed, 1e-9):,.0f} games/s)")
+    if record is not None:
+        written, differences = export_files(path, "all", record[0], record[1], force=True)
+        for difference in differences:  # pragma: no cover - a game played now replays the same
+            _log(f"bgsim: warning: {difference}")
+        print(f"wrote the games with their moves to {', '.join(str(name) for name in written)}")
     return 0
+
+
+def check_record(args, rules: Rules):
+    """``--record FORMAT FILE`` checked before any game is played: (format, path) or None."""
+    if args.record is None:
+        return None
+    fmt, target = args.record
+    if fmt not in FORMATS:
+        raise ValueError(f"--record {fmt}: the format is mat or sgf")
+    if args.games > RECORD_LIMIT:
+        raise ValueError(f"--record is for runs of at most {RECORD_LIMIT:,} games; export chosen games of "
+                         "a bigger run with `bgsim export`")
+    check_format(fmt, rules)
+    target = Path(target)
+    if target.exists() and not args.force:
+        raise ValueError(f"{target} exists; pass --force to overwrite it")
+    if not target.parent.exists():
+        raise ValueError(f"the folder {target.parent} does not exist")
+    return fmt, target
 
 
 def _log(text: str) -> None:

@@ -10,18 +10,21 @@ import json
 
 from bgsim import Position, legal_plays
 from bgsim.rules import RollError, check_roll
+from bgsim.interchange.xgid import xgid_of
 
 
 def register(subparsers) -> None:
     show = subparsers.add_parser(
-        "show", help="draw a position given as a GNU Backgammon position ID",
+        "show", help="draw a position given as a GNU Backgammon position ID or an XGID",
         description="Draw the position of a GNU Backgammon position ID (14 characters, e.g. "
-        "4HPwATDgc/ABMA for the starting position) as a board with points numbered for the side on roll (X), "
-        "and each side's pip count, checkers on the bar and checkers borne off.  With a GNU "
-        "Backgammon match ID (POSITIONID:MATCHID as GNU Backgammon writes it, or as a second "
-        "argument), also the score, the cube, the Crawford state and who is on roll.")
+        "4HPwATDgc/ABMA for the starting position) or an eXtreme Gammon XGID as a board with points "
+        "numbered for the side on roll (X), and each side's pip count, checkers on the bar and checkers "
+        "borne off, and the position's XGID.  With a GNU Backgammon match ID (POSITIONID:MATCHID as GNU "
+        "Backgammon writes it, or as a second argument) or an XGID, also the score, the cube, the "
+        "Crawford state and who is on roll.")
     show.add_argument("position_id", metavar="ID",
-                      help="GNU Backgammon position ID, e.g. 4HPwATDgc/ABMA, or POSITIONID:MATCHID")
+                      help="GNU Backgammon position ID, e.g. 4HPwATDgc/ABMA, POSITIONID:MATCHID, or an XGID "
+                      "(XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10)")
     show.add_argument("match_id", metavar="MATCHID", nargs="?",
                       help="GNU Backgammon match ID, e.g. cAkAAAAAAAAA (if not joined to ID by ':')")
     show.set_defaults(handler=run_show)
@@ -33,11 +36,12 @@ def register(subparsers) -> None:
         "canonical order of bgsim.legal_plays.  Each resulting position is seen from the side "
         "that moved (not yet turned), as GNU Backgammon lists move results.",
     )
-    moves.add_argument("position_id", metavar="ID", help="GNU Backgammon position ID of the side on roll")
+    moves.add_argument("position_id", metavar="ID",
+                       help="GNU Backgammon position ID of the side on roll, or an XGID")
     # dice are read as text and checked in run_moves, so that a bad die gets the same single
     # error line as every other bad input instead of argparse's usage message
-    moves.add_argument("die1", metavar="D1", help="first die, 1 to 6")
-    moves.add_argument("die2", metavar="D2", help="second die, 1 to 6")
+    moves.add_argument("die1", metavar="D1", nargs="?", help="first die, 1 to 6 (default: an XGID's dice)")
+    moves.add_argument("die2", metavar="D2", nargs="?", help="second die, 1 to 6")
     moves.add_argument("--json", action="store_true", help="print machine-readable JSON")
     moves.set_defaults(handler=run_moves)
 
@@ -53,7 +57,10 @@ def read_die(text: str) -> int:
 
 
 def read_position(text: str) -> Position:
-    position = Position.from_position_id(text)
+    """A position ID or an XGID (``POSITIONID:MATCHID`` too), seen from the side on roll."""
+    from bgsim.interchange.xgid import read_position_text
+
+    position, _ = read_position_text(text)
     if position.checkers_off == 15 and position.opponent_checkers_off == 15:
         # a game ends when the first side is off, so the other always has checkers left
         raise ValueError(f"impossible position {text!r}: both sides have borne off all 15 checkers")
@@ -61,14 +68,25 @@ def read_position(text: str) -> Position:
 
 
 def run_show(args) -> int:
+    from bgsim.interchange.xgid import Xgid, decode as decode_xgid, from_match_state, looks_like_xgid
     from bgsim.match_id import decode, split_gnubg_id
 
+    if looks_like_xgid(args.position_id):
+        if args.match_id is not None:
+            raise ValueError("an XGID holds the score and the cube: give no match ID with it")
+        xgid = decode_xgid(args.position_id)
+        print(read_position(xgid.position.position_id))
+        print(f"{xgid.text}: {xgid.describe()}")
+        return 0
     position_id, match_id = split_gnubg_id(args.position_id)
     if match_id is not None and args.match_id is not None:
         raise ValueError(f"two match IDs: {match_id!r} joined to the position ID and {args.match_id!r}")
     match_id = match_id if match_id is not None else args.match_id
     state = decode(match_id) if match_id is not None else None  # checked before any drawing
-    print(read_position(position_id))
+    position = read_position(position_id)
+    print(position)
+    xgid = from_match_state(position, state) if state is not None else Xgid(position=position)
+    print(xgid.text)
     if state is not None:
         print(f"match ID {match_id}: {state.describe()}")
         if state.match_to:
@@ -79,8 +97,16 @@ def run_show(args) -> int:
 
 
 def run_moves(args) -> int:
+    from bgsim.interchange.xgid import read_position_text
+
     position = read_position(args.position_id)
-    roll = check_roll((read_die(args.die1), read_die(args.die2)))
+    _, state = read_position_text(args.position_id)
+    if args.die1 is None or args.die2 is None:
+        if args.die1 is not None or state is None or state.dice == (0, 0):
+            raise RollError("give the roll as two dice D1 D2 (an XGID with its dice rolled may give them)")
+        roll = state.dice
+    else:
+        roll = check_roll((read_die(args.die1), read_die(args.die2)))
     if position.checkers_off == 15 or position.opponent_checkers_off == 15:
         side = "X (on roll)" if position.checkers_off == 15 else "O"
         raise ValueError(f"the game is over in {position.position_id}: {side} has borne off "
@@ -89,6 +115,7 @@ def run_moves(args) -> int:
     if args.json:
         print(json.dumps({
             "position_id": position.position_id,
+            "xgid": xgid_of(position),
             "roll": list(roll),
             "count": len(plays),
             "plays": [{"play": play.notation, "position_id": play.result.position_id} for play in plays],

@@ -16,7 +16,8 @@ def register(subparsers) -> None:
         help="print one game or match turn by turn, with GNU Backgammon IDs at each turn",
         description="Play one game (or, with --match-to, one match) between two players and print "
         "each turn: who is on roll, POSITIONID:MATCHID at the start of the turn (score, cube, "
-        "Crawford state, player on roll; white is player 0), the cube action, the roll and the play.  "
+        "Crawford state, player on roll; white is player 0) and the same as an XGID (the side on roll "
+        "at the bottom), the cube action, the roll and the play.  "
         "The game is the one `bgsim play` deals as number --game of --seed.",
     )
     parser.add_argument("white", metavar="WHITE", help="white's player spec, e.g. heuristic+pipdiff")

@@ -34,7 +34,7 @@ Keys (all optional except ``games`` and at least two players)::
     match_to = 11
 
     [starts]                         # optional: deals start from given positions (money games)
-    positions = ["4HPwATDgc/ABMA", ...]   # game g starts from positions[g % len] (white on roll)
+    positions = ["4HPwATDgc/ABMA", ...]   # game g starts from positions[g % len] (white on roll); XGIDs too
     # or: race = [40, 80]            # random races, each side 40..80 pips; seed = S (default: the run's)
 
     [grid]                           # optional: more players from a template and value lists

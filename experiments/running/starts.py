@@ -4,7 +4,8 @@ random races.
 An experiment file's ``[starts]`` table holds one of
 
 * ``positions = ["ID", ...]``: game number ``g`` starts from ``positions[g % len(positions)]``
-  (GNU Backgammon position IDs, white on roll before its roll);
+  (GNU Backgammon position IDs or XGIDs, white on roll before its roll; the run keeps them as
+  position IDs, and an XGID's cube, dice and score are not used);
 * ``race = [P, Q]`` (and optionally ``seed``, default the run's): game ``g`` starts from a random
   race, each side's pip count drawn from ``P..Q`` (see :func:`race_start`).
 
@@ -19,6 +20,7 @@ import math
 import numpy as np
 
 from bgsim.board import CHECKERS, Position
+from bgsim.interchange.xgid import read_position_text
 
 MAX_RACE_PIPS = 12 * CHECKERS  # every checker on the 12-point: the longest race of this shape
 
@@ -64,14 +66,16 @@ def check_starts(table: dict, run_seed: int, fail) -> dict:
         ids = table["positions"]
         if not isinstance(ids, list) or not ids:
             raise fail("starts.positions", "a non-empty list of position IDs")
+        positions = []
         for index, text in enumerate(ids):
             try:
-                position = Position.from_position_id(str(text))
+                position, _ = read_position_text(str(text))
             except ValueError as error:
                 raise fail(f"starts.positions[{index}]", str(error)) from None
             if position.checkers_off == CHECKERS or position.opponent_checkers_off == CHECKERS:
                 raise fail(f"starts.positions[{index}]", f"the game is over in {text}")
-        return {"positions": [Position.from_position_id(str(text)).position_id for text in ids]}
+            positions.append(position.position_id)
+        return {"positions": positions}
     bounds = table["race"]
     if (not isinstance(bounds, list) or len(bounds) != 2
             or any(isinstance(b, bool) or not isinstance(b, int) for b in bounds)
