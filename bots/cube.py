@@ -37,6 +37,9 @@ SCORE_AWARE = Param("score_aware", parse_bool, True,
 
 class CubeBot(Bot):
     fast_name = ""
+    # True for a rule that speaks only in races (in contact it never doubles and takes every
+    # double): studies judge such a rule only in races (pipdiff's race_only parameter sets it)
+    race_only = False
 
     def offer_double(self, position: Position, cube: CubeView) -> bool:
         raise NotImplementedError
@@ -285,6 +288,8 @@ class _RaceCount(CubeBot):
     In contact (``not position.is_race``) the race formulas do not apply: the bot never doubles
     and takes every double.
     """
+
+    race_only = True
 
     def excess_at_most(self, position: Position, margin: float) -> bool:
         raise NotImplementedError

@@ -61,6 +61,8 @@ OFFER, REDOUBLE, TAKE = "double", "redouble", "take"
 class _RaceRule(CubeBot):
     """Shared by the four rules: two counts and a taker's-count threshold per question."""
 
+    race_only = True
+
     def counts(self, position: Position) -> tuple[float, float]:
         """(the doubler's count, the taker's)."""
         raise NotImplementedError

@@ -116,11 +116,11 @@ def test_an_interrupted_audit_resumes_to_the_same_rows(tmp_path, monkeypatch):
     monkeypatch.setattr(cube_audit, "CHUNK_POSITIONS", 10)
     judge, calls = cube_audit.judge, []
 
-    def interrupted(position_id, rules):
+    def interrupted(position_id, rules, *judging):
         calls.append(position_id)
         if len(calls) == 15:  # in the second block of ten
             raise KeyboardInterrupt
-        return judge(position_id, rules)
+        return judge(position_id, rules, *judging)
 
     monkeypatch.setattr(cube_audit, "judge", interrupted)
     arguments = ["cube-audit", "--players", "keith,thorp", "--positions", "24", "--seed", "3",

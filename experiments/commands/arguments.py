@@ -37,10 +37,15 @@ def run_folder_flags(parser, replaces: str, resumes: bool = True) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def cube_rules_flag(parser, example: str) -> None:
-    """``--players``: the cube rules a study judges, as comma-separated specs (``split_specs``)."""
-    parser.add_argument("--players", required=True, metavar="SPECS",
-                        help=f"cube bot specs, comma-separated, e.g. {example}")
+def cube_rules_flag(parser, example: str, default: str | None = None) -> None:
+    """``--players``: the cube rules a study judges, as comma-separated specs (``split_specs``);
+    required unless the study names a ``default`` (which its help then says)."""
+    if default is None:
+        parser.add_argument("--players", required=True, metavar="SPECS",
+                            help=f"cube bot specs, comma-separated, e.g. {example}")
+    else:
+        parser.add_argument("--players", default=None, metavar="SPECS",
+                            help=f"cube bot specs, comma-separated, e.g. {example} (default: {default})")
 
 
 def rules_from_args(args) -> Rules:

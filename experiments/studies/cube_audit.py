@@ -30,15 +30,27 @@ a position's three decisions share one truth and a game's positions are one race
 decisions as independent draws would make them too narrow.  Rules are compared by paired
 differences on the same decisions (:func:`paired`).
 
-Money game, no Jacoby rule, no beavers (a beaver counts as a take).  The race length of a
-decision is the pip count of the side on roll.
+Money game, no beavers (a beaver counts as a take), no Jacoby rule unless asked (``jacoby``:
+the Jacoby rule as a second *condition*, each position judged under both).  The race length of
+a decision is the pip count of the side on roll.
+
+**In contact, GNU Backgammon judges** (``judge="gnubg"``, ``bgsim cube-audit --judge gnubg``):
+positions of a *scope* (``race``, ``contact`` or ``all``) are sampled from self-play of ``nn``
+(fast engine) or ``gnubg`` (GNU Backgammon's net, reference engine), and the truth of each is
+GNU Backgammon's program at a chosen depth (:func:`experiments.analysis.gnubg_program.cube_decisions`:
+no double, double/take, double/pass per unit of the cube, with the cube centred and owned, and
+its category: no double, double/take, double/pass, too good).  Where bgsim's two-sided bear-off
+database holds the position it stays the judge (``judged_by``).  The charge is the same
+(:func:`double_verdict`, :func:`take_verdict`).  Rules that speak only in races
+(``CubeBot.race_only``) are judged only there.  Every position's truth is kept
+(``truths.parquet``), so any other rule is charged later without asking gnubg again
+(:func:`charge`; the pip-rule threshold sweep is one such use).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-import random
 import shutil
 import time
 from dataclasses import dataclass
@@ -49,211 +61,27 @@ import numpy as np
 import pandas as pd
 
 from bgsim.board import Position
-from bgsim.cube import CubeView, Response
 from experiments.analysis.summary import milli, played_with
 from experiments.errors import RunError
 from experiments.running.files import write_atomic, write_table, write_text
 from experiments.running.folder import RunFolder, RunKind
-from experiments.running.progress import Progress
+from experiments.running.progress import Progress, duration
 
-BUCKETS = (("<=30", 0, 30), ("31-60", 31, 60), ("61-90", 61, 90), (">90", 91, 10_000))
-ALL = "all"
-QUESTIONS = ("double", "redouble", "take")
-ERRORS = ("missed double", "wrong double", "wrong take", "wrong pass")
-SHARE_COLUMNS = tuple(error.replace(" ", "_") for error in ERRORS)
-CENTRED = CubeView(value=1, centred=True, max_cube=64, beaver_allowed=False, jacoby=False)
-OWNED = CubeView(value=2, centred=False, max_cube=64, beaver_allowed=False, jacoby=False)
-Z95 = 1.959964
-# Keith's study set aside positions where one side is an overwhelming favourite (cubeless
-# chance below 5% or above 95%): the summary reports them apart as well as within all
-WINDOW = (0.05, 0.95)
+from . import cube_audit_report as report
+# the charge and what it stands on live in cube_charge; the audit's names for them stay here
+from .cube_charge import (  # noqa: F401
+    ALL, ANY, BGSIM, BGSIM_ESTIMATE, BUCKETS, CENTRED, CONTACT, DEFAULT_PLIES, ERRORS, EXACT_TABLES, GNUBG,
+    JACOBY, JACOBY_CHOICES, JUDGES, NO_JACOBY, OWNED, PROBABILITIES, QUESTIONS, RACE, SCOPES, SHARE_COLUMNS,
+    WINDOW, Z95, Rule, Truth, _beats, _verdict, bgsim_truth, bucket_of, charge, check_judge, check_scope,
+    clustered, double_verdict, gnubg_truths, in_scope, jacoby_conditions, judge, judge_label, kind_of,
+    make_rules, paired, read_positions, sample_positions, sampler_text, take_verdict, truth_rows, truths_of,
+    units,
+)
+
 SAMPLES = ("all", "window")
 
 
-def bucket_of(pips: int) -> str:
-    for name, low, high in BUCKETS:
-        if low <= pips <= high:
-            return name
-    raise ValueError(f"a pip count of {pips} is in no race-length bucket")
-
-
-# --- positions -------------------------------------------------------------------------------
-
-
-def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3) -> list[tuple[str, int]]:
-    """``count`` race positions as (ID, game): the ID with the side on roll, the number of the
-    sampling game it came from.  At most ``per_game`` come from each fast-engine game of
-    ``sampler`` against itself (games ``0, 1, ...`` of ``seed``), chosen at random (seeded) among
-    that game's race positions, so long races do not crowd out the rest.  Positions of one game
-    are alike (one race at several lengths): the intervals take the game as their unit."""
-    from bgsim.fast import supports, trace_game
-    from bgsim.fast.game import TRACE_HEAD
-    from bots import make_player
-
-    if count < 1:
-        raise ValueError(f"--positions must be at least 1, got {count}")
-    player = make_player(sampler)
-    if not supports(player):
-        raise ValueError(f"the sampler {sampler!r} has no fast-engine kernel: choose a fast checker bot")
-    rng = random.Random(seed)
-    found: list[tuple[str, int]] = []
-    number = 0
-    while len(found) < count:
-        _, trace = trace_game(player, player, seed, number)
-        races = []
-        for row in trace:
-            board = tuple(int(n) for n in row[TRACE_HEAD:TRACE_HEAD + 26])
-            position = Position(board)
-            if position.is_race and position.checkers_off < 15 and position.opponent_checkers_off < 15:
-                races.append(position.position_id)
-        rng.shuffle(races)
-        found.extend((position_id, number) for position_id in races[:per_game])
-        number += 1
-        if number > 50 * count + 1000:
-            raise ValueError(f"{sampler} games give too few race positions to sample {count}")
-    return found[:count]
-
-
-def read_positions(path: Path) -> list[str]:
-    """Position IDs, one a line (blank lines and ``#`` comments skipped); each must be a race."""
-    ids = []
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not a text file of position IDs") from None
-    for number, line in enumerate(lines, 1):
-        text = line.split("#", 1)[0].strip()
-        if not text:
-            continue
-        try:
-            position = Position.from_position_id(text)
-        except ValueError as error:
-            raise ValueError(f"{path}, line {number}: {error}") from None
-        if not position.is_race:
-            raise ValueError(f"{path}, line {number}: {text} is not a race (the sides are in contact)")
-        if position.checkers_off == 15 or position.opponent_checkers_off == 15:
-            raise ValueError(f"{path}, line {number}: the game is over in {text}")
-        ids.append(position.position_id)
-    if not ids:
-        raise ValueError(f"{path} holds no position IDs")
-    return ids
-
-
-# --- decisions -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Rule:
-    name: str  # the spec as the user gave it
-    bot: object
-
-
-def make_rules(specs: list[str]) -> list[Rule]:
-    from bots import make_cube
-
-    if not specs:
-        raise ValueError("--players needs at least one cube bot spec")
-    rules = []
-    for spec in specs:
-        rules.append(Rule(spec, make_cube(spec)))
-    names = [rule.name for rule in rules]
-    if len(set(names)) != len(names):
-        raise ValueError(f"--players names a cube bot twice: {','.join(names)}")
-    return rules
-
-
-def double_verdict(truth, centred: bool, offered: bool) -> tuple[str, str, float]:
-    """The best answer, the error (``""`` for none) and the equity lost per unit of the current
-    cube when the side on roll of ``truth`` (:func:`bots.exact.cube_equities`) does or does not
-    double (``centred``: a first double, else a redouble of its own cube).  A double is worth
-    ``min(DT, 1)``: the opponent answers it at its best.  Used by the audit and by the played-out
-    cross-check (``experiments/studies/cross_check.py``), so both charge a decision the same."""
-    no_double = truth.no_double(centred)
-    double_value = min(truth.double_take, 1.0)
-    best = "double" if double_value > no_double else "no double" if no_double > double_value else "either"
-    # where doubling and not doubling are worth the same (a sure win: both +1) either answer is right
-    if offered and no_double > double_value:
-        return best, "wrong double", no_double - double_value
-    if best == "double" and not offered:
-        return best, "missed double", double_value - no_double
-    return best, "", 0.0
-
-
-def take_verdict(truth, takes: bool) -> tuple[str, str, float]:
-    """As :func:`double_verdict`, for the opponent's answer to a double of the side on roll of
-    ``truth``: the taker gives up ``DT - 1`` by a wrong take and ``1 - DT`` by a wrong pass."""
-    best_take = truth.should_take()
-    best = "pass" if not best_take else "take" if truth.double_take < 1.0 else "either"
-    if takes and not best_take:
-        return best, "wrong take", truth.double_take - 1.0
-    if not takes and truth.double_take < 1.0:
-        return best, "wrong pass", 1.0 - truth.double_take
-    return best, "", 0.0
-
-
-def judge(position_id: str, rules: list[Rule]) -> list[dict]:
-    """The decision rows of one position: three questions for every rule."""
-    from bots.exact import EXACT, cube_equities
-
-    position = Position.from_position_id(position_id)
-    truth = cube_equities(position)
-    pips = position.pip_count
-    base = {
-        "position_id": position_id, "pips": pips, "opponent_pips": position.opponent_pip_count,
-        "bucket": bucket_of(pips), "truth": "exact" if truth.source == EXACT else "estimated",
-        "estimator": truth.source, "centred": truth.centred, "owned": truth.owned,
-        "double_take": truth.double_take, "win": truth.probabilities[0],
-        "window": WINDOW[0] <= truth.probabilities[0] <= WINDOW[1],
-    }
-    rows = []
-    for rule in rules:
-        for question, cube in (("double", CENTRED), ("redouble", OWNED)):
-            offered = bool(rule.bot.offer_double(position, cube))
-            best, error, lost = double_verdict(truth, question == "double", offered)
-            rows.append({**base, "rule": rule.name, "question": question,
-                         "answer": "double" if offered else "no double",
-                         "best": best, "error": error, "equity_lost": lost})
-        answer = rule.bot.respond(position, CENTRED)
-        takes = answer in (Response.TAKE, Response.BEAVER)
-        best, error, lost = take_verdict(truth, takes)
-        rows.append({**base, "rule": rule.name, "question": "take", "answer": "take" if takes else "pass",
-                     "best": best, "error": error, "equity_lost": lost})
-    return rows
-
-
 # --- summary -----------------------------------------------------------------------------------
-
-
-def units(frame: pd.DataFrame) -> pd.Series:
-    """The independent unit of each decision row for the intervals: its sampling game where the
-    rows record one, else its position (its place in the audit's list; rows without one, as
-    :func:`judge` returns them, fall back to the position ID).  A position's three questions
-    share one truth and one pip count, and a game's positions are one race at several lengths:
-    counting every decision as independent would make the intervals too narrow."""
-    if "game" in frame and "position_index" in frame:
-        return frame["game"].astype("Float64").fillna(-1.0 - frame["position_index"].astype("Float64"))
-    if "position_index" in frame:
-        return frame["position_index"]
-    return frame["position_id"]
-
-
-def clustered(values, unit) -> tuple[float, float]:
-    """The mean of ``values`` (per decision) and the half-width of its 95% interval, taking the
-    units (see :func:`units`) as the independent draws: the cluster-robust (linearised ratio)
-    variance ``G/(G-1) * sum_g (S_g - mean*n_g)^2 / N^2`` over the G units, S_g and n_g being a
-    unit's sum and count of decisions.  With one decision per unit it is the usual s^2/N;
-    repeating every unit's rows leaves it unchanged."""
-    values = np.asarray(values, dtype=float)
-    n = len(values)
-    if n == 0:
-        return math.nan, math.nan
-    mean = float(values.mean())
-    residuals = pd.Series(values - mean).groupby(np.asarray(unit)).sum().to_numpy()
-    count = len(residuals)
-    if count < 2:
-        return mean, math.nan
-    variance = count / (count - 1) * float((residuals ** 2).sum()) / n ** 2
-    return mean, Z95 * math.sqrt(variance)
 
 
 def _summary_row(rule: str, bucket: str, part: pd.DataFrame) -> dict:
@@ -314,57 +142,6 @@ def _table(summary: pd.DataFrame, buckets=None) -> list[str]:
         lines.append(f"| {row.rule} | {row.bucket} | {row.decisions:,} | {shares} | {rate} | "
                      f"{milli(row.equity_lost)} | {milli(row.equity_lost_low)} .. {milli(row.equity_lost_high)} |")
     return lines
-
-
-def paired(frame: pd.DataFrame, first: str, second: str) -> dict | None:
-    """``first`` minus ``second`` on the decisions both rules answered (same position, same
-    question): the differences in error rate and in equity lost per decision, each with its 95%
-    interval over the units of :func:`units`.  Pairing removes what the positions share (a hard
-    sample is hard for both rules), which two separate intervals would count twice.  None where
-    either rule has no decisions here."""
-    key = ["position_index", "question"] if "position_index" in frame else ["position_id", "question"]
-    a = frame[frame["rule"] == first]
-    b = frame[frame["rule"] == second]
-    both = a.merge(b[key + ["error", "equity_lost"]], on=key, suffixes=("", "_other"), validate="one_to_one")
-    if both.empty:
-        return None
-    unit = units(both)
-    lost, lost_half = clustered(both["equity_lost"] - both["equity_lost_other"], unit)
-    rate, rate_half = clustered((both["error"] != "").astype(float) - (both["error_other"] != "").astype(float), unit)
-    return {"decisions": len(both), "units": int(unit.nunique()),
-            "error_rate": float((both["error"] != "").mean()),
-            "error_rate_other": float((both["error_other"] != "").mean()),
-            "equity_lost": float(both["equity_lost"].mean()),
-            "equity_lost_other": float(both["equity_lost_other"].mean()),
-            "rate_difference": rate, "rate_low": rate - rate_half, "rate_high": rate + rate_half,
-            "lost_difference": lost, "lost_low": lost - lost_half, "lost_high": lost + lost_half}
-
-
-def _verdict(low: float, high: float, first: str, second: str, less: str) -> str:
-    if low > 0:
-        return f"{second} {less}"
-    if high < 0:
-        return f"{first} {less}"
-    return "not settled by this sample"  # the interval holds 0 (or could not be formed)
-
-
-def _beats(frame: pd.DataFrame, first: str, second: str) -> str | None:
-    """A sentence comparing two rules on the same decisions (paired), or None if one is missing."""
-    found = paired(frame, first, second)
-    if found is None:
-        return None
-    if found["rate_low"] == found["rate_high"] == 0 and found["lost_low"] == found["lost_high"] == 0:
-        return (f"{first} v {second}: no difference on any of the {found['decisions']:,} paired "
-                "decisions (the same errors at the same cost)")
-    return (f"{first} v {second} ({found['decisions']:,} paired decisions): error rate "
-            f"{100 * found['error_rate']:.2f}% v {100 * found['error_rate_other']:.2f}%, difference "
-            f"{100 * found['rate_difference']:+.2f} points (95% interval {100 * found['rate_low']:+.2f} .. "
-            f"{100 * found['rate_high']:+.2f}: "
-            f"{_verdict(found['rate_low'], found['rate_high'], first, second, 'errs less often')}); "
-            f"equity lost {milli(found['equity_lost'])} v {milli(found['equity_lost_other'])} thousandths "
-            f"per decision, difference {1000 * found['lost_difference']:+.2f} (95% interval "
-            f"{1000 * found['lost_low']:+.2f} .. {1000 * found['lost_high']:+.2f}: "
-            f"{_verdict(found['lost_low'], found['lost_high'], first, second, 'loses less')})")
 
 
 def comparisons(frame: pd.DataFrame, rules: list[str]) -> list[str]:
@@ -478,8 +255,53 @@ def _plot_sample(axis, summary: pd.DataFrame, names: list[str]) -> None:
 
 CHUNK_POSITIONS = 500
 POSITIONS_FILE = "positions.txt"
+TRUTHS_FILE = "truths.parquet"
+SWEEP_FILE = "sweep.csv"
 AUDIT = RunKind("cube-audit", "audit", "bgsim cube audit",
-                ("decisions.parquet", "summary.csv", "summary.md", "cube_audit.png", POSITIONS_FILE))
+                ("decisions.parquet", TRUTHS_FILE, "summary.csv", "summary.md", "cube_audit.png", SWEEP_FILE,
+                 POSITIONS_FILE))
+# rough seconds of one gnubg cube evaluation at each depth on one core, for the estimate given
+# before a run starts (the first chunk measures the real rate)
+GNUBG_SECONDS = {0: 0.008, 1: 0.012, 2: 0.03, 3: 0.3, 4: 3.0}
+
+
+@dataclass(frozen=True)
+class Judging:
+    """How an audit judges: the judge, gnubg's depth, the positions' scope, the conditions (no
+    Jacoby rule, the Jacoby rule, or both) and the gnubg processes run at once (``jobs``: the
+    answers do not depend on it)."""
+
+    judge: str = BGSIM
+    plies: int | None = None
+    scope: str = RACE
+    conditions: tuple[str, ...] = (NO_JACOBY,)
+    jobs: int = 1
+
+    def __post_init__(self) -> None:
+        check_judge(self.judge, self.plies, self.scope)
+        if self.judge == GNUBG and self.plies is None:
+            object.__setattr__(self, "plies", DEFAULT_PLIES)
+        if self.judge == BGSIM:
+            object.__setattr__(self, "plies", None)
+        if not self.conditions or any(condition not in (NO_JACOBY, JACOBY) for condition in self.conditions):
+            raise ValueError(f"unknown conditions {self.conditions!r}")
+        if self.jobs < 1:
+            raise ValueError(f"--jobs must be at least 1, got {self.jobs}")
+
+    @property
+    def jacoby(self) -> str:
+        return next(name for name, conditions in JACOBY_CHOICES.items() if conditions == self.conditions)
+
+    @property
+    def classic(self) -> bool:
+        """The race audit against bgsim's truth, no Jacoby rule: its own summary and plot."""
+        return self.judge == BGSIM and self.conditions == (NO_JACOBY,)
+
+    def describe(self) -> str:
+        if self.judge == BGSIM:
+            return "bgsim: its exact two-sided bear-off database, else its labelled estimates"
+        return (f"GNU Backgammon's program (gnubg) at {self.plies}-ply, money cube analysis, beavers off; "
+                "bgsim's exact two-sided bear-off database where it holds the position")
 
 
 @dataclass
@@ -489,13 +311,16 @@ class Audit:
     summary: pd.DataFrame  # summary.csv
     positions: int
     seconds: float  # this session's
+    truths: pd.DataFrame | None = None  # truths.parquet
 
 
 def audit_identity(specs: list[str], positions: int, seed: int, sampler: str, per_game: int,
-                   source: Path | None = None) -> dict:
-    """What a resume must ask again: the rules and where the positions come from."""
+                   source: Path | None = None, judging: Judging = Judging(), sweep: bool = False) -> dict:
+    """What a resume must ask again: the rules, where the positions come from and how they are
+    judged (not the processes that judge them)."""
     identity = {"players": specs, "positions": positions, "seed": seed, "sampler": sampler,
-                "per_game": per_game, "source": None}
+                "per_game": per_game, "source": None, "judge": judging.judge, "plies": judging.plies,
+                "scope": judging.scope, "jacoby": judging.jacoby, "sweep": sweep}
     if source is not None:
         try:
             digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16]
@@ -516,13 +341,51 @@ def _read_positions_file(path: Path) -> list[tuple[str, int | None]]:
     return positions
 
 
+def judge_chunk(chunk: list[tuple[str, int | None]], first: int, rules: list[Rule],
+                judging: Judging) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The decision rows and the truth rows of one block of positions (numbered from ``first``):
+    bgsim judges a position at a time, gnubg the whole block in one batch."""
+    if judging.judge == GNUBG:
+        found = gnubg_truths([position_id for position_id, _ in chunk], judging.conditions,
+                             judging.plies, judging.jobs)
+    else:
+        found = [None] * len(chunk)
+    decisions, truths = [], []
+    for offset, ((position_id, game), truths_here) in enumerate(zip(chunk, found)):
+        if truths_here is None:
+            position = Position.from_position_id(position_id)
+            truths_here = {condition: bgsim_truth(position, condition) for condition in judging.conditions}
+        number = {"position_index": first + offset, "game": game}
+        decisions += [{**row, **number} for row in judge(position_id, rules, judging.conditions, truths_here)]
+        truths += [{**row, **number} for row in truth_rows(position_id, truths_here)]
+    decisions, truths = pd.DataFrame(decisions), pd.DataFrame(truths)
+    for frame in (decisions, truths):
+        frame["game"] = frame["game"].astype("Int64")  # none where the positions came from a file
+    return decisions, truths
+
+
+def _estimate(judging: Judging, positions: int, rules: int) -> float:
+    """Seconds to judge ``positions`` before any is measured: gnubg's evaluations, nominally, and
+    the rules' own answers (a millisecond or so each)."""
+    seconds = positions * rules * len(judging.conditions) * 0.001
+    if judging.judge == GNUBG:
+        seconds += positions * (len(judging.conditions) + 1) * GNUBG_SECONDS[judging.plies] / min(judging.jobs, 2)
+    return seconds
+
+
 def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000, seed: int = 1,
               sampler: str = "pubeval", per_game: int = 3, source: Path | None = None, resume: bool = False,
-              force: bool = False, progress: bool = True, log: Callable[[str], None] = print) -> Audit:
-    """Judge every rule of ``specs`` on race positions (sampled, or read from ``source``) into the
-    results folder ``out``; ``command`` (the one that repeats the run) goes to run.json."""
+              force: bool = False, progress: bool = True, log: Callable[[str], None] = print,
+              judging: Judging = Judging(), sweep: bool = False) -> Audit:
+    """Judge every rule of ``specs`` on positions of ``judging.scope`` (sampled, or read from
+    ``source``) into the results folder ``out``; ``command`` (the one that repeats the run) goes to
+    run.json.  ``sweep``: the pip rule's thresholds charged on the same judged positions too."""
     rules = make_rules(specs)  # bad specs fail before anything is written
-    identity = audit_identity(specs, positions, seed, sampler, per_game, source)
+    if judging.judge == GNUBG:
+        from experiments.analysis.gnubg_program import find_gnubg
+
+        find_gnubg()  # not installed: the install hint, before anything is written
+    identity = audit_identity(specs, positions, seed, sampler, per_game, source, judging, sweep)
     folder = RunFolder(out, AUDIT)
     stored = folder.open(identity, resume=resume, force=force)
     if stored is not None and stored.get("status") == "finished":
@@ -533,9 +396,11 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
         # (it samples again), never a folder that neither a fresh run nor --resume accepts
         if source is not None:
             where = f"read from {source}"
-        else:
+        elif judging.classic:
             where = f"sampled from fast-engine {sampler} games, seed {seed}, at most {per_game} a game"
-        stored = folder.record(command, identity, source=where)
+        else:
+            where = f"sampled from {sampler_text(sampler)}, seed {seed}, at most {per_game} a game"
+        stored = folder.record(command, identity, source=where, sampler=sampler, judge=judging.describe())
         folder.save(stored)
     else:
         stored = folder.resumed(stored)
@@ -545,39 +410,61 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
     else:
         shutil.rmtree(folder.chunks, ignore_errors=True)  # chunks of no known positions
         if source is not None:
-            found = [(position_id, None) for position_id in read_positions(source)]
+            found = [(position_id, None) for position_id in read_positions(source, judging.scope)]
         else:
-            log(f"sampling {positions:,} race positions from {sampler} games (seed {seed})")
-            found = sample_positions(sampler, positions, seed, per_game)
+            log(f"sampling {positions:,} {judging.scope if judging.scope != ANY else ''} positions from "
+                f"{sampler} games (seed {seed})".replace("  ", " "))
+            found = sample_positions(sampler, positions, seed, per_game, judging.scope)
         write_text("".join(f"{position_id}\n" if game is None else f"{position_id} {game}\n"
                            for position_id, game in found), positions_file)
-    folder.chunks.mkdir(exist_ok=True)
+    (folder.chunks / "truths").mkdir(parents=True, exist_ok=True)
     chunks = [found[start:start + CHUNK_POSITIONS] for start in range(0, len(found), CHUNK_POSITIONS)]
     paths = [folder.chunks / f"chunk-{index:05d}.parquet" for index in range(len(chunks))]
-    done = {index for index, path in enumerate(paths) if path.exists()}
-    bar = Progress(len(found), sum(len(chunks[i]) for i in done), unit="positions", enabled=progress)
+    truth_paths = [folder.chunks / "truths" / f"truths-{index:05d}.parquet" for index in range(len(chunks))]
+    done = {index for index, path in enumerate(paths) if path.exists() and truth_paths[index].exists()}
+    left = sum(len(chunk) for index, chunk in enumerate(chunks) if index not in done)
+    if left and not judging.classic:
+        log(f"judging {left:,} positions ({judging.describe()}, {judging.jobs} process"
+            f"{'es' if judging.jobs > 1 else ''}): about {duration(_estimate(judging, left, len(rules)))} "
+            "by a rough rate; measured after the first block")
+    bar = Progress(len(found), len(found) - left, unit="positions", enabled=progress)
     try:
+        timed = False
         for index, chunk in enumerate(chunks):
             if index in done:
                 continue
-            rows = []
-            for offset, (position_id, game) in enumerate(chunk):
-                for row in judge(position_id, rules):
-                    rows.append({**row, "position_index": index * CHUNK_POSITIONS + offset, "game": game})
-            rows = pd.DataFrame(rows)
-            rows["game"] = rows["game"].astype("Int64")  # none where the positions came from a file
-            write_table(rows, paths[index])
+            begun = time.perf_counter()
+            decisions, truths = judge_chunk(chunk, index * CHUNK_POSITIONS, rules, judging)
+            write_table(truths, truth_paths[index])
+            write_table(decisions, paths[index])  # last: a block is done when its decisions are written
             bar.update(len(chunk))
+            left -= len(chunk)
+            if not timed and left and not judging.classic:
+                timed = True
+                rate = len(chunk) / max(time.perf_counter() - begun, 1e-9)
+                log(f"about {duration(left / rate)} to go at ~{rate:,.1f} positions/s "
+                    "(Ctrl-C stops and keeps the finished blocks; --resume goes on)")
     finally:
         bar.close()
     frame = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
-    summary = summary_table(frame, specs)
-    write_table(frame, folder.path / "decisions.parquet")
-    write_text(summary.to_csv(index=False), folder.path / "summary.csv")
+    truths = pd.concat([pd.read_parquet(path) for path in truth_paths], ignore_index=True)
     info = {**stored, "positions": len(found), "per_game": per_game if source is None else None}
-    write_text(summary_markdown(frame, summary, specs, info), folder.path / "summary.md")
-    plot(summary, folder.path / "cube_audit.png")
+    write_table(frame, folder.path / "decisions.parquet")
+    write_table(truths, folder.path / TRUTHS_FILE)
+    if judging.classic:
+        summary = summary_table(frame, specs)
+        write_text(summary.to_csv(index=False), folder.path / "summary.csv")
+        write_text(summary_markdown(frame, summary, specs, info), folder.path / "summary.md")
+        plot(summary, folder.path / "cube_audit.png")
+    else:
+        swept = report.sweep(truths, log=log) if sweep else None
+        if swept is not None:
+            write_text(swept.to_csv(index=False), folder.path / SWEEP_FILE)
+        summary = report.judged_summary(frame, specs)
+        write_text(summary.to_csv(index=False), folder.path / "summary.csv")
+        write_text(report.markdown(frame, summary, specs, info, judging, swept), folder.path / "summary.md")
+        report.plot(summary, folder.path / "cube_audit.png")
     seconds = time.perf_counter() - started
     folder.finish(stored, seconds=seconds)
     shutil.rmtree(folder.chunks, ignore_errors=True)
-    return Audit(folder.path, frame, summary, len(found), seconds)
+    return Audit(folder.path, frame, summary, len(found), seconds, truths)

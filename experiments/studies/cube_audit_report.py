@@ -1,0 +1,368 @@
+"""The summary of a cube audit that GNU Backgammon judges (``bgsim cube-audit --judge gnubg``).
+
+The decision rows of :mod:`experiments.studies.cube_audit`, split four ways, each under each
+condition (no Jacoby rule, the Jacoby rule) and for each kind of position (contact, race, all):
+
+* ``all``: every decision of the rule;
+* ``question``: the first double, the redouble, the take;
+* ``category``: GNU Backgammon's category of the position's cube (no double, double/take,
+  double/pass, too good/take, too good/pass; the owned cube's for a redouble);
+* ``judged_by``: who decided the truth (bgsim's exact tables, gnubg).
+
+Every figure is a share or a mean per decision with a 95% interval that takes the sampling game
+as the unit (:func:`experiments.studies.cube_charge.clustered`); rule against rule is paired on the
+same decisions (:func:`experiments.studies.cube_charge.paired`).
+
+The **threshold sweep** (:func:`sweep`) charges the pip rule at a grid of thresholds on the same
+judged positions (``truths.parquet``), without asking gnubg again: a first double at D% of the
+doubler's count, a redouble at D+1%, a take up to T%.  A position's three questions are each
+answered by one threshold, so each question's best threshold is read from its own rows; the grid
+points are compared with the 8-9-12 rule by paired differences, Holm's correction over the grid
+saying which stay apart.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from experiments.analysis.gnubg_program import CATEGORIES
+from experiments.analysis.summary import milli, played_with
+from experiments.running.files import write_atomic
+
+from . import cube_charge
+from .cube_charge import ALL, CONTACT, ERRORS, JACOBY, NO_JACOBY, RACE, SHARE_COLUMNS, Z95, clustered, units
+
+KINDS = (ALL, CONTACT, RACE)
+SPLITS = ("all", "question", "category", "judged_by")
+# the doubling window of these summaries: the side on roll's cubeless chance (the judge's) from
+# 50% to 95%, where a double is a live question (the race audit's window, 5% to 95%, is Keith's)
+LIVE = (0.50, 0.95)
+SAMPLES = ("all", "window")
+DEFAULT_RULE = "pipdiff"
+SWEEP_DOUBLES = (4, 6, 8, 10, 12, 15, 20, 25, 30, 40)
+SWEEP_TAKES = (8, 10, 12, 15, 20, 25, 30, 40, 50)
+
+
+def figures(part: pd.DataFrame) -> dict:
+    """The figures of a set of decision rows: their count, units, who judged them, the error
+    shares, the error rate and equity lost per decision with 95% intervals."""
+    n = len(part)
+    unit = units(part)
+    rate, rate_half = clustered((part["error"] != "").astype(float), unit)
+    mean, half = clustered(part["equity_lost"], unit)
+    row = {"decisions": n, "units": int(unit.nunique()),
+           "gnubg_share": float(part["judged_by"].str.startswith("gnubg").mean()) if n else math.nan}
+    for error, column in zip(ERRORS, SHARE_COLUMNS):
+        row[column] = float((part["error"] == error).mean()) if n else math.nan
+    row.update(error_rate=rate, error_rate_low=rate - rate_half, error_rate_high=rate + rate_half,
+               equity_lost=mean, equity_lost_low=mean - half, equity_lost_high=mean + half)
+    return row
+
+
+def _groups(frame: pd.DataFrame, split: str):
+    if split == "all":
+        yield ALL, frame
+        return
+    order = {"question": list(cube_charge.QUESTIONS), "category": list(CATEGORIES)}.get(split)
+    values = list(frame[split].unique())
+    for value in sorted(values, key=lambda v: (order.index(v) if order and v in order else 99, str(v))):
+        yield value, frame[frame[split] == value]
+
+
+def judged_summary(frame: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
+    """summary.csv: one row per sample (``all`` positions, or the doubling ``window``: the side on
+    roll's cubeless chance within :data:`LIVE`), condition, kind of position, split, group and rule
+    (see the module), in that order."""
+    rows = []
+    for sample in SAMPLES:
+        chosen = frame if sample == "all" else frame[frame["win"].between(*LIVE)]
+        for condition in (NO_JACOBY, JACOBY):
+            here = chosen[chosen["condition"] == condition]
+            for kind in KINDS:
+                mine = here if kind == ALL else here[here["kind"] == kind]
+                if mine.empty:
+                    continue
+                for split in SPLITS:
+                    for group, part in _groups(mine, split):
+                        for rule in rules:
+                            answered = part[part["rule"] == rule]
+                            if answered.empty:
+                                continue
+                            rows.append({"sample": sample, "condition": condition, "kind": kind, "split": split,
+                                         "group": group, "rule": rule, **figures(answered)})
+    return pd.DataFrame(rows)
+
+
+# --- the threshold sweep ---------------------------------------------------------------------
+
+
+def sweep_specs(doubles=None, takes=None) -> list[str]:
+    """The pip rule at every grid point a player could hold (a take below its own doubles would
+    drop them: refused by the rule); the grid of :data:`SWEEP_DOUBLES` and :data:`SWEEP_TAKES`
+    unless given."""
+    doubles = SWEEP_DOUBLES if doubles is None else doubles
+    takes = SWEEP_TAKES if takes is None else takes
+    return [f"pipdiff(double={d}%,redouble={d + 1}%,take={t}%)" for d in doubles for t in takes if t >= d + 1]
+
+
+def _holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjustment of ``p_values`` (in their order)."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [math.nan] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def _p_value(mean: float, half: float) -> float:
+    if not half or half != half:
+        return math.nan if mean == 0 or mean != mean else 0.0
+    return math.erfc(abs(mean) / (half / Z95) / math.sqrt(2.0))
+
+
+def sweep(truths: pd.DataFrame, specs: list[str] | None = None, log: Callable[[str], None] = print) -> pd.DataFrame:
+    """sweep.csv: every pip-rule grid point charged on the judged positions (``truths``: the
+    audit's truths.parquet), per condition, kind and question (``all`` for the three together):
+    error rate and equity lost per decision, and the paired difference from the 8-9-12 rule with
+    its 95% interval and Holm-adjusted p-value over the grid (per sample, condition, kind and
+    question); the samples are those of :func:`judged_summary`."""
+    specs = sweep_specs() if specs is None else specs
+    log(f"charging {len(specs)} pip-rule thresholds on {truths['position_index'].nunique():,} judged positions")
+    base = cube_charge.charge(truths, cube_charge.make_rules([DEFAULT_RULE]))
+    key = ["position_index", "condition", "question"]
+    base = base.sort_values(key, kind="stable").reset_index(drop=True)
+    rows = []
+    for spec in specs:
+        bot = cube_charge.make_rules([spec])[0].bot
+        mine = cube_charge.charge(truths, [cube_charge.Rule(spec, bot)])
+        mine = mine.sort_values(key, kind="stable").reset_index(drop=True)
+        if not mine[key].equals(base[key]):  # both rules answer every question of every position
+            raise AssertionError(f"{spec} and {DEFAULT_RULE} were not asked the same questions")
+        mine = mine.assign(other_lost=base["equity_lost"])
+        for sample in SAMPLES:
+            chosen = mine if sample == "all" else mine[mine["win"].between(*LIVE)]
+            for condition in chosen["condition"].unique():
+                for kind in KINDS:
+                    part = chosen[chosen["condition"] == condition]
+                    if kind != ALL:
+                        part = part[part["kind"] == kind]
+                    for question in (ALL, *cube_charge.QUESTIONS):
+                        asked = part if question == ALL else part[part["question"] == question]
+                        if asked.empty:
+                            continue
+                        difference, half = clustered(asked["equity_lost"] - asked["other_lost"], units(asked))
+                        rows.append({"rule": spec, "double": bot.double.value, "redouble": bot.redouble.value,
+                                     "take": bot.take.value, "sample": sample, "condition": condition,
+                                     "kind": kind, "question": question, **figures(asked),
+                                     "difference": difference, "difference_low": difference - half,
+                                     "difference_high": difference + half,
+                                     "p_value": _p_value(difference, half)})
+    frame = pd.DataFrame(rows)
+    frame["p_holm"] = math.nan
+    for _, index in frame.groupby(["sample", "condition", "kind", "question"]).groups.items():
+        frame.loc[index, "p_holm"] = _holm(frame.loc[index, "p_value"].fillna(1.0).tolist())
+    return frame
+
+
+# --- summary.md ------------------------------------------------------------------------------
+
+
+def _rate(row) -> str:
+    return (f"{100 * row.error_rate:.1f}% ({100 * row.error_rate_low:.1f} .. {100 * row.error_rate_high:.1f})"
+            if row.decisions else "-")
+
+
+def _lost(row) -> str:
+    return f"{milli(row.equity_lost)} ({milli(row.equity_lost_low)} .. {milli(row.equity_lost_high)})"
+
+
+def _rule_table(summary: pd.DataFrame, condition: str, split: str, kinds=KINDS, sample: str = "all") -> list[str]:
+    """A table of one split: a row per rule and group."""
+    part = summary[(summary["sample"] == sample) & (summary["condition"] == condition)
+                   & (summary["split"] == split) & summary["kind"].isin(kinds)]
+    if part.empty:
+        return []
+    label = {"all": "positions", "question": "decision", "category": "gnubg's category",
+             "judged_by": "judged by"}[split]
+    lines = [f"| rule | {'positions' if split == 'all' else 'kind'} | {label if split != 'all' else 'decisions'} | "
+             + ("" if split == "all" else "decisions | ")
+             + "wrong: missed double / wrong double / wrong take / wrong pass | error rate (95% interval) | "
+             "equity lost per decision, 1/1000 point (95% interval) |",
+             "|---|---|" + ("---:|" if split == "all" else "---|---:|") + "---|---|---|"]
+    for row in part.itertuples(index=False):
+        shares = " / ".join(f"{100 * getattr(row, column):.1f}%" for column in SHARE_COLUMNS)
+        middle = f"{row.decisions:,}" if split == "all" else f"{row.group} | {row.decisions:,}"
+        lines.append(f"| {row.rule} | {row.kind} | {middle} | {shares} | {_rate(row)} | {_lost(row)} |")
+    return lines
+
+
+def _category_shares(frame: pd.DataFrame, condition: str) -> list[str]:
+    """The share of positions in each of gnubg's categories (centred cube), by kind."""
+    positions = frame[(frame["condition"] == condition) & (frame["question"] == "double")]
+    positions = positions.drop_duplicates("position_index")
+    lines = ["| positions | " + " | ".join(CATEGORIES) + " | count |", "|---|" + "---:|" * (len(CATEGORIES) + 1)]
+    for kind in KINDS:
+        mine = positions if kind == ALL else positions[positions["kind"] == kind]
+        if mine.empty:
+            continue
+        shares = " | ".join(f"{100 * (mine['category'] == category).mean():.1f}%" for category in CATEGORIES)
+        lines.append(f"| {kind} | {shares} | {len(mine):,} |")
+    return lines
+
+
+def _judges(frame: pd.DataFrame) -> list[str]:
+    positions = frame.drop_duplicates(["position_index", "condition"])
+    positions = positions[positions["condition"] == positions["condition"].iloc[0]]
+    counts = positions.groupby(["kind", "judged_by"]).size()
+    return [f"{count:,} {kind} positions by {judge}" for (kind, judge), count in counts.items()]
+
+
+def _pairs(frame: pd.DataFrame, rules: list[str]) -> list[str]:
+    wanted = [("pipdiff", "nn"), ("pipdiff", "always-take"), ("nn", "exact"), ("always-take", "never-take")]
+    lines = []
+    for condition in (NO_JACOBY, JACOBY):
+        for kind in (CONTACT, RACE):
+            part = frame[(frame["condition"] == condition) & (frame["kind"] == kind)]
+            for first, second in wanted:
+                if first in rules and second in rules and not part.empty:
+                    found = cube_charge._beats(part, first, second)
+                    if found:
+                        lines.append(f"- {condition}, {kind}: {found}")
+    return lines
+
+
+def _sweep_lines(swept: pd.DataFrame, condition: str = NO_JACOBY, kind: str = CONTACT,
+                 sample: str = "all") -> list[str]:
+    part = swept[(swept["sample"] == sample) & (swept["condition"] == condition) & (swept["kind"] == kind)]
+    if part.empty:
+        return []
+    overall = part[part["question"] == ALL].sort_values("equity_lost")
+    grid = len(overall)
+    lines = [f"{grid} grid points (first double D%, redouble D+1%, take T% of the doubler's count; "
+             f"D in {', '.join(map(str, SWEEP_DOUBLES))}, T in {', '.join(map(str, SWEEP_TAKES))}, T > D), "
+             f"{condition}, {kind} positions.  The five that lose least, with the paired difference from "
+             "8-9-12 (negative: loses less) and Holm's adjusted p-value over the grid:",
+             "",
+             "| rule | error rate | equity lost per decision (1/1000) | difference from 8-9-12 (95% interval) | Holm p |",
+             "|---|---|---|---|---:|"]
+    for row in overall.head(5).itertuples(index=False):
+        lines.append(f"| {row.rule} | {_rate(row)} | {_lost(row)} | {milli(row.difference, signed=True)} "
+                     f"({milli(row.difference_low, signed=True)} .. {milli(row.difference_high, signed=True)}) | "
+                     f"{row.p_holm:.3g} |")
+    lines += ["", "Each question alone (its rows depend on one threshold): the best threshold and the "
+              "equity lost per decision of that question at it and at 8-9-12:", ""]
+    for question, threshold in (("double", "double"), ("redouble", "redouble"), ("take", "take")):
+        asked = part[part["question"] == question]
+        if asked.empty:
+            continue
+        by = asked.groupby(threshold)[["equity_lost", "equity_lost_low", "equity_lost_high", "error_rate"]].first()
+        best = by["equity_lost"].idxmin()
+        default = {"double": 8.0, "redouble": 9.0, "take": 12.0}[question]
+        at_default = by.loc[default] if default in by.index else None
+        lines.append(f"- {question}: best at {best:g}% ({milli(by.loc[best, 'equity_lost'])}, "
+                     f"{milli(by.loc[best, 'equity_lost_low'])} .. {milli(by.loc[best, 'equity_lost_high'])}; "
+                     f"error rate {100 * by.loc[best, 'error_rate']:.1f}%)"
+                     + (f"; at {default:g}%: {milli(at_default['equity_lost'])} "
+                        f"(error rate {100 * at_default['error_rate']:.1f}%)" if at_default is not None else "")
+                     + "; by threshold: " + ", ".join(f"{value:g}%: {milli(lost)}" for value, lost in
+                                                       by["equity_lost"].items()))
+    return lines
+
+
+def markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str], info: dict, judging,
+             swept: pd.DataFrame | None = None) -> str:
+    """summary.md of an audit that gnubg judges (see the module)."""
+    conditions = [condition for condition in (NO_JACOBY, JACOBY) if condition in set(frame["condition"])]
+    race_rules = [rule for rule in rules if rule in set(frame["rule"]) and
+                  not (frame[frame["rule"] == rule]["kind"] == CONTACT).any()]
+    lines = [
+        "# Cube-decision audit, judged by GNU Backgammon" if judging.judge == "gnubg" else "# Cube-decision audit",
+        "",
+        f"{info['positions']:,} positions ({info['source']}; scope: {judging.scope}), three money decisions each "
+        "(first double from the centred cube, redouble of an owned cube, the opponent's take), under "
+        + " and ".join(f"*{condition}*" for condition in conditions)
+        + f": {len(frame):,} decisions over {len(rules)} rules.  Judge: {judging.describe()}.  "
+        "Charge (per unit of the cube, as `bgsim cube-audit` charges races): missed double `min(DT,1) - ND`, "
+        "wrong double `ND - min(DT,1)`, wrong take `DT - 1`, wrong pass `1 - DT`.  95% intervals take "
+        "the sampling game as the unit; rule against rule is paired on the same decisions.  Beavers off "
+        "(a beaver is a take).",
+        "",
+        "Which judge decided the rows: " + "; ".join(_judges(frame)) + ".",
+        "",
+    ]
+    if race_rules:
+        lines += [f"Rules of races only, judged only in races: {', '.join(race_rules)}.", ""]
+    for condition in conditions:
+        window = (f"in the doubling window (the side on roll's cubeless chance {LIVE[0]:.0%} .. {LIVE[1]:.0%}, "
+                  "the judge's)")
+        lines += [f"## {condition.capitalize()}", "", "GNU Backgammon's category of the positions (centred cube):", "",
+                  *_category_shares(frame, condition), "", "### Every decision", "",
+                  *_rule_table(summary, condition, "all"), "",
+                  f"### Every decision {window}", "", *_rule_table(summary, condition, "all", sample="window"), "",
+                  "### By decision, in contact", "", *_rule_table(summary, condition, "question", (CONTACT,)), "",
+                  f"### By decision, in contact, {window}", "",
+                  *_rule_table(summary, condition, "question", (CONTACT,), sample="window"), "",
+                  "### By gnubg's category, in contact (a redouble by the owned cube's category)", "",
+                  *_rule_table(summary, condition, "category", (CONTACT,)), ""]
+        races = _rule_table(summary, condition, "category", (RACE,))
+        if races:
+            lines += ["### By gnubg's category, in races", "", *races, ""]
+        judged = summary[(summary["sample"] == "all") & (summary["condition"] == condition)
+                         & (summary["split"] == "judged_by")]
+        if judged["group"].nunique() > 1:
+            lines += ["### By judge", "", *_rule_table(summary, condition, "judged_by", (ALL,)), ""]
+    pairs = _pairs(frame, rules)
+    if pairs:
+        lines += ["## Rule against rule (paired on the same decisions)", "", *pairs, ""]
+    if swept is not None:
+        lines += ["## The pip rule's thresholds under the same judge", ""]
+        for condition in conditions:
+            for kind in (CONTACT, RACE):
+                found = _sweep_lines(swept, condition, kind)
+                if found:
+                    lines += [f"### {condition.capitalize()}, {kind}", "", *found, ""]
+        lines += ["The best grid point of a sweep is the best of many tries: its own loss is biased low "
+                  "(the paired difference and Holm's correction say whether it is really apart from 8-9-12).", ""]
+    lines += [played_with(info), ""]
+    return "\n".join(lines)
+
+
+def plot(summary: pd.DataFrame, path: Path) -> None:
+    """Equity lost per decision of each rule in contact (else races) by gnubg's category, 95%
+    intervals, one panel a condition."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    conditions = [condition for condition in (NO_JACOBY, JACOBY) if condition in set(summary["condition"])]
+    kind = CONTACT if (summary["kind"] == CONTACT).any() else RACE
+    figure, axes = plt.subplots(1, len(conditions), figsize=(7 * len(conditions), 5), squeeze=False)
+    for axis, condition in zip(axes[0], conditions):
+        part = summary[(summary["sample"] == "all") & (summary["condition"] == condition) & (summary["kind"] == kind)
+                       & summary["split"].isin(["all", "category"])]
+        groups = [ALL] + [category for category in CATEGORIES if category in set(part["group"])]
+        rules = list(dict.fromkeys(part["rule"]))
+        width = 0.8 / max(len(rules), 1)
+        for index, rule in enumerate(rules):
+            mine = part[part["rule"] == rule].set_index("group").reindex(groups)
+            y = 1000 * mine["equity_lost"].to_numpy(dtype=float)
+            low = y - 1000 * mine["equity_lost_low"].to_numpy(dtype=float)
+            high = 1000 * mine["equity_lost_high"].to_numpy(dtype=float) - y
+            axis.bar(np.arange(len(groups)) + (index - (len(rules) - 1) / 2) * width, y, width,
+                     yerr=[np.nan_to_num(low), np.nan_to_num(high)], capsize=2, label=rule)
+        axis.set_xticks(range(len(groups)), groups, fontsize="small")
+        axis.set_ylabel("equity lost per decision (1/1000 point)")
+        axis.set_title(f"{kind}, {condition} (95% intervals)")
+        axis.legend(fontsize="small")
+    figure.suptitle("Cube rules against GNU Backgammon, by its category of the position")
+    figure.tight_layout()
+    write_atomic(path, lambda temporary: figure.savefig(temporary, format="png", dpi=110), sync=False)
+    plt.close(figure)

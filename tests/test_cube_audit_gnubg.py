@@ -1,0 +1,169 @@
+"""bgsim cube-audit --judge gnubg: positions in contact and races judged by GNU Backgammon's
+program (0-ply here, a few positions), bgsim's exact tables where they hold the position, the
+files of the run, resuming, the threshold sweep, and bad input in one line."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from bgsim.board import Position
+from bgsim.interchange.xgid import ON_ROLL, Xgid
+from experiments.analysis.gnubg_program import cube_decisions
+from experiments.cli import main
+from experiments.studies import cube_audit, cube_audit_report
+
+ARGUMENTS = ["cube-audit", "--judge", "gnubg", "--plies", "0", "--all", "--positions", "12", "--seed", "5",
+             "--per-game", "4", "--jacoby", "both", "--no-progress"]
+RACE_RULES = {"keith", "thorp", "rule62", "kleinman", "isight", "epc"}
+
+
+@pytest.fixture(scope="module")
+def audit(tmp_path_factory, gnubg):
+    out = tmp_path_factory.mktemp("audit") / "gnubg"
+    # a small grid for the sweep: the whole one charges seventy rules
+    patch = pytest.MonkeyPatch()
+    patch.setattr(cube_audit_report, "SWEEP_DOUBLES", (8, 20))
+    patch.setattr(cube_audit_report, "SWEEP_TAKES", (12, 30))
+    try:
+        assert main([*ARGUMENTS, "--sweep", "--out", str(out)]) == 0
+    finally:
+        patch.undo()
+    return out
+
+
+def test_the_audit_writes_its_files_and_says_who_judged(audit):
+    frame = pd.read_parquet(audit / "decisions.parquet")
+    truths = pd.read_parquet(audit / "truths.parquet")
+    for name in ("summary.csv", "summary.md", "cube_audit.png", "sweep.csv", "positions.txt"):
+        assert (audit / name).stat().st_size > 0
+    record = json.loads((audit / "run.json").read_text())
+    assert record["status"] == "finished" and record["sampler"] == "nn"
+    assert record["identity"]["judge"] == "gnubg" and record["identity"]["plies"] == 0
+    assert "gnubg" in record["judge"] and "nn self-play" in record["source"]
+    # every position judged under both conditions, by gnubg unless the exact tables hold it
+    assert len(truths) == 2 * 12 and set(truths["condition"]) == {"no jacoby", "jacoby"}
+    for row in truths.itertuples(index=False):
+        position = Position.from_position_id(row.position_id)
+        in_table = cube_audit.bgsim_truth(position).judged_by == cube_audit.EXACT_TABLES
+        assert row.judged_by == ("bgsim exact tables" if in_table else "gnubg 0-ply")
+    assert set(frame["kind"]) == {"contact", "race"}
+    # race rules only in races; every other rule everywhere
+    assert set(frame[frame["kind"] == "contact"]["rule"]) & RACE_RULES == set()
+    assert set(frame[frame["kind"] == "race"]["rule"]) >= RACE_RULES
+    for kind, part in frame.groupby("kind"):
+        assert (part["kind"] == kind).all()
+        assert all(Position.from_position_id(pid).is_race == (kind == "race") for pid in part["position_id"])
+    text = (audit / "summary.md").read_text()
+    assert text.startswith("# Cube-decision audit, judged by GNU Backgammon")
+    assert "Which judge decided the rows" in text and "gnubg 0-ply" in text
+    assert f"commit {record['git_commit'][:12]}" in text
+
+
+def test_the_truth_is_gnubgs_own_answer(audit):
+    truths = pd.read_parquet(audit / "truths.parquet")
+    asked = truths[truths["judged_by"] == "gnubg 0-ply"].head(4)
+    states = []
+    for row in asked.itertuples(index=False):
+        position = Position.from_position_id(row.position_id)
+        states += [Xgid(position=position, jacoby=row.condition == "jacoby"),
+                   Xgid(position=position, cube_value=2, cube_owner=ON_ROLL)]
+    answers = cube_decisions(states, plies=0)
+    for number, row in enumerate(asked.itertuples(index=False)):
+        centred, owned = answers[2 * number], answers[2 * number + 1]
+        assert (row.no_double, row.double_take, row.category) == (centred.no_double, centred.double_take,
+                                                                 centred.category)
+        assert (row.no_double_owned, row.category_owned) == (owned.no_double, owned.category)
+        assert row.win == centred.chances[0]
+
+
+def test_nn_and_exact_decide_alike_in_contact(audit):
+    """In contact both are Janowski on the nn net's chances with cube life 0.68: same answers."""
+    frame = pd.read_parquet(audit / "decisions.parquet")
+    contact = frame[frame["kind"] == "contact"]
+    nn = contact[contact["rule"] == "nn"].reset_index(drop=True)
+    exact = contact[contact["rule"] == "exact"].reset_index(drop=True)
+    assert len(nn) == len(exact) > 0
+    assert (nn["answer"] == exact["answer"]).all() and (nn["equity_lost"] == exact["equity_lost"]).all()
+
+
+def test_stored_truths_charge_any_rule_as_the_audit_did(audit):
+    frame = pd.read_parquet(audit / "decisions.parquet")
+    truths = pd.read_parquet(audit / "truths.parquet")
+    again = cube_audit.charge(truths, cube_audit.make_rules(["pipdiff", "keith"]))
+    mine = frame[frame["rule"].isin(["pipdiff", "keith"])]
+    key = ["position_index", "condition", "rule", "question"]
+    columns = key + ["answer", "error", "equity_lost", "category", "judged_by", "game"]
+    pd.testing.assert_frame_equal(again[columns].sort_values(key).reset_index(drop=True),
+                                  mine[columns].sort_values(key).reset_index(drop=True))
+    # the sweep's grid point at 8-9-12 is the audit's pipdiff: no difference
+    swept = pd.read_csv(audit / "sweep.csv")
+    assert set(swept["rule"]) == {"pipdiff(double=8%,redouble=9%,take=12%)", "pipdiff(double=8%,redouble=9%,take=30%)",
+                                  "pipdiff(double=20%,redouble=21%,take=30%)"}
+    default = swept[swept["rule"] == "pipdiff(double=8%,redouble=9%,take=12%)"]
+    assert (default["difference"] == 0).all()
+    summary = pd.read_csv(audit / "summary.csv")
+    row = summary[(summary["sample"] == "all") & (summary["condition"] == "no jacoby") & (summary["kind"] == "contact")
+                  & (summary["split"] == "all") & (summary["rule"] == "pipdiff")].iloc[0]
+    mine = default[(default["condition"] == "no jacoby") & (default["kind"] == "contact")
+                   & (default["question"] == "all") & (default["sample"] == "all")].iloc[0]
+    assert mine["equity_lost"] == pytest.approx(row["equity_lost"])
+    assert mine["decisions"] == row["decisions"]
+
+
+def test_a_gnubg_audit_resumes_to_the_same_rows(tmp_path, monkeypatch, gnubg):
+    arguments = [*ARGUMENTS[:6], "--positions", "6", "--per-game", "2", "--no-progress"]
+    assert main([*arguments, "--out", str(tmp_path / "whole")]) == 0
+    monkeypatch.setattr(cube_audit, "CHUNK_POSITIONS", 3)
+    truths, calls = cube_audit.gnubg_truths, []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return truths(*args, **kwargs)
+
+    monkeypatch.setattr(cube_audit, "gnubg_truths", interrupted)
+    assert main([*arguments, "--out", str(tmp_path / "parts")]) == 130
+    monkeypatch.setattr(cube_audit, "gnubg_truths", truths)
+    assert main([*arguments, "--out", str(tmp_path / "parts"), "--resume"]) == 0
+    for name in ("decisions.parquet", "truths.parquet"):
+        pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "parts" / name),
+                                      pd.read_parquet(tmp_path / "whole" / name))
+
+
+def one_line(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0, err
+    return err
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--judge", "oracle"], "unknown judge 'oracle'"),
+    (["--judge", "gnubg", "--plies", "7"], "--plies must be a whole number from 0 to 4"),
+    (["--judge", "gnubg", "--plies", "two"], "--plies must be a whole number from 0 to 4"),
+    (["--judge", "gnubg", "--plies", "-1"], "--plies must be a whole number from 0 to 4"),
+    (["--judge", "bgsim", "--contact", "--players", "pipdiff"], "--contact needs --judge gnubg"),
+    (["--judge", "bgsim", "--plies", "2", "--players", "pipdiff"], "--plies is gnubg's evaluation depth"),
+    (["--judge", "gnubg", "--jacoby", "sometimes"], "--jacoby must be off, on or both"),
+])
+def test_bad_judging_is_one_error_line(tmp_path, capsys, extra, message):
+    assert main(["cube-audit", *extra, "--positions", "3", "--out", str(tmp_path / "x")]) == 2
+    assert message in one_line(capsys)
+    assert not (tmp_path / "x").exists()
+
+
+def test_without_gnubg_the_audit_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    import experiments.analysis.gnubg_program as program
+
+    monkeypatch.setattr(program.shutil, "which", lambda name: None)
+    monkeypatch.setattr(program, "DEBIAN_PATH", "/nonexistent/gnubg")
+    assert main(["cube-audit", "--judge", "gnubg", "--positions", "3", "--out", str(tmp_path / "x")]) == 2
+    assert "apt-get install gnubg" in one_line(capsys)
+    assert not (tmp_path / "x").exists()
+
+
+def test_holm_adjusts_by_hand():
+    assert cube_audit_report._holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
