@@ -212,3 +212,51 @@ def test_bad_input_is_one_error_line(tmp_path, capsys):
     (tmp_path / "other" / "notes.txt").write_text("mine")
     assert main(["cross-check", "--players", "keith", "--starts", "2", "--out", str(tmp_path / "other")]) == 2
     assert "holds no bgsim cross-check" in capsys.readouterr().err
+
+
+# --- in contact, judged by GNU Backgammon (0-ply, two games from the opening) ----------------
+
+
+@pytest.fixture(scope="module")
+def contact_games(gnubg):
+    return cross_check.play_contact_block([0, 1], 7, ["nn", "pipdiff"], plies=0, jobs=2)
+
+
+def test_nn_against_its_own_cube_is_the_baseline_game_by_both_methods(contact_games):
+    mine = contact_games[contact_games["rule"] == "nn"]
+    assert len(mine) == 2 * 2  # two starts, two seatings
+    assert (mine["points"] == mine["baseline"]).all()
+    # the same games: its charge and its opponent's cancel against the baseline's exactly
+    assert (mine["own_lost"] == mine["baseline_own_lost"]).all()
+    assert (mine["opponent_lost"] == mine["baseline_opponent_lost"]).all() and (mine["lost"] == 0.0).all()
+
+
+def test_contact_games_charge_both_sides_in_both_games(contact_games):
+    rows = contact_games[contact_games["rule"] == "pipdiff"]
+    assert len(rows) == 4 and (rows["decisions"] > 0).all() and (rows["judged_by_gnubg"] > 0).all()
+    net = (rows["own_lost"] - rows["opponent_lost"]) - (rows["baseline_own_lost"] - rows["baseline_opponent_lost"])
+    assert (rows["lost"] == net).all()
+    # the two seatings of a start share the dice, so the baseline is one game seen from each side
+    for _, start in rows.groupby("start"):
+        first, second = start.sort_values("seating").itertuples(index=False)
+        assert first.baseline == -second.baseline
+        assert first.baseline_own_lost == second.baseline_opponent_lost
+
+
+def test_the_contact_command_writes_its_table_and_refuses_bad_depths(tmp_path, capsys, gnubg):
+    assert main(["cross-check", "--contact", "--plies", "0", "--players", "always-take", "--starts", "2",
+                 "--seed", "3", "--jobs", "2", "--out", str(tmp_path / "contact"), "--no-progress"]) == 0
+    text = (tmp_path / "contact" / "cross_check.md").read_text()
+    assert text.startswith("# Cube rules against `nn`'s cube in contact") and "| always-take |" in text
+    record = json.loads((tmp_path / "contact" / "run.json").read_text())
+    assert record["identity"]["contact"] and record["identity"]["plies"] == 0
+    assert record["command"].startswith("bgsim cross-check --contact --plies 0 ")
+    capsys.readouterr()
+    for extra, message in (((("--contact", "--plies", "9")), "--plies must be a whole number from 0 to 4"),
+                           (("--contact", "--plies", "deep"), "--plies must be a whole number from 0 to 4"),
+                           (("--plies", "2"), "it needs --contact")):
+        assert main(["cross-check", *extra, "--players", "pipdiff", "--starts", "2",
+                     "--out", str(tmp_path / "bad")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and "\n" not in err
+    assert not (tmp_path / "bad").exists()

@@ -26,6 +26,18 @@ def seed(text: str) -> int:
     return value
 
 
+def gnubg_plies(text: str | None) -> int | None:
+    """``--plies``: GNU Backgammon's evaluation depth as a whole number (checked in range by
+    ``gnubg_program.check_plies``); None where not given.  Bad text is one error line (a
+    ValueError), not argparse's usage."""
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"--plies must be a whole number from 0 to 4, got {text!r}") from None
+
+
 def run_folder_flags(parser, replaces: str, resumes: bool = True) -> None:
     """The flags of a command that keeps a results folder (``experiments/running/folder.py``):
     ``--out``, ``--resume`` (where its runs resume), ``--force`` (replacing ``replaces``) and

@@ -1,6 +1,7 @@
 """``bgsim cross-check``: each race cube rule's cost against ``exact`` by two independent methods,
-games played out and decisions judged; the run and its results folder are
-:func:`experiments.studies.cross_check.run_cross_check`'s.
+games played out and decisions judged; with ``--contact``, whole games against ``nn``'s cube judged
+by GNU Backgammon.  The runs and their results folders are
+:func:`experiments.studies.cross_check.run_cross_check`'s and ``run_contact_cross_check``'s.
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ import sys
 from pathlib import Path
 
 from bgsim.dice import check_seed
-from experiments.commands.arguments import cube_rules_flag, run_folder_flags
+from experiments.commands.arguments import cube_rules_flag, gnubg_plies, run_folder_flags
 from experiments.running.config import split_specs
 from experiments.running.progress import duration
-from experiments.studies.cross_check import run_cross_check
+from experiments.studies.cross_check import run_contact_cross_check, run_cross_check
 
 
 def register(subparsers) -> None:
@@ -31,7 +32,13 @@ def register(subparsers) -> None:
                        help="bear-off starts, one per sampling game (default 2000)")
     check.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the sampling and played games")
     check.add_argument("--jobs", type=int, default=1, metavar="J",
-                       help="processes playing the games (default 1; the results do not depend on it)")
+                       help="processes playing the games, or with --contact gnubg processes judging them "
+                       "(default 1; the results do not depend on it)")
+    check.add_argument("--contact", action="store_true",
+                       help="whole games from the opening against nn's cube, both sides' cube decisions "
+                       "judged by GNU Backgammon's program (gnubg) instead of exact")
+    check.add_argument("--plies", default="0", metavar="N",
+                       help="with --contact: gnubg's evaluation depth, 0 to 4 (default 0)")
     run_folder_flags(check, "a finished cross-check", resumes=False)
     check.set_defaults(handler=run)
 
@@ -45,8 +52,17 @@ def run(args) -> int:
         raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
     command = ["bgsim", "cross-check", "--players", ",".join(specs), "--starts", str(args.starts),
                "--seed", str(args.seed), "--jobs", str(args.jobs), "--out", str(args.out)]
-    check = run_cross_check(Path(args.out), specs, shlex.join(command), args.starts, args.seed, args.jobs,
-                            args.force, not args.no_progress, lambda text: print(text, file=sys.stderr))
+    log = lambda text: print(text, file=sys.stderr)  # noqa: E731
+    if args.contact:
+        plies = gnubg_plies(args.plies)
+        command[2:2] = ["--contact", "--plies", str(plies)]
+        check = run_contact_cross_check(Path(args.out), specs, shlex.join(command), args.starts, args.seed,
+                                        plies, args.jobs, args.force, not args.no_progress, log)
+    else:
+        if args.plies != "0":
+            raise ValueError("--plies is gnubg's evaluation depth: it needs --contact")
+        check = run_cross_check(Path(args.out), specs, shlex.join(command), args.starts, args.seed, args.jobs,
+                                args.force, not args.no_progress, log)
     print(f"{check.played:,} games ({check.starts:,} starts) in {duration(check.seconds)}; written to {check.folder}")
     for row in check.summary.itertuples(index=False):
         print(f"  {row.rule:<34} A {1000 * row.played_out:+8.2f}  B {1000 * row.judged:+8.2f}  "

@@ -10,7 +10,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from experiments.commands.arguments import cube_rules_flag, run_folder_flags
+from experiments.commands.arguments import cube_rules_flag, gnubg_plies, run_folder_flags
 from experiments.running.config import split_specs
 from experiments.running.progress import duration
 from experiments.studies.cube_audit import (ALL, ANY, BGSIM, CONTACT, DEFAULT_PLIES, GNUBG, RACE, Judging,
@@ -65,15 +65,6 @@ def register(subparsers) -> None:
     audit.set_defaults(handler=run)
 
 
-def _plies(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"--plies must be a whole number from 0 to 4, got {text!r}") from None
-
-
 def _command(args, specs: list[str], judging: Judging, sampler: str) -> list[str]:
     """The command that reproduces the run, rebuilt from the parsed flags (so it is known however
     bgsim was started: the ``bgsim`` script, ``python -m experiments`` or ``cli.main``)."""
@@ -95,7 +86,7 @@ def _command(args, specs: list[str], judging: Judging, sampler: str) -> list[str
 
 
 def run(args) -> int:
-    plies = _plies(args.plies)
+    plies = gnubg_plies(args.plies)
     scope = args.scope or (CONTACT if args.judge == GNUBG else RACE)
     check_judge(args.judge, plies, scope)
     if args.plies is not None and args.judge != GNUBG:

@@ -48,7 +48,7 @@ from bgsim.game import WHITE, other, play_game
 from experiments.analysis.summary import milli, played_with
 from experiments.running.files import write_table, write_text
 from experiments.running.folder import RunFolder, RunKind
-from experiments.running.progress import Progress
+from experiments.running.progress import Progress, duration
 
 from . import cube_audit
 
@@ -153,28 +153,35 @@ class Judged:
     lost: float  # points: equity lost per unit of cube times the cube value
 
 
-def judge_game(history, side: str) -> Judged:
-    """Method B for ``side`` of a traced game: every cube decision it made (see the module),
-    charged by the audit's functions, in points.  The cube is followed from the trace (centred
-    at the start), asking :meth:`bgsim.cube.Cube.may_double` as the game loop does."""
+def bgsim_truth(position_id: str, centred: bool):
+    """The audit's truth of a position from bgsim alone (exact in the two-sided database)."""
     from bots.exact import cube_equities
 
+    return cube_equities(Position.from_position_id(position_id))
+
+
+def judge_game(history, side: str, truth=bgsim_truth, rules: Rules = RULES) -> Judged:
+    """Method B for ``side`` of a traced game: every cube decision it made (see the module),
+    charged by the audit's functions, in points.  The cube is followed from the trace (centred
+    at the start), asking :meth:`bgsim.cube.Cube.may_double` under ``rules`` as the game loop
+    does.  ``truth`` gives the equities of a position (ID, side on roll) with the cube centred or
+    not."""
     cube = Cube()
     decisions = errors = 0
     lost = 0.0
     for ply in history:
         doubled = ply.cube_action.startswith("double")
-        if not cube.may_double(ply.side, RULES):
+        if not cube.may_double(ply.side, rules):
             if doubled:
                 raise ValueError(f"ply {ply.ply}: {ply.side} doubled a cube it may not turn")
             continue
         error = ""
         if ply.side == side:
-            truth = cube_equities(Position.from_position_id(ply.position_id))
-            _, error, per_unit = cube_audit.double_verdict(truth, cube.owner == CENTRE, doubled)
+            found = truth(ply.position_id, cube.owner == CENTRE)
+            _, error, per_unit = cube_audit.double_verdict(found, cube.owner == CENTRE, doubled)
         elif doubled:
-            truth = cube_equities(Position.from_position_id(ply.position_id))
-            _, error, per_unit = cube_audit.take_verdict(truth, ply.cube_action != "double/drop")
+            found = truth(ply.position_id, cube.owner == CENTRE)
+            _, error, per_unit = cube_audit.take_verdict(found, ply.cube_action != "double/drop")
         else:
             continue
         decisions += 1
@@ -272,12 +279,13 @@ def verdict(low: float, high: float) -> str:
     return "agree within the interval" if low <= 0.0 <= high else "disagree"
 
 
-def summarise(games: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
-    """cross_check.csv: one row per rule (the sanity row ``exact`` first), in points per game;
-    every value is a start's mean over its two seatings, then the mean over starts."""
+def summarise(games: pd.DataFrame, rules: list[str], sanity: bool = True) -> pd.DataFrame:
+    """cross_check.csv: one row per rule (the sanity row ``exact`` first, unless not ``sanity``),
+    in points per game; every value is a start's mean over its two seatings, then the mean over
+    starts."""
     games = games.assign(payoff=games["points"] - games["baseline"])
     rows = []
-    for rule in (SANITY, *rules):
+    for rule in ((SANITY,) if sanity else ()) + tuple(rules):
         mine = games[games["rule"] == rule]
         per_start = mine.groupby("start")[["payoff", "lost", "decisions", "errors"]].mean()
         a, a_low, a_high = _interval(per_start["payoff"].to_numpy())
@@ -407,3 +415,179 @@ def run_cross_check(out: Path, specs: list[str], command: str, starts: int = 200
     folder.finish(stored, seconds=seconds, source=sampled)
     played = len(found) * (1 + 2 * len(specs))  # exact against itself once, each rule twice
     return CrossCheck(folder.path, summary, len(found), played, seconds)
+
+
+# --- in contact, judged by GNU Backgammon ----------------------------------------------------
+#
+# From the opening (whole games, so the values are per game), every rule R plays `nn`'s cube
+# (CONTACT_OPPONENT) and `nn` plays itself on the same dice, both seatings, `nn` checker play on
+# both sides: the games differ only in cube actions.  Neither side is perfect here, so method B
+# charges both sides' cube decisions in both games (GNU Backgammon's program judges, bgsim's
+# exact tables where they hold the position): a side's points are its start equity less its own
+# losses plus its opponent's, so
+#
+#     B = -(L_R - L_opp)(R's game) + (L_side - L_opp)(nn's game)
+#
+# estimates A = points of R's side - points of the same side of nn against itself.  Checker
+# play is the same bot's in every game; its own errors, charged by no one, are assumed to cancel
+# on average (they may not quite: a game R sends to a higher cube weighs them more).
+
+CONTACT_CHECKER = "nn"
+CONTACT_OPPONENT = "nn+nn"
+CONTACT_BLOCK = 20  # starts whose games are judged in one batch of gnubg
+# the usual cap of 64: without one, the pip rule and nn's cube pass the cube back and forth to
+# millions in a few games (the audit's equities assume a cube that can always be turned again;
+# the decisions at the cap, the last ones, are few)
+CONTACT_RULES = Rules()
+
+
+def _no_truth(position_id: str, centred: bool):
+    """Equities that charge nothing, for walking a game to list the decisions it holds."""
+    from bots.exact import CubeEquities
+
+    return CubeEquities(0.0, 0.0, 0.0, (0.5, 0.0, 0.0, 0.0, 0.0), "", 0.0)
+
+
+def decisions_of(history) -> list[tuple[str, bool]]:
+    """Every (position ID, cube centred) of a traced game where a side decided a cube action:
+    the positions :func:`judge_game` asks its truth about, for either side."""
+    asked: list[tuple[str, bool]] = []
+
+    def note(position_id, centred):
+        asked.append((position_id, centred))
+        return _no_truth(position_id, centred)
+
+    for side in (WHITE, other(WHITE)):
+        judge_game(history, side, note, CONTACT_RULES)
+    return asked
+
+
+def play_contact_block(block: list[int], seed: int, specs: list[str], plies: int, jobs: int,
+                       judge: str = cube_audit.GNUBG) -> pd.DataFrame:
+    """The game rows of the starts of ``block`` (their indices): every game played, then every
+    cube decision in them judged in one batch."""
+    from bots import make_player
+
+    opponent = make_player(CONTACT_OPPONENT)
+    rules = [(spec, make_player(f"{CONTACT_CHECKER}+{spec}")) for spec in specs]
+    games = []
+    for index in block:
+        number = PLAYED + index
+        base = play_game(opponent, opponent, seed, number, CONTACT_RULES, trace=True)
+        for spec, player in rules:
+            for seating, side in zip(SEATINGS, (WHITE, other(WHITE))):
+                white, black = (player, opponent) if side == WHITE else (opponent, player)
+                record = play_game(white, black, seed, number, CONTACT_RULES, trace=True)
+                games.append((index, spec, seating, side, base, record))
+    asked = {id(game.history): decisions_of(game.history) for *_, base, record in games for game in (base, record)}
+    truths = cube_audit.cube_truths([request for found in asked.values() for request in found], judge, plies, jobs)
+
+    def truth(position_id, centred):
+        return truths[(position_id, centred)][0]
+
+    rows = []
+    for index, spec, seating, side, base, record in games:
+        mine, theirs = (judge_game(record.history, who, truth, CONTACT_RULES) for who in (side, other(side)))
+        own_base, their_base = (judge_game(base.history, who, truth, CONTACT_RULES) for who in (side, other(side)))
+        net = (mine.lost - theirs.lost) - (own_base.lost - their_base.lost)
+        rows.append({"start": index, "position_id": Position.start().position_id, "sampling_game": None,
+                     "rule": spec, "seating": seating, "points": _points(record, side),
+                     "baseline": _points(base, side), "cube": record.cube_value, "decisions": mine.decisions,
+                     "errors": mine.errors, "lost": net, "own_lost": mine.lost, "opponent_lost": theirs.lost,
+                     "baseline_own_lost": own_base.lost, "baseline_opponent_lost": their_base.lost,
+                     "judged_by_gnubg": sum(truths[request][1].startswith("gnubg") for request in
+                                            asked[id(record.history)]),
+                     "judged_by_tables": sum(truths[request][1] == cube_audit.EXACT_TABLES for request in
+                                             asked[id(record.history)])})
+    return pd.DataFrame(rows)
+
+
+def contact_markdown(summary: pd.DataFrame, info: dict) -> str:
+    lines = [
+        "# Cube rules against `nn`'s cube in contact: played out and judged by GNU Backgammon",
+        "",
+        f"{info['starts']:,} games from the opening (seed {info['seed']}).  From each, every rule R "
+        f"(`{CONTACT_CHECKER}+R`) plays `{CONTACT_OPPONENT}` and `{CONTACT_OPPONENT}` plays itself on "
+        "the same dice in the reference engine, both seatings, money game, cube capped at 64, no "
+        f"Jacoby, no beavers; both sides play the checkers as `{CONTACT_CHECKER}` (which ignores the "
+        "cube), so the games differ only in cube actions.",
+        "",
+        f"* **A, played out**: points won by R's side against `{CONTACT_OPPONENT}` minus points won by "
+        f"the same side of `{CONTACT_OPPONENT}` against itself.",
+        f"* **B, judged**: every cube decision of both sides in both games charged as `bgsim "
+        f"cube-audit --judge gnubg` charges it ({info['judge']}; bgsim's exact tables where they hold "
+        "the position), times the cube then: B = -(R's loss - its opponent's loss in R's game) + "
+        f"(the same side's loss - its opponent's loss in `{CONTACT_OPPONENT}`'s own game).",
+        "",
+        "A side's points are its start equity less its own losses plus its opponent's, so A's "
+        "expectation is B when the judge is right and the checker play, the same bot's everywhere, "
+        "costs both games alike.  Thousandths of a point per game (a start's mean over its two "
+        "seatings, then the mean over starts); 95% intervals (normal approximation) with the start "
+        "as the unit; A - B is paired (the same games).",
+        "",
+        "| rule | games from the opening | R's decisions a game | R's errors a game | largest cube | "
+        "A: payoff v nn's cube | 95% interval | B: judged | 95% interval | A - B | 95% interval | verdict |",
+        "|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|---|",
+    ]
+    for row in summary.itertuples(index=False):
+        values = [milli(getattr(row, f"{name}{end}"), signed=True)
+                  for name in ("played_out", "judged", "difference") for end in ("", "_low", "_high")]
+        lines.append(
+            f"| {row.rule} | {row.starts:,} | {row.decisions_per_game:.2f} | {row.errors_per_game:.3f} | "
+            f"{row.largest_cube} | {values[0]} | {values[1]} .. {values[2]} | {values[3]} | {values[4]} .. "
+            f"{values[5]} | {values[6]} | {values[7]} .. {values[8]} | {row.verdict} |")
+    lines += [
+        "",
+        "What A - B can show besides chance: the judge's own error (GNU Backgammon at this depth is "
+        "not the truth) and checker errors weighed differently when R sends the cube elsewhere.",
+        "",
+        played_with(info),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+CONTACT_CHECK = RunKind("cross-check", "cross-check", "bgsim cross-check",
+                        ("games.parquet", "cross_check.csv", "cross_check.md"), resumes=False)
+
+
+def run_contact_cross_check(out: Path, specs: list[str], command: str, starts: int = 200, seed: int = 1,
+                            plies: int = 0, jobs: int = 2, force: bool = False, progress: bool = True,
+                            log: Callable[[str], None] = print) -> CrossCheck:
+    """Play every rule of ``specs`` against ``nn``'s cube from the opening, ``starts`` times, and
+    judge both sides' cube decisions by GNU Backgammon at ``plies`` (see above) into ``out``."""
+    from experiments.analysis.gnubg_program import check_plies, find_gnubg
+
+    cube_audit.make_rules(specs)  # bad specs fail before anything is written
+    check_plies(plies)
+    find_gnubg()
+    folder = RunFolder(out, CONTACT_CHECK)
+    identity = {"players": specs, "starts": starts, "seed": seed, "contact": True, "judge": "gnubg",
+                "plies": plies}
+    folder.open(identity, force=force)
+    started = time.perf_counter()
+    judge = f"GNU Backgammon's program at {plies}-ply"
+    stored = folder.record(command, identity, judge=judge)
+    folder.save(stored)
+    blocks = [list(range(first, min(first + CONTACT_BLOCK, starts))) for first in range(0, starts, CONTACT_BLOCK)]
+    bar = Progress(starts, unit="starts", enabled=progress)
+    parts = []
+    try:
+        for number, block in enumerate(blocks):
+            begun = time.perf_counter()
+            parts.append(play_contact_block(block, seed, specs, plies, jobs))
+            bar.update(len(block))
+            if number == 0 and len(blocks) > 1:
+                rate = len(block) / max(time.perf_counter() - begun, 1e-9)
+                log(f"about {duration((starts - len(block)) / rate)} to go at ~{rate:.2f} starts/s")
+    finally:
+        bar.close()
+    games = pd.concat(parts, ignore_index=True)
+    summary = summarise(games, specs, sanity=False)
+    info = {**stored, "starts": starts, "seed": seed, "judge": judge}
+    write_table(games, folder.path / "games.parquet")
+    write_text(summary.to_csv(index=False), folder.path / "cross_check.csv")
+    write_text(contact_markdown(summary, info), folder.path / "cross_check.md")
+    seconds = time.perf_counter() - started
+    folder.finish(stored, seconds=seconds)
+    return CrossCheck(folder.path, summary, starts, starts * (1 + 2 * len(specs)), seconds)

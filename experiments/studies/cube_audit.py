@@ -73,7 +73,7 @@ from .cube_charge import (  # noqa: F401
     ALL, ANY, BGSIM, BGSIM_ESTIMATE, BUCKETS, CENTRED, CONTACT, DEFAULT_PLIES, ERRORS, EXACT_TABLES, GNUBG,
     JACOBY, JACOBY_CHOICES, JUDGES, NO_JACOBY, OWNED, PROBABILITIES, QUESTIONS, RACE, SCOPES, SHARE_COLUMNS,
     WINDOW, Z95, Rule, Truth, _beats, _verdict, bgsim_truth, bucket_of, charge, check_judge, check_scope,
-    clustered, double_verdict, gnubg_truths, in_scope, jacoby_conditions, judge, judge_label, kind_of,
+    clustered, cube_truths, double_verdict, gnubg_truths, in_scope, jacoby_conditions, judge, judge_label, kind_of,
     make_rules, paired, read_positions, sample_positions, sampler_text, take_verdict, truth_rows, truths_of,
     units,
 )

@@ -305,6 +305,33 @@ def gnubg_truths(position_ids: list[str], conditions=(NO_JACOBY,), plies: int = 
     return found
 
 
+def cube_truths(requests, judge: str = GNUBG, plies: int = DEFAULT_PLIES, jobs: int = 1) -> dict:
+    """The truth of each (position ID, centred) of ``requests`` (no Jacoby rule): bgsim's exact
+    tables where they hold the position, else ``judge`` asked about that one cube (centred, or
+    owned by the side on roll).  A dict from the request to (:class:`bots.exact.CubeEquities`,
+    who judged); a gnubg answer fills only the no-double equity of the cube it was asked about
+    (the other is NaN: a decision of that cube never reads it)."""
+    from bgsim.interchange.xgid import ON_ROLL, Xgid
+    from bots.exact import CubeEquities
+    from experiments.analysis.gnubg_program import cube_decisions
+
+    found, asked = {}, []
+    for position_id, centred in dict.fromkeys(requests):
+        truth = bgsim_truth(Position.from_position_id(position_id))
+        if judge == BGSIM or truth.judged_by == EXACT_TABLES:
+            found[(position_id, centred)] = (truth.equities, truth.judged_by)
+        else:
+            asked.append((position_id, centred))
+    states = [Xgid(position=Position.from_position_id(position_id)) if centred else
+              Xgid(position=Position.from_position_id(position_id), cube_value=2, cube_owner=ON_ROLL)
+              for position_id, centred in asked]
+    label = judge_label(GNUBG, plies)
+    for request, answer in zip(asked, cube_decisions(states, plies, jobs=jobs) if states else []):
+        no_double = (answer.no_double, math.nan) if request[1] else (math.nan, answer.no_double)
+        found[request] = (CubeEquities(*no_double, answer.double_take, answer.chances, label, math.nan), label)
+    return found
+
+
 def truth_rows(position_id: str, truths: dict[str, Truth]) -> list[dict]:
     """truths.parquet's rows of one position: one a condition."""
     rows = []
