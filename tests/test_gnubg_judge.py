@@ -163,3 +163,62 @@ def test_two_gnubg_processes_answer_as_one(gnubg):
     positions = small_bearoffs(6, 4) + [Position.start()]
     states = [Xgid(position=position) for position in positions]
     assert cube_decisions(states, plies=0, jobs=2) == cube_decisions(states, plies=0, jobs=1)
+
+
+# --- bgsim eval: the nn cube's estimate everywhere, gnubg's analysis on request -------------------
+
+
+def eval_json(capsys, *arguments) -> dict:
+    import json
+
+    from experiments.cli import main
+
+    capsys.readouterr()
+    assert main(["eval", *arguments, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_eval_gives_the_nn_cubes_action_in_contact(capsys):
+    from bgsim.cube import CubeView, Response
+    from bots import make_cube
+
+    cube = make_cube("nn")
+    centred = CubeView(value=1, centred=True, max_cube=64, beaver_allowed=False, jacoby=False)
+    owned = CubeView(value=2, centred=False, max_cube=64, beaver_allowed=False, jacoby=False)
+    seen = set()
+    for position in (Position.start(), *(Position.from_position_id(pid) for pid in
+                                         ("mGfhASjgc+QBUA", "wfPgASKw2+AJQA", "23YDCATtvDMAAA", "/OwhAFC2bQUAVA"))):
+        found = eval_json(capsys, position.position_id)["nn_cube"]
+        assert "Janowski" in found["estimate"] and found["double_pass"] == 1.0
+        # the words eval prints are the decisions the nn cube bot plays
+        doubles = found["action"] in ("double/take", "double/pass")
+        assert cube.offer_double(position, centred) == doubles
+        assert (cube.respond(position, centred) == Response.TAKE) == (found["action"] in ("no double", "double/take"))
+        assert cube.offer_double(position, owned) == (found["action_owned"] in ("double/take", "double/pass"))
+        seen.add(found["action"])
+    assert len(seen) >= 3
+
+
+def test_eval_judge_gnubg_adds_its_cube_analysis(capsys, gnubg):
+    position = bearoff_position([0, 0, 0, 0, 2, 1], [0, 0, 0, 0, 1, 2])
+    answer = eval_json(capsys, position.position_id, "--judge", "gnubg", "--plies", "0")
+    found = answer["gnubg"]
+    assert found["plies"] == 0 and found["win"] == pytest.approx(answer["win"], abs=1e-4)
+    exact = evaluate(position).cubeful
+    assert found["centred"]["no_double"] == pytest.approx(exact.no_double, abs=2e-4)
+    assert found["owned"]["no_double"] == pytest.approx(exact.no_double_owned, abs=2e-4)
+    assert found["centred"]["category"] == answer["action"]
+    assert found["owned"]["proper"].startswith(("Redouble", "No redouble", "Too good to redouble"))
+
+
+@pytest.mark.parametrize("arguments,message", [
+    (["--judge", "xg"], "unknown judge 'xg'"),
+    (["--plies", "2"], "it needs --judge gnubg"),
+    (["--judge", "gnubg", "--plies", "5"], "--plies must be a whole number from 0 to 4"),
+])
+def test_eval_bad_judging_is_one_line(capsys, arguments, message):
+    from experiments.cli import main
+
+    assert main(["eval", Position.start().position_id, *arguments]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

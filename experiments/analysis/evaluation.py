@@ -2,7 +2,9 @@
 
 ``bgsim.bearoff.evaluate`` answers pure bear-offs exactly; any other position gets the ``nn``
 checker bot's evaluation when that bot is installed: the fallback lives here, not in bgsim,
-because bgsim never imports bots.
+because bgsim never imports bots.  Any position also gets the ``nn`` cube's money equities and
+action (:func:`nn_cube`: Janowski's formulas on the net's chances, an estimate), and on request
+GNU Backgammon's (:func:`gnubg_cube`).
 """
 
 from __future__ import annotations
@@ -60,3 +62,45 @@ def evaluation(position: Position) -> dict:
         "source": "nn",
         "effective_pip_counts": None,
     }
+
+
+def nn_cube(position: Position) -> dict | None:
+    """The ``nn`` cube bot's money equities of the side on roll per unit of the cube, as it
+    decides (:class:`bots.nn.NNCube`: Janowski's formulas with its cube life on the net's cubeless
+    chances, no Jacoby rule): not doubling with the cube centred and owned, doubling and being
+    taken, the cube's worth after the best action, and that action (``bgsim.bearoff.cube_action``'s
+    words).  None when the nn bot is not installed."""
+    from bgsim.bearoff import cube_action
+
+    try:
+        from bots import make_cube
+        from bots.gnubg_bots import janowski_equities
+        from bots.nn import evaluate
+
+        cube = make_cube("nn")
+    except (ImportError, ValueError, OSError):
+        return None
+    centred, owned, theirs = janowski_equities(evaluate(cube.net, position), cube.x)
+    double_take = 2.0 * theirs
+    return {
+        "estimate": f"Janowski's formulas, cube life {cube.x:g}, on the nn net's cubeless chances",
+        "no_double": centred, "no_double_owned": owned, "double_take": double_take, "double_pass": 1.0,
+        "centred": max(centred, min(double_take, 1.0)), "owned": max(owned, min(double_take, 1.0)),
+        "opponent": theirs, "action": cube_action(centred, double_take), "action_owned": cube_action(owned, double_take),
+    }
+
+
+def gnubg_cube(position: Position, plies: int = 2) -> dict:
+    """GNU Backgammon's money cube analysis of the side on roll at ``plies`` (no Jacoby rule, no
+    beavers): its cubeless chances, and for the cube centred and owned its cubeful equities per
+    unit of the cube and its proper action (its own words and their category)."""
+    from bgsim.interchange.xgid import ON_ROLL, Xgid
+    from experiments.analysis.gnubg_program import cube_decisions
+
+    centred, owned = cube_decisions([Xgid(position=position), Xgid(position=position, cube_value=2, cube_owner=ON_ROLL)],
+                                    plies)
+    answer = {"plies": plies, **dict(zip(KEYS, centred.chances)), "equity": centred.cubeless}
+    for name, found in (("centred", centred), ("owned", owned)):
+        answer[name] = {"no_double": found.no_double, "double_take": found.double_take,
+                        "double_pass": found.double_pass, "proper": found.proper, "category": found.category}
+    return answer

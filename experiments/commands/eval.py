@@ -9,7 +9,8 @@ import sys
 
 from bgsim import Position
 from bgsim.interchange.xgid import xgid_of
-from experiments.analysis.evaluation import SOURCES, evaluation
+from experiments.analysis.evaluation import SOURCES, evaluation, gnubg_cube, nn_cube
+from experiments.commands.arguments import gnubg_plies
 from experiments.studies.bearoff import build_files, compare_with_gnubg
 
 
@@ -19,11 +20,17 @@ def register(subparsers) -> None:
         help="the best evaluation bgsim has for a position (exact in bear-offs)",
         description="Cubeless chances and equity of the side on roll, and in positions of the "
         "two-sided bear-off database the exact money equities with the cube and the cube action. "
-        "Positions outside the bear-off databases are evaluated by the nn bot when it is installed.",
+        "Positions outside the bear-off databases are evaluated by the nn bot when it is installed.  "
+        "Every position also gets the nn cube's money equities and action (Janowski's formulas on the "
+        "net's chances: an estimate); --judge gnubg adds GNU Backgammon's cube analysis.",
     )
     evaluate.add_argument("position_id", metavar="ID",
                           help="GNU Backgammon position ID (side on roll first) or an XGID")
     evaluate.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    evaluate.add_argument("--judge", default=None, metavar="JUDGE",
+                          help="gnubg: add GNU Backgammon's money cube analysis (its program, installed as gnubg)")
+    evaluate.add_argument("--plies", default=None, metavar="N",
+                          help="with --judge gnubg: its evaluation depth, 0 to 4 (default 2)")
     evaluate.set_defaults(handler=run_eval)
 
     tables = subparsers.add_parser(
@@ -60,8 +67,19 @@ def register(subparsers) -> None:
 def run_eval(args) -> int:
     from bgsim.interchange.xgid import read_position_text
 
+    from experiments.analysis.gnubg_program import check_plies
+
+    if args.judge not in (None, "gnubg"):
+        raise ValueError(f"unknown judge {args.judge!r}: --judge gnubg adds GNU Backgammon's cube analysis")
+    plies = gnubg_plies(args.plies)
+    if plies is not None and args.judge is None:
+        raise ValueError("--plies is gnubg's evaluation depth: it needs --judge gnubg")
+    plies = check_plies(2 if plies is None else plies)
     position, _ = read_position_text(args.position_id)
     answer = evaluation(position)  # a finished game is a ValueError of bgsim.bearoff.evaluate
+    answer["nn_cube"] = nn_cube(position)
+    if args.judge:
+        answer["gnubg"] = gnubg_cube(position, plies)
     if args.json:
         print(json.dumps({"position_id": position.position_id, "xgid": xgid_of(position), **answer}, indent=2))
         return 0
@@ -77,6 +95,21 @@ def run_eval(args) -> int:
         print(f"  money equity with the cube: centred {cubeful['centred']:+.5f}, owned {cubeful['owned']:+.5f}, "
               f"opponent's {cubeful['opponent']:+.5f}")
         print(f"  cube action (centred cube): {answer['action']}")
+    janowski = answer["nn_cube"]
+    if janowski:
+        print(f"  nn cube, an estimate ({janowski['estimate']}):")
+        print(f"    no double {janowski['no_double']:+.5f} (owned {janowski['no_double_owned']:+.5f}), "
+              f"double/take {janowski['double_take']:+.5f}, double/pass +1; action: {janowski['action']} "
+              f"(owned cube: {janowski['action_owned']})")
+    if args.judge:
+        found = answer["gnubg"]
+        print(f"  GNU Backgammon {found['plies']}-ply: win {100 * found['win']:.3f}%, gammon "
+              f"{100 * found['win_gammon']:.3f}%, lose gammon {100 * found['lose_gammon']:.3f}%, "
+              f"cubeless equity {found['equity']:+.5f}")
+        for name in ("centred", "owned"):
+            cube = found[name]
+            print(f"    cube {name}: no double {cube['no_double']:+.5f}, double/take {cube['double_take']:+.5f}, "
+                  f"double/pass {cube['double_pass']:+.5f}; proper: {cube['proper']}")
     if answer["effective_pip_counts"]:
         epc = answer["effective_pip_counts"]
         print(f"  effective pip counts: {epc['own']:.2f} on roll, {epc['opponent']:.2f} opponent "
