@@ -24,7 +24,7 @@ def test_tournament_without_arguments_is_the_default_experiment(tmp_path, capsys
     printed = capsys.readouterr()
     assert "Standings" in printed.out and "nn+pipdiff" in printed.out
     assert f"Results: {out}/" in printed.out
-    assert "played 72 games" in printed.err  # 9 players: 36 pairings × 1 deal × 2 seatings
+    assert "played 110 games" in printed.err  # 11 players: 55 pairings × 1 deal × 2 seatings
     record = json.loads((out / "run.json").read_text())
     assert record["config"]["name"] == "default_tournament"
     assert record["command"].startswith("bgsim tournament --games 1 --out ")
