@@ -44,8 +44,10 @@ SPLITS = ("all", "question", "category", "judged_by")
 LIVE = (0.50, 0.95)
 SAMPLES = ("all", "window")
 DEFAULT_RULE = "pipdiff"
-SWEEP_DOUBLES = (4, 6, 8, 10, 12, 15, 20, 25, 30, 40)
-SWEEP_TAKES = (8, 10, 12, 15, 20, 25, 30, 40, 50)
+# up to thresholds that all but never double (a lead of the doubler's whole count) and all but
+# always take: in contact the pip count says so little that the best may lie out there
+SWEEP_DOUBLES = (4, 6, 8, 10, 12, 15, 20, 25, 30, 40, 60, 100)
+SWEEP_TAKES = (8, 10, 12, 15, 20, 25, 30, 40, 60, 100, 200)
 
 
 def figures(part: pd.DataFrame) -> dict:
@@ -83,6 +85,9 @@ def judged_summary(frame: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
         chosen = frame if sample == "all" else frame[frame["win"].between(*LIVE)]
         for condition in (NO_JACOBY, JACOBY):
             here = chosen[chosen["condition"] == condition]
+            # a rule asked in one kind of position only (the race rules) has no row of its own for all
+            partial = {rule for rule, kinds in here.groupby("rule")["kind"].nunique().items()
+                       if kinds < here["kind"].nunique()}
             for kind in KINDS:
                 mine = here if kind == ALL else here[here["kind"] == kind]
                 if mine.empty:
@@ -91,7 +96,7 @@ def judged_summary(frame: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
                     for group, part in _groups(mine, split):
                         for rule in rules:
                             answered = part[part["rule"] == rule]
-                            if answered.empty:
+                            if answered.empty or (kind == ALL and rule in partial):
                                 continue
                             rows.append({"sample": sample, "condition": condition, "kind": kind, "split": split,
                                          "group": group, "rule": rule, **figures(answered)})
@@ -129,46 +134,72 @@ def _p_value(mean: float, half: float) -> float:
 
 def sweep(truths: pd.DataFrame, specs: list[str] | None = None, log: Callable[[str], None] = print) -> pd.DataFrame:
     """sweep.csv: every pip-rule grid point charged on the judged positions (``truths``: the
-    audit's truths.parquet), per condition, kind and question (``all`` for the three together):
-    error rate and equity lost per decision, and the paired difference from the 8-9-12 rule with
-    its 95% interval and Holm-adjusted p-value over the grid (per sample, condition, kind and
-    question); the samples are those of :func:`judged_summary`."""
+    audit's truths.parquet), per sample, condition, kind and question (``all`` for the three
+    together): error rate and equity lost per decision, and the paired difference from the 8-9-12
+    rule with its 95% interval and Holm-adjusted p-value over the grid (per sample, condition,
+    kind and question); the samples are those of :func:`judged_summary`.  Every rule is asked
+    about a position in one pass (:func:`experiments.studies.cube_charge.decisions`), keeping only
+    each decision's error and cost."""
     specs = sweep_specs() if specs is None else specs
+    rules = cube_charge.make_rules([DEFAULT_RULE, *(spec for spec in specs if spec != DEFAULT_RULE)])
     log(f"charging {len(specs)} pip-rule thresholds on {truths['position_index'].nunique():,} judged positions")
-    base = cube_charge.charge(truths, cube_charge.make_rules([DEFAULT_RULE]))
-    key = ["position_index", "condition", "question"]
-    base = base.sort_values(key, kind="stable").reset_index(drop=True)
+    games = truths.drop_duplicates("position_index").set_index("position_index")["game"]
+    keys: list[tuple] = []
+    errors: dict[str, list[bool]] = {rule.name: [] for rule in rules}
+    lost: dict[str, list[float]] = {rule.name: [] for rule in rules}
+    for index, position_id, found in cube_charge.truths_of(truths):
+        position = cube_charge.CountedPosition.from_position_id(position_id)
+        kind = cube_charge.kind_of(position)
+        for condition, truth, rule, question, _, _, _, error, cost in cube_charge.decisions(position, rules, found):
+            if rule.name == DEFAULT_RULE:  # the pip rule speaks everywhere: one key a decision for all
+                keys.append((index, games.loc[index], condition, kind, question, truth.equities.probabilities[0],
+                             truth.judged_by))
+            errors[rule.name].append(error != "")
+            lost[rule.name].append(cost)
+    frame = pd.DataFrame(keys, columns=["position_index", "game", "condition", "kind", "question", "win", "judged_by"])
+    frame["game"] = frame["game"].astype("Int64")
+    unit = units(frame).to_numpy()
+    gnubg = frame["judged_by"].str.startswith("gnubg").to_numpy()
+    # the groups every rule is summed over, and their units as codes: the same for every rule
+    groups = []
+    for sample in SAMPLES:
+        chosen = np.ones(len(frame), bool) if sample == "all" else frame["win"].between(*LIVE).to_numpy()
+        for condition in frame["condition"].unique():
+            for kind in KINDS:
+                part = chosen & (frame["condition"] == condition).to_numpy()
+                if kind != ALL:
+                    part &= (frame["kind"] == kind).to_numpy()
+                for question in (ALL, *cube_charge.QUESTIONS):
+                    mask = part if question == ALL else part & (frame["question"] == question).to_numpy()
+                    if mask.any():
+                        codes = pd.factorize(unit[mask])[0]
+                        groups.append(({"sample": sample, "condition": condition, "kind": kind,
+                                        "question": question}, mask, codes))
+    base = np.asarray(lost[DEFAULT_RULE])
     rows = []
-    for spec in specs:
-        bot = cube_charge.make_rules([spec])[0].bot
-        mine = cube_charge.charge(truths, [cube_charge.Rule(spec, bot)])
-        mine = mine.sort_values(key, kind="stable").reset_index(drop=True)
-        if not mine[key].equals(base[key]):  # both rules answer every question of every position
-            raise AssertionError(f"{spec} and {DEFAULT_RULE} were not asked the same questions")
-        mine = mine.assign(other_lost=base["equity_lost"])
-        for sample in SAMPLES:
-            chosen = mine if sample == "all" else mine[mine["win"].between(*LIVE)]
-            for condition in chosen["condition"].unique():
-                for kind in KINDS:
-                    part = chosen[chosen["condition"] == condition]
-                    if kind != ALL:
-                        part = part[part["kind"] == kind]
-                    for question in (ALL, *cube_charge.QUESTIONS):
-                        asked = part if question == ALL else part[part["question"] == question]
-                        if asked.empty:
-                            continue
-                        difference, half = clustered(asked["equity_lost"] - asked["other_lost"], units(asked))
-                        rows.append({"rule": spec, "double": bot.double.value, "redouble": bot.redouble.value,
-                                     "take": bot.take.value, "sample": sample, "condition": condition,
-                                     "kind": kind, "question": question, **figures(asked),
-                                     "difference": difference, "difference_low": difference - half,
-                                     "difference_high": difference + half,
-                                     "p_value": _p_value(difference, half)})
-    frame = pd.DataFrame(rows)
-    frame["p_holm"] = math.nan
-    for _, index in frame.groupby(["sample", "condition", "kind", "question"]).groups.items():
-        frame.loc[index, "p_holm"] = _holm(frame.loc[index, "p_value"].fillna(1.0).tolist())
-    return frame
+    for rule in rules:
+        if rule.name not in specs:
+            continue
+        bot = rule.bot
+        mine = np.asarray(lost[rule.name])
+        wrong = np.asarray(errors[rule.name], dtype=float)
+        for labels, mask, codes in groups:
+            rate, rate_half = cube_charge.clustered_codes(wrong[mask], codes)
+            mean, half = cube_charge.clustered_codes(mine[mask], codes)
+            difference, difference_half = cube_charge.clustered_codes(mine[mask] - base[mask], codes)
+            rows.append({"rule": rule.name, "double": bot.double.value, "redouble": bot.redouble.value,
+                         "take": bot.take.value, **labels, "decisions": int(mask.sum()), "units": int(codes.max()) + 1,
+                         "gnubg_share": float(gnubg[mask].mean()),
+                         "error_rate": rate, "error_rate_low": rate - rate_half, "error_rate_high": rate + rate_half,
+                         "equity_lost": mean, "equity_lost_low": mean - half, "equity_lost_high": mean + half,
+                         "difference": difference, "difference_low": difference - difference_half,
+                         "difference_high": difference + difference_half,
+                         "p_value": _p_value(difference, difference_half)})
+    table = pd.DataFrame(rows)
+    table["p_holm"] = math.nan
+    for _, index in table.groupby(["sample", "condition", "kind", "question"]).groups.items():
+        table.loc[index, "p_holm"] = _holm(table.loc[index, "p_value"].fillna(1.0).tolist())
+    return table
 
 
 # --- summary.md ------------------------------------------------------------------------------
@@ -245,10 +276,11 @@ def _sweep_lines(swept: pd.DataFrame, condition: str = NO_JACOBY, kind: str = CO
         return []
     overall = part[part["question"] == ALL].sort_values("equity_lost")
     grid = len(overall)
+    where = "all" if sample == "all" else f"in the doubling window ({LIVE[0]:.0%} .. {LIVE[1]:.0%})"
     lines = [f"{grid} grid points (first double D%, redouble D+1%, take T% of the doubler's count; "
              f"D in {', '.join(map(str, SWEEP_DOUBLES))}, T in {', '.join(map(str, SWEEP_TAKES))}, T > D), "
-             f"{condition}, {kind} positions.  The five that lose least, with the paired difference from "
-             "8-9-12 (negative: loses less) and Holm's adjusted p-value over the grid:",
+             f"{condition}, {kind} positions, {where}.  The five that lose least, with the paired difference "
+             "from 8-9-12 (negative: loses less) and Holm's adjusted p-value over the grid:",
              "",
              "| rule | error rate | equity lost per decision (1/1000) | difference from 8-9-12 (95% interval) | Holm p |",
              "|---|---|---|---|---:|"]
@@ -328,6 +360,10 @@ def markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str], info:
                 found = _sweep_lines(swept, condition, kind)
                 if found:
                     lines += [f"### {condition.capitalize()}, {kind}", "", *found, ""]
+                if condition == conditions[0] and kind == CONTACT:
+                    found = _sweep_lines(swept, condition, kind, "window")
+                    if found:
+                        lines += [f"### {condition.capitalize()}, {kind}, in the doubling window", "", *found, ""]
         lines += ["The best grid point of a sweep is the best of many tries: its own loss is biased low "
                   "(the paired difference and Holm's correction say whether it is really apart from 8-9-12).", ""]
     lines += [played_with(info), ""]

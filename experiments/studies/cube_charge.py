@@ -370,28 +370,37 @@ def _cubes(condition: str) -> tuple[CubeView, CubeView]:
     return replace(CENTRED, jacoby=jacoby), replace(OWNED, jacoby=jacoby)
 
 
-def judge(position_id: str, rules: list[Rule], conditions=(NO_JACOBY,),
-          truths: dict[str, Truth] | None = None) -> list[dict]:
-    """The decision rows of one position: three questions for every rule that speaks there (a
-    rule of races only, ``race_only``, is not asked in contact), under each condition; the truth
-    is ``truths`` where given, else bgsim's (:func:`bgsim_truth`)."""
-    position = Position.from_position_id(position_id)
-    if truths is None:
-        truths = {condition: bgsim_truth(position, condition) for condition in conditions}
-    pips = position.pip_count
+class CountedPosition(Position):
+    """A position that counts its pips once: a threshold sweep asks dozens of rules about each,
+    and every pip rule counts them again."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        from bgsim.board import is_race, pip_counts
+
+        object.__setattr__(self, "_pips", pip_counts(self.board))
+        object.__setattr__(self, "_race", is_race(self.board))
+
+    @property
+    def pip_count(self) -> int:
+        return self._pips[0]
+
+    @property
+    def opponent_pip_count(self) -> int:
+        return self._pips[1]
+
+    @property
+    def is_race(self) -> bool:
+        return self._race
+
+
+def decisions(position: Position, rules: list[Rule], truths: dict[str, Truth]):
+    """Every decision of every rule that speaks in ``position`` (a rule of races only,
+    ``race_only``, is not asked in contact), under each condition of ``truths``, charged: tuples
+    (condition, truth, rule, question, category, answer, best, error, equity lost)."""
     kind = kind_of(position)
-    rows = []
     for condition, truth in truths.items():
         equities = truth.equities
-        exact = truth.judged_by == EXACT_TABLES
-        base = {
-            "position_id": position_id, "pips": pips, "opponent_pips": position.opponent_pip_count,
-            "bucket": bucket_of(pips), "kind": kind, "condition": condition,
-            "truth": "exact" if exact else "gnubg" if truth.judged_by.startswith(GNUBG) else "estimated",
-            "estimator": equities.source, "judged_by": truth.judged_by, "centred": equities.centred,
-            "owned": equities.owned, "double_take": equities.double_take, "win": equities.probabilities[0],
-            "window": WINDOW[0] <= equities.probabilities[0] <= WINDOW[1],
-        }
         centred, owned = _cubes(condition)
         for rule in rules:
             if getattr(rule.bot, "race_only", False) and kind != RACE:
@@ -400,16 +409,37 @@ def judge(position_id: str, rules: list[Rule], conditions=(NO_JACOBY,),
                                              ("redouble", owned, truth.category_owned)):
                 offered = bool(rule.bot.offer_double(position, cube))
                 best, error, lost = double_verdict(equities, question == "double", offered)
-                rows.append({**base, "category": category, "rule": rule.name, "question": question,
-                             "answer": "double" if offered else "no double",
-                             "best": best, "error": error, "equity_lost": lost})
-            answer = rule.bot.respond(position, centred)
-            takes = answer in (Response.TAKE, Response.BEAVER)
+                yield condition, truth, rule, question, category, "double" if offered else "no double", best, error, lost
+            takes = rule.bot.respond(position, centred) in (Response.TAKE, Response.BEAVER)
             best, error, lost = take_verdict(equities, takes)
-            rows.append({**base, "category": truth.category, "rule": rule.name, "question": "take",
-                         "answer": "take" if takes else "pass", "best": best, "error": error,
-                         "equity_lost": lost})
-    return rows
+            yield condition, truth, rule, "take", truth.category, "take" if takes else "pass", best, error, lost
+
+
+def judge(position_id: str, rules: list[Rule], conditions=(NO_JACOBY,),
+          truths: dict[str, Truth] | None = None) -> list[dict]:
+    """The decision rows of one position (:func:`decisions`); the truth is ``truths`` where
+    given, else bgsim's (:func:`bgsim_truth`) under each of ``conditions``."""
+    position = Position.from_position_id(position_id)
+    if truths is None:
+        truths = {condition: bgsim_truth(position, condition) for condition in conditions}
+    pips = position.pip_count
+    common = {"position_id": position_id, "pips": pips, "opponent_pips": position.opponent_pip_count,
+              "bucket": bucket_of(pips), "kind": kind_of(position)}
+    bases = {}
+    for condition, truth in truths.items():
+        equities = truth.equities
+        exact = truth.judged_by == EXACT_TABLES
+        bases[condition] = {
+            **common, "condition": condition,
+            "truth": "exact" if exact else "gnubg" if truth.judged_by.startswith(GNUBG) else "estimated",
+            "estimator": equities.source, "judged_by": truth.judged_by, "centred": equities.centred,
+            "owned": equities.owned, "double_take": equities.double_take, "win": equities.probabilities[0],
+            "window": WINDOW[0] <= equities.probabilities[0] <= WINDOW[1],
+        }
+    return [{**bases[condition], "category": category, "rule": rule.name, "question": question, "answer": answer,
+             "best": best, "error": error, "equity_lost": lost}
+            for condition, _, rule, question, category, answer, best, error, lost
+            in decisions(position, rules, truths)]
 
 
 def charge(truths: pd.DataFrame, rules: list[Rule]) -> pd.DataFrame:
@@ -450,12 +480,18 @@ def clustered(values, unit) -> tuple[float, float]:
     variance ``G/(G-1) * sum_g (S_g - mean*n_g)^2 / N^2`` over the G units, S_g and n_g being a
     unit's sum and count of decisions.  With one decision per unit it is the usual s^2/N;
     repeating every unit's rows leaves it unchanged."""
+    return clustered_codes(values, pd.factorize(np.asarray(unit))[0])
+
+
+def clustered_codes(values, codes) -> tuple[float, float]:
+    """:func:`clustered` with the units given as codes 0 .. G-1 (``pandas.factorize``), which a
+    caller asking many questions of the same rows computes once."""
     values = np.asarray(values, dtype=float)
     n = len(values)
     if n == 0:
         return math.nan, math.nan
     mean = float(values.mean())
-    residuals = pd.Series(values - mean).groupby(np.asarray(unit)).sum().to_numpy()
+    residuals = np.bincount(codes, weights=values - mean)
     count = len(residuals)
     if count < 2:
         return mean, math.nan
