@@ -167,3 +167,13 @@ def test_without_gnubg_the_audit_says_how_to_install_it(tmp_path, capsys, monkey
 
 def test_holm_adjusts_by_hand():
     assert cube_audit_report._holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+
+
+def test_a_counted_position_counts_as_the_position_does():
+    from experiments.studies.cube_charge import CountedPosition, sample_positions
+
+    for position_id, _ in sample_positions("nn", 40, 2, scope="all"):
+        position, counted = Position.from_position_id(position_id), CountedPosition.from_position_id(position_id)
+        assert counted.board == position.board and counted.position_id == position_id
+        assert (counted.pip_count, counted.opponent_pip_count, counted.is_race) == \
+            (position.pip_count, position.opponent_pip_count, position.is_race)

@@ -305,6 +305,20 @@ def summarise(games: pd.DataFrame, rules: list[str], sanity: bool = True) -> pd.
     return pd.DataFrame(rows)
 
 
+def _table_rows(summary: pd.DataFrame) -> list[str]:
+    """A row of cross_check.md's table per rule: A, B and A - B with their intervals."""
+    lines = []
+    for row in summary.itertuples(index=False):
+        values = [milli(getattr(row, f"{name}{end}"), signed=True)
+                  for name in ("played_out", "judged", "difference") for end in ("", "_low", "_high")]
+        lines.append(
+            f"| {row.rule} | {row.starts:,} | {row.decisions_per_game:.2f} | {row.errors_per_game:.3f} | "
+            f"{row.largest_cube} | "
+            f"{values[0]} | {values[1]} .. {values[2]} | {values[3]} | {values[4]} .. {values[5]} | "
+            f"{values[6]} | {values[7]} .. {values[8]} | {row.verdict} |")
+    return lines
+
+
 def markdown(summary: pd.DataFrame, info: dict) -> str:
     lines = [
         "# Cube rules against `exact`: played out and judged",
@@ -333,14 +347,7 @@ def markdown(summary: pd.DataFrame, info: dict) -> str:
         "95% interval | B: -loss | 95% interval | A - B | 95% interval | verdict |",
         "|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|---|",
     ]
-    for row in summary.itertuples(index=False):
-        values = [milli(getattr(row, f"{name}{end}"), signed=True)
-                  for name in ("played_out", "judged", "difference") for end in ("", "_low", "_high")]
-        lines.append(
-            f"| {row.rule} | {row.starts:,} | {row.decisions_per_game:.2f} | {row.errors_per_game:.3f} | "
-            f"{row.largest_cube} | "
-            f"{values[0]} | {values[1]} .. {values[2]} | {values[3]} | {values[4]} .. {values[5]} | "
-            f"{values[6]} | {values[7]} .. {values[8]} | {row.verdict} |")
+    lines += _table_rows(summary)
     lines += [
         "",
         "Assumed: the database's cubeful equities take each cube state's own optimal checker play, "
@@ -529,13 +536,7 @@ def contact_markdown(summary: pd.DataFrame, info: dict) -> str:
         "A: payoff v nn's cube | 95% interval | B: judged | 95% interval | A - B | 95% interval | verdict |",
         "|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|---|",
     ]
-    for row in summary.itertuples(index=False):
-        values = [milli(getattr(row, f"{name}{end}"), signed=True)
-                  for name in ("played_out", "judged", "difference") for end in ("", "_low", "_high")]
-        lines.append(
-            f"| {row.rule} | {row.starts:,} | {row.decisions_per_game:.2f} | {row.errors_per_game:.3f} | "
-            f"{row.largest_cube} | {values[0]} | {values[1]} .. {values[2]} | {values[3]} | {values[4]} .. "
-            f"{values[5]} | {values[6]} | {values[7]} .. {values[8]} | {row.verdict} |")
+    lines += _table_rows(summary)
     lines += [
         "",
         "What A - B can show besides chance: the judge's own error (GNU Backgammon at this depth is "
