@@ -177,3 +177,20 @@ def test_a_counted_position_counts_as_the_position_does():
         assert counted.board == position.board and counted.position_id == position_id
         assert (counted.pip_count, counted.opponent_pip_count, counted.is_race) == \
             (position.pip_count, position.opponent_pip_count, position.is_race)
+
+
+def test_positions_come_from_gnubg_self_play_too():
+    """GNU Backgammon's net has no fast-engine kernel: its games are played by the reference
+    engine, and the positions sampled are positions of those games."""
+    from bgsim.game import play_game
+    from bots import make_player
+    from experiments.studies.cube_charge import sample_positions, sampler_text
+
+    found = sample_positions("gnubg", 4, 8, per_game=2, scope="contact")
+    assert len(found) == 4 and all(not Position.from_position_id(pid).is_race for pid, _ in found)
+    player = make_player("gnubg")
+    for position_id, game in found:
+        history = play_game(player, player, 8, game, trace=True).history
+        assert position_id in {ply.position_id for ply in history}
+    assert sampler_text("gnubg") == "gnubg self-play (reference engine)"
+    assert sampler_text("nn") == "nn self-play (fast engine)"
