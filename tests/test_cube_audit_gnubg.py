@@ -113,8 +113,41 @@ def test_stored_truths_charge_any_rule_as_the_audit_did(audit):
     assert mine["decisions"] == row["decisions"]
 
 
+def test_the_pip_rules_contact_decisions_cost_what_gnubg_says_by_hand(gnubg):
+    """Two contact positions of tests/data/gnubg_cube/hints_0ply.out, charged by hand from the
+    equities gnubg printed there (0-ply).  /OwhAFC2bQUAVA (sections 9 and 10): the side on roll
+    trails the race 127 to 111 with the opponent closed out; no Jacoby rule: too good to double,
+    pass, ND +1.26773, DT +2.21558; with it: double, pass, ND +0.90499.  The pip rule sees a race
+    deficit, so it holds the cube (right without Jacoby, a missed double of 1 - 0.90499 with it)
+    and the opponent, ahead in the race, takes: a wrong take of 2.21558 - 1.  uNsyCCD2nh0AAA
+    (section 11, the side on roll owns the cube): too good to redouble, pass, ND +1.00453,
+    DT +1.60434; 65 pips to 120, so the pip rule redoubles (a wrong double of 0.00453) and the
+    opponent passes (right)."""
+    rules = cube_audit.make_rules(["pipdiff"])
+    conditions = ("no jacoby", "jacoby")
+    ids = ["/OwhAFC2bQUAVA", "uNsyCCD2nh0AAA"]
+    rows = {}
+    for position_id, truths in zip(ids, cube_audit.gnubg_truths(ids, conditions, plies=0)):
+        for row in cube_audit.judge(position_id, rules, conditions, truths):
+            rows[(position_id, row["condition"], row["question"])] = row
+
+    def charged(position_id, condition, question):
+        row = rows[(position_id, condition, question)]
+        assert row["judged_by"] == "gnubg 0-ply" and row["kind"] == "contact"
+        return row["category"], row["answer"], row["error"], round(row["equity_lost"], 5)
+
+    assert charged(ids[0], "no jacoby", "double") == ("too good/pass", "no double", "", 0.0)
+    assert charged(ids[0], "no jacoby", "take") == ("too good/pass", "take", "wrong take", 1.21558)
+    assert charged(ids[0], "jacoby", "double") == ("double/pass", "no double", "missed double", 0.09501)
+    assert charged(ids[0], "jacoby", "take") == ("double/pass", "take", "wrong take", 1.21558)
+    assert charged(ids[1], "no jacoby", "redouble") == ("too good/pass", "double", "wrong double", 0.00453)
+    assert charged(ids[1], "no jacoby", "take")[1:] == ("pass", "", 0.0)
+
+
 def test_a_gnubg_audit_resumes_to_the_same_rows(tmp_path, monkeypatch, gnubg):
-    arguments = [*ARGUMENTS[:6], "--positions", "6", "--per-game", "2", "--no-progress"]
+    # three rules (one of races only) keep the three runs short; what resumes is the same for any
+    arguments = [*ARGUMENTS[:6], "--players", "pipdiff,nn,keith", "--positions", "6", "--per-game", "2",
+                 "--no-progress"]
     assert main([*arguments, "--out", str(tmp_path / "whole")]) == 0
     monkeypatch.setattr(cube_audit, "CHUNK_POSITIONS", 3)
     truths, calls = cube_audit.gnubg_truths, []

@@ -35,7 +35,8 @@ from experiments.analysis.summary import milli, played_with
 from experiments.running.files import write_atomic
 
 from . import cube_charge
-from .cube_charge import ALL, CONTACT, ERRORS, JACOBY, NO_JACOBY, RACE, SHARE_COLUMNS, Z95, clustered, units
+from .cube_charge import (ALL, CONTACT, ERRORS, JACOBY, NO_JACOBY, RACE, SHARE_COLUMNS, Z95, clustered_codes,
+                          units)
 
 KINDS = (ALL, CONTACT, RACE)
 SPLITS = ("all", "question", "category", "judged_by")
@@ -50,17 +51,21 @@ SWEEP_DOUBLES = (4, 6, 8, 10, 12, 15, 20, 25, 30, 40, 60, 100)
 SWEEP_TAKES = (8, 10, 12, 15, 20, 25, 30, 40, 60, 100, 200)
 
 
-def figures(part: pd.DataFrame) -> dict:
+def figures(part: pd.DataFrame, unit: pd.Series | None = None) -> dict:
     """The figures of a set of decision rows: their count, units, who judged them, the error
-    shares, the error rate and equity lost per decision with 95% intervals."""
+    shares, the error rate and equity lost per decision with 95% intervals.  ``unit``: the rows'
+    :func:`~experiments.studies.cube_charge.units` where the caller has them already."""
     n = len(part)
-    unit = units(part)
-    rate, rate_half = clustered((part["error"] != "").astype(float), unit)
-    mean, half = clustered(part["equity_lost"], unit)
-    row = {"decisions": n, "units": int(unit.nunique()),
-           "gnubg_share": float(part["judged_by"].str.startswith("gnubg").mean()) if n else math.nan}
-    for error, column in zip(ERRORS, SHARE_COLUMNS):
-        row[column] = float((part["error"] == error).mean()) if n else math.nan
+    unit = units(part) if unit is None else unit
+    codes = pd.factorize(np.asarray(unit))[0]
+    error = part["error"].to_numpy(dtype=object)
+    rate, rate_half = clustered_codes((error != "").astype(float), codes)
+    mean, half = clustered_codes(part["equity_lost"].to_numpy(dtype=float), codes)
+    judged = part["judged_by"].to_numpy(dtype=object)
+    row = {"decisions": n, "units": int(codes.max()) + 1 if n else 0,
+           "gnubg_share": float(np.mean([str(name).startswith("gnubg") for name in judged])) if n else math.nan}
+    for name, column in zip(ERRORS, SHARE_COLUMNS):
+        row[column] = float((error == name).mean()) if n else math.nan
     row.update(error_rate=rate, error_rate_low=rate - rate_half, error_rate_high=rate + rate_half,
                equity_lost=mean, equity_lost_low=mean - half, equity_lost_high=mean + half)
     return row
@@ -71,9 +76,9 @@ def _groups(frame: pd.DataFrame, split: str):
         yield ALL, frame
         return
     order = {"question": list(cube_charge.QUESTIONS), "category": list(CATEGORIES)}.get(split)
-    values = list(frame[split].unique())
-    for value in sorted(values, key=lambda v: (order.index(v) if order and v in order else 99, str(v))):
-        yield value, frame[frame[split] == value]
+    found = dict(tuple(frame.groupby(split, sort=False)))
+    for value in sorted(found, key=lambda v: (order.index(v) if order and v in order else 99, str(v))):
+        yield value, found[value]
 
 
 def judged_summary(frame: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
@@ -81,6 +86,10 @@ def judged_summary(frame: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
     roll's cubeless chance within :data:`LIVE`), condition, kind of position, split, group and rule
     (see the module), in that order."""
     rows = []
+    # a decision's unit once, not again in each of the hundreds of groups below, and the words as
+    # plain objects (read back from parquet they are arrow strings, slow to compare a group at a time)
+    frame = frame.assign(unit_of_rows=units(frame).to_numpy()).astype(
+        {column: object for column in ("condition", "kind", "rule", "question", "category", "judged_by", "error")})
     for sample in SAMPLES:
         chosen = frame if sample == "all" else frame[frame["win"].between(*LIVE)]
         for condition in (NO_JACOBY, JACOBY):
@@ -94,12 +103,14 @@ def judged_summary(frame: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
                     continue
                 for split in SPLITS:
                     for group, part in _groups(mine, split):
+                        by_rule = dict(tuple(part.groupby("rule", sort=False)))
                         for rule in rules:
-                            answered = part[part["rule"] == rule]
-                            if answered.empty or (kind == ALL and rule in partial):
+                            answered = by_rule.get(rule)
+                            if answered is None or (kind == ALL and rule in partial):
                                 continue
                             rows.append({"sample": sample, "condition": condition, "kind": kind, "split": split,
-                                         "group": group, "rule": rule, **figures(answered)})
+                                         "group": group, "rule": rule,
+                                         **figures(answered, answered["unit_of_rows"])})
     return pd.DataFrame(rows)
 
 
