@@ -133,15 +133,7 @@ def play_game(
     if start is not None and start.variant != variant.name:
         raise ValueError(f"start position {start.position_string} is a {start.variant} position, "
                          f"but the rules play {variant.name}")
-    for player in (white, black) if variant.name != STANDARD else ():
-        check = getattr(player, "check_variant", None)  # optional: a player that serves only some
-        if check is not None:
-            check(variant.name)
-    if variant.acey_deucey:
-        for player in (white, black):
-            if not callable(getattr(player, "choose_double", None)):
-                raise TypeError(f"{player.name} cannot play acey-deucey: it has no choose_double "
-                                f"(see bgsim.decisions.Player)")
+    check_variant_players(white, black, variant.name)
     base = STREAMS_PER_GAME * (match.game_in_match if match else 0)
     dice = RandomStream(seed, game, base + DICE_STREAM)
     choices = {WHITE: RandomStream(seed, game, base + WHITE_STREAM),
@@ -292,6 +284,20 @@ def _choose_double(player: Player, position: Position, random: RandomStream):
 def _result(variant, winner_view: Position) -> str:
     # acey-deucey scores per checker left, never a gammon: its games are singles
     return SINGLE if variant.acey_deucey else result_of(winner_view)
+
+
+def check_variant_players(white: Player, black: Player, variant: str) -> None:
+    """Both players can play ``variant``: a ValueError or TypeError in one line if not."""
+    variant = variant_of(variant).name
+    if variant == STANDARD:
+        return
+    for player in (white, black):
+        check = getattr(player, "check_variant", None)  # optional: a player that serves only some
+        if check is not None:
+            check(variant)
+        if variant_of(variant).acey_deucey and not callable(getattr(player, "choose_double", None)):
+            raise TypeError(f"{player.name} cannot play acey-deucey: it has no choose_double "
+                            f"(see bgsim.decisions.Player)")
 
 
 def _die(dice: RandomStream, mirror: bool) -> int:

@@ -16,7 +16,7 @@ from .board import Position
 from .cube import Rules
 from .decisions import Player
 from .dice import check_seed
-from .game import check_start, play_game
+from .game import check_start, check_variant_players, play_game
 from .match import check_match_length, play_match
 from .schema import columns_from_records, empty_frame, frame_from_columns
 from .variants import STANDARD
@@ -209,6 +209,8 @@ def play_games(
     ``bgsim.game.play_game``).
     """
     check_players(white, black)
+    if isinstance(rules, Rules):
+        check_variant_players(white, black, rules.variant)
     if engine_for(engine, white, black, rules) == "reference":
         return play_games_reference(white, black, seed, games, rules, match_to, start, rolls, mirror)
     from . import fast

@@ -66,12 +66,12 @@ def check_starts(table: dict, run_seed: int, fail) -> dict:
             raise fail("starts.positions", "a non-empty list of position IDs")
         for index, text in enumerate(ids):
             try:
-                position = Position.from_position_id(str(text))
+                position = Position.from_string(str(text))
             except ValueError as error:
                 raise fail(f"starts.positions[{index}]", str(error)) from None
-            if position.checkers_off == CHECKERS or position.opponent_checkers_off == CHECKERS:
+            if position.finished:
                 raise fail(f"starts.positions[{index}]", f"the game is over in {text}")
-        return {"positions": [Position.from_position_id(str(text)).position_id for text in ids]}
+        return {"positions": [Position.from_string(str(text)).position_string for text in ids]}
     bounds = table["race"]
     if (not isinstance(bounds, list) or len(bounds) != 2
             or any(isinstance(b, bool) or not isinstance(b, int) for b in bounds)
@@ -83,10 +83,17 @@ def check_starts(table: dict, run_seed: int, fail) -> dict:
     return {"race": [int(bounds[0]), int(bounds[1])], "seed": int(seed)}
 
 
+def starts_variants(starts: dict) -> set[str]:
+    """The variants of the start positions (random races are standard positions)."""
+    if "positions" in starts:
+        return {Position.from_string(text).variant for text in starts["positions"]}
+    return {"standard"}
+
+
 def start_positions(starts: dict, numbers: range) -> list[Position]:
     """The start of each game number in ``numbers``."""
     if "positions" in starts:
         ids = starts["positions"]
-        return [Position.from_position_id(ids[number % len(ids)]) for number in numbers]
+        return [Position.from_string(ids[number % len(ids)]) for number in numbers]
     low, high = starts["race"]
     return [race_start(starts["seed"], number, low, high) for number in numbers]

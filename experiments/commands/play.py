@@ -17,6 +17,7 @@ import pandas as pd
 
 from bgsim.cube import Rules
 from bgsim.series import ENGINES, engine_for, play_games
+from bgsim.variants import VARIANTS
 from bots import describe_bots, make_player
 from experiments.files import explain, is_temporary, stop_hook, temporary_name
 from experiments.machine import COMPILING, cap_threads, fast_compile_pending
@@ -56,6 +57,11 @@ def register(subparsers) -> None:
     play.add_argument("--beaver", action="store_true", help="allow beavers (money games)")
     play.add_argument("--automatic-doubles", type=int, default=0, metavar="K",
                       help="automatic doubles per game on tied opening rolls (money games; default 0)")
+    play.add_argument("--variant", default="standard", metavar="NAME",
+                      help=f"the game played: {', '.join(VARIANTS)} (default standard; RULES.md, "
+                           "Variants; the reference engine plays every variant but the standard game)")
+    play.add_argument("--double-on-acey-deucey", action="store_true",
+                      help="acey-deucey: the stake doubles at each 1-2")
     play.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     play.add_argument("--no-progress", action="store_true", help="no progress bar")
     play.set_defaults(handler=run_play)
@@ -79,6 +85,8 @@ def rules_from_args(args) -> Rules:
         jacoby=args.jacoby,
         beaver=args.beaver,
         automatic_doubles=args.automatic_doubles,
+        variant=args.variant,
+        double_on_acey_deucey=args.double_on_acey_deucey,
     )
 
 
@@ -202,7 +210,7 @@ def run_play(args) -> int:
     rules = rules_from_args(args)
     if args.match_to:
         rules.check_for_match()
-    engine = engine_for(args.engine, white, black)
+    engine = engine_for(args.engine, white, black, rules)
     threads = cap_threads(args.threads, log) if engine == "fast" else args.threads
     # Playing no game checks every argument (seed, rules, whether the engine can run both
     # players) before anything is printed or written.
