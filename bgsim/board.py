@@ -118,14 +118,19 @@ class Position:
             raise PositionError("the opponent's bar count must be zero or negative")
         own = sum(count for count in board[1:] if count > 0)
         opponent = -sum(count for count in board[:25] if count < 0)
-        if self.variant == STANDARD and self.in_hand == NEUTRAL_HAND and self.cannot_hit == NEUTRAL_HITS:
+        if self.in_hand != NEUTRAL_HAND or self.cannot_hit != NEUTRAL_HITS:
+            limit = self._check_variant_state(own, opponent)
+        elif self.variant == STANDARD:
             limit = CHECKERS
         else:
-            limit = self._check_variant_state(own, opponent)
-        if own > limit:
-            raise PositionError(f"the side on roll has {own} checkers, more than {limit}")
-        if opponent > limit:
-            raise PositionError(f"the opponent has {opponent} checkers, more than {limit}")
+            try:
+                limit = variant_of(self.variant).checkers
+            except ValueError as error:
+                raise PositionError(str(error)) from None
+        if own > limit or opponent > limit:
+            side, count = ("the side on roll", own) if own > limit else ("the opponent", opponent)
+            game = "" if self.variant == STANDARD else f" ({self.variant} has {limit} a side)"
+            raise PositionError(f"{side} has {count} checkers, more than {limit}{game}")
 
     def _check_variant_state(self, own: int, opponent: int) -> int:
         """Check the state a variant adds; the checkers a side may have on the board and bar."""
