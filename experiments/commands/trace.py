@@ -33,6 +33,8 @@ def register(subparsers) -> None:
                         help="game number (with --match-to: match number), default 0")
     parser.add_argument("--match-to", type=int, default=0, metavar="N",
                         help="play the match to N points instead of one money game")
+    parser.add_argument("--variant", default="standard", metavar="NAME",
+                        help="the game played (RULES.md, Variants); positions are then bgsim position strings")
     parser.set_defaults(handler=run_trace)
 
 
@@ -74,7 +76,8 @@ def format_game(record, rules: Rules) -> list[str]:
     lines = [head]
     for ply, gnubg_id in zip(record.history, turn_ids(record, rules)):
         action = f"  {ply.cube_action}" if ply.cube_action else ""
-        roll = f"  rolls {ply.roll[0]}-{ply.roll[1]}: {ply.play or '(no play)'}" if ply.roll else ""
+        verb = "chooses" if ply.chosen_double else "rolls"  # acey-deucey's double after a 1-2
+        roll = f"  {verb} {ply.roll[0]}-{ply.roll[1]}: {ply.play or '(no play)'}" if ply.roll else ""
         lines.append(f"  {ply.ply:3d} {ply.side:5s} {gnubg_id}{action}{roll}")
     counted = f", {record.points_counted} counted" if match and record.points_counted != record.points else ""
     lines.append(f"  {record.winner} wins {record.points} point{'s' if record.points != 1 else ''} "
@@ -86,7 +89,7 @@ def run_trace(args) -> int:
     from bots import make_player
 
     white, black = make_player(args.white), make_player(args.black)
-    rules = Rules()
+    rules = Rules(variant=args.variant)
     if args.match_to:
         check_match_length(args.match_to)
         result = play_match(white, black, args.seed, args.game, args.match_to, rules, trace=True)
