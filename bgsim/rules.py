@@ -91,7 +91,7 @@ def single_moves(board: list[int], die: int, variant: Variant | None = None) -> 
     lowest_open = 0 if variant is not None and board[NO_HIT] else -1
     moves = []
     for source in sources:
-        target = min(source, BAR) - die  # a checker in hand enters as from the bar
+        target = (BAR if source == HAND else source) - die  # a checker in hand enters as from the bar
         if target >= 1:
             if board[target] >= lowest_open:  # open: empty, ours, or a lone opposing blot
                 moves.append((source, target, board[target] == -1))

@@ -483,6 +483,22 @@ def test_every_cube_bot_plays_the_variants_with_a_cube():
             assert record.points >= 1
 
 
+def test_a_checker_bot_that_cannot_choose_a_double_is_refused_acey_deucey_before_it_plays():
+    from bots.checker import CheckerBot
+    from bots.registry import BotPlayer
+
+    class FirstPlay(CheckerBot):
+        name = "first"
+
+        def choose(self, position, roll, plays, random):
+            return plays[0]
+
+    player = BotPlayer(FirstPlay())
+    with pytest.raises(ValueError, match="first cannot play acey-deucey: it does not choose the double"):
+        play_games(player, player, 1, [], Rules(variant=ACEY))
+    assert play_game(player, player, 1, 0, Rules(variant=DUTCH)).points >= 1  # every other variant
+
+
 def test_bgsim_bots_says_which_bots_know_only_the_standard_game(capsys):
     from bots import describe_bots
 
