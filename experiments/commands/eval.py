@@ -120,7 +120,9 @@ def evaluation(position: Position) -> dict:
 
 
 def run_eval(args) -> int:
-    position = Position.from_position_id(args.position_id)
+    position = Position.from_string(args.position_id)
+    if position.variant != "standard":
+        raise ValueError(f"bgsim eval answers for the standard game, not {position.variant}")
     answer = evaluation(position)  # a finished game is a ValueError of bgsim.bearoff.evaluate
     if args.json:
         print(json.dumps({"position_id": position.position_id, **answer}, indent=2))

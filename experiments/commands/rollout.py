@@ -49,7 +49,10 @@ def run_rollout(args) -> int:
     from experiments.machine import COMPILING, cap_threads, fast_compile_pending
     from experiments.progress import Progress
 
-    position = Position.from_position_id(args.position_id)  # a bad ID is a ValueError: one line
+    position = Position.from_string(args.position_id)  # a bad ID is a ValueError: one line
+    if position.variant != "standard":  # before the compile: bgsim.rollout says the same
+        raise ValueError(f"rollouts run on the fast engine, which plays only the standard game so far, "
+                         f"not {position.variant}")
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, got {args.games}")
     player = BotPlayer(make_player(args.player).checker)  # cubeless: only the checker bot plays
