@@ -213,6 +213,9 @@ def play_game(
                 first = _die(dice, mirror)
                 roll = (first, _die(dice, mirror))
         plies += 1
+        one_two = variant.acey_deucey and sorted(roll) == [1, 2]
+        if one_two and rules.double_on_acey_deucey:
+            cube.value *= 2  # at every 1-2 rolled, whatever comes of it
         position, notation, played = _play(players[side], position, roll, legal_plays(position, roll),
                                            choices[side])
         if trace:
@@ -220,22 +223,18 @@ def play_game(
                                      position.position_string))
         if position.checkers_off == position.checkers:
             return finish(side, _result(variant, position), cube.value, position)
-        if variant.acey_deucey and sorted(roll) == [1, 2]:
-            if rules.double_on_acey_deucey:
-                cube.value *= 2
-            if played == 2:  # the 1 and the 2 both played: a double of the player's choice
-                double, plays = _choose_double(players[side], position, choices[side])
-                before = position
-                position, notation, played = _play(players[side], position, (double, double), plays,
-                                                   choices[side])
-                if trace:
-                    history.append(PlyRecord(plies, side, before.position_string, "", (double, double),
-                                             notation, position.position_string, chosen_double=True))
-                if position.checkers_off == position.checkers:
-                    return finish(side, _result(variant, position), cube.value, position)
-                if played == 4:  # the double played in full: the same side rolls again
-                    roll = None
-                    continue
+        if one_two and played == 2:  # the 1 and the 2 both played: a double of the player's choice
+            double, plays = _choose_double(players[side], position, choices[side])
+            before = position
+            position, notation, played = _play(players[side], position, (double, double), plays, choices[side])
+            if trace:
+                history.append(PlyRecord(plies, side, before.position_string, "", (double, double),
+                                         notation, position.position_string, chosen_double=True))
+            if position.checkers_off == position.checkers:
+                return finish(side, _result(variant, position), cube.value, position)
+            if played == 4:  # the double played in full: the same side rolls again
+                roll = None
+                continue
         position = position.turned()
         side = other(side)
         roll = None

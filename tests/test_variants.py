@@ -211,6 +211,12 @@ def test_example_21_acey_deucey_the_loser_pays_per_checker_and_1_2_doubles_the_s
         record = play_game(Scripted("white"), Scripted("black"), 21, 0, rules, start=start, rolls=[(1, 2), (2, 1)])
         assert (record.winner, record.plies, record.black_off, record.result) == ("white", 2, 5, SINGLE)
         assert (record.points, record.cube_value) == (points, 4 if option else 1)
+    # a 1-2 that ends the game doubles the stake too: it was rolled
+    last = position({1: 1, 2: 1}, {19: 15}, ACEY)
+    for option, points in ((False, 15), (True, 30)):
+        record = play_game(Scripted("white"), Scripted("black"), 21, 0, Rules(variant=ACEY, double_on_acey_deucey=option),
+                           start=last, rolls=[(2, 1)])
+        assert (record.winner, record.plies, record.points) == ("white", 1, points)
 
 
 # --- worked examples: Nackgammon and hypergammon ------------------------------------------
