@@ -112,9 +112,8 @@ def play_game(
 
     ``start``: instead of the opening, the game starts from this position (of ``rules.variant``),
     seen from white, with white on roll before its roll (a normal turn: the cube may be offered
-    first).  ``rolls``:
-    the dice of the first turns of such a game, given instead of drawn (the stream is not read
-    for them).  ``mirror``: every die drawn from the dice stream reads 7 - d, so two games of
+    first).  ``rolls``: the dice of the first turns of such a game, given instead of drawn (the
+    stream is not read for them).  ``mirror``: every die drawn from the dice stream reads 7 - d, so two games of
     the same (seed, game), one mirrored, are an antithetic pair (a 6-6 in one is a 1-1 in the
     other).  Rollouts use all three (``bgsim.rollout``).
 
