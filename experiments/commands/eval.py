@@ -61,6 +61,8 @@ def run_eval(args) -> int:
     from bgsim.interchange.xgid import read_position_text
 
     position, _ = read_position_text(args.position_id)
+    if position.variant != "standard":
+        raise ValueError(f"bgsim eval answers for the standard game, not {position.variant}")
     answer = evaluation(position)  # a finished game is a ValueError of bgsim.bearoff.evaluate
     if args.json:
         print(json.dumps({"position_id": position.position_id, "xgid": xgid_of(position), **answer}, indent=2))
