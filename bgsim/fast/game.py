@@ -24,7 +24,7 @@ import numpy as np
 from numba import prange
 
 from .checker import choose
-from .compile import inline_jit, jit, parallel_jit
+from .compile import alloc_jit, inline_jit, jit, parallel_jit, stack_empty
 from .cube import BEAVER, DOUBLE, DROP, NO_KERNEL, offer_double, respond
 from .match_cube import (
     VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_MAX, VIEW_OPP_AWAY,
@@ -188,7 +188,7 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     row[COL_ERROR] = ERROR_NONE
 
     base = 4 * game_in_match
-    streams = np.empty((3, 2), dtype=np.uint64)  # dice, white's choices, black's choices
+    streams = stack_empty((3, 2), np.uint64)  # dice, white's choices, black's choices
     open_stream(streams, 0, seed, number, base)
     open_stream(streams, 1, seed, number, base + 1)
     open_stream(streams, 2, seed, number, base + 2)
@@ -198,8 +198,11 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     value = 1
     owner = CENTRE
     automatic = 0
-    board = np.zeros(BOARD_BYTES, dtype=np.int8)
-    before = np.zeros(BOARD_BYTES, dtype=np.int8)
+    board = stack_empty(BOARD_BYTES, np.int8)
+    before = stack_empty(BOARD_BYTES, np.int8)
+    for j in range(BOARD_BYTES):  # the padding stays 0
+        board[j] = 0
+        before[j] = 0
     side = WHITE
     opening = False
     d1 = 0
@@ -222,7 +225,9 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     else:
         for j in range(26):  # element by element: see ``before`` below; the padding stays 0
             board[j] = start[j]
-    view = np.zeros(VIEW_SIZE, dtype=np.int64)
+    view = stack_empty(VIEW_SIZE, np.int64)
+    for j in range(VIEW_SIZE):
+        view[j] = 0
     plies = 0
     doubles = 0
     beavers = 0
@@ -412,7 +417,7 @@ def play_batch(seed, numbers, match_to, rules, codes, params, offsets, float64s,
                                     final)
 
 
-@jit
+@alloc_jit
 def trace_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
                  rows, trace, tcount, start, setup):
     """One game or match, recording every ply into ``trace`` (rows beyond its size are dropped)."""

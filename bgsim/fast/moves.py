@@ -46,7 +46,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from ..board import ZOBRIST as _ZOBRIST
-from .compile import inline_jit, jit
+from .compile import alloc_jit, inline_jit, jit
 
 ZOBRIST = np.array(_ZOBRIST, dtype=np.uint64)  # [slot, count + 15]
 MAX_PLAYS = 4096  # GNU Backgammon's bound on distinct plays is 3060
@@ -57,7 +57,7 @@ TABLE_SIZE = 8192  # a power of two, at least twice MAX_PLAYS
 TABLE_MASK = TABLE_SIZE - 1
 
 
-@jit
+@alloc_jit
 def new_buffers():
     plays = np.zeros((MAX_PLAYS, BOARD_BYTES), dtype=np.int8)
     keys = np.empty(MAX_PLAYS, dtype=np.uint64)
@@ -372,7 +372,7 @@ def _kth_by_board(plays, keys, count, k, order):
     return order[k]
 
 
-@jit
+@alloc_jit
 def legal_results(board, die1, die2):
     """All distinct results in canonical order, as a fresh (n, 26) int8 array."""
     plays, keys, slots, table, order = new_buffers()

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import layouts
 from .board import checkers_on, is_race
-from .compile import inline_jit, jit
+from .compile import inline_jit, jit, stack_empty
 from .match_cube import janowski as _states  # the one Janowski of the fast engine
 from .moves import play_before
 
@@ -312,7 +312,7 @@ def nn_cube_equities(params, offsets, int32s, int64s, board, jacoby_centred):
     side on roll: the net's probabilities through Janowski's formulas, cube life ``x``."""
     hidden = np.int64(params[CUBE_HIDDEN])
     tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
-    probabilities = np.empty(OUTPUTS, dtype=np.int64)
+    probabilities = stack_empty(OUTPUTS, np.int64)
     evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities)
     scale = float(UNIT)
     return janowski(probabilities[0] / scale, probabilities[1] / scale, probabilities[2] / scale,

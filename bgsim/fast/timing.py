@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compile import jit
+from .compile import alloc_jit
 from .moves import BOARD_BYTES, generate, new_buffers
 
 
-@jit
+@alloc_jit
 def generate_every_roll(boards, repeats):
     """Generate the plays of all 36 rolls from every board, ``repeats`` times; total plays."""
     plays, keys, slots, table, order = new_buffers()
