@@ -55,6 +55,9 @@ MAX_PLAYS = 4096  # GNU Backgammon's bound on distinct plays is 3060
 BOARD_BYTES = 32
 TABLE_SIZE = 8192  # a power of two, at least twice MAX_PLAYS
 TABLE_MASK = TABLE_SIZE - 1
+# Off only in a copy that ``bgsim bench --profile`` times (``bgsim.fast.timing``): every leaf kept,
+# duplicates too, so that the difference is what duplicate removal costs.
+DEDUPE = True
 
 
 @alloc_jit
@@ -192,13 +195,14 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
                 leaf = depth > 0 and work[_DEEP + depth] == 0
             if leaf and depth >= best:
                 if depth > best:
-                    for j in range(count):
-                        table[slots[j]] = -1
+                    if DEDUPE:
+                        for j in range(count):
+                            table[slots[j]] = -1
                     count = 0
                     best = depth
                 slot = np.int64(key & np.uint64(TABLE_MASK))
                 duplicate = False
-                while True:
+                while DEDUPE:
                     index = table[slot]
                     if index < 0:
                         break
@@ -209,8 +213,9 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
                         break
                     slot = (slot + 1) & TABLE_MASK
                 if not duplicate:
-                    table[slot] = count
-                    slots[count] = slot
+                    if DEDUPE:
+                        table[slot] = count
+                        slots[count] = slot
                     keys[count] = key
                     plays64[count, 0] = board64[0]
                     plays64[count, 1] = board64[1]
@@ -246,11 +251,13 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
             high_best = best
     if not doubles and best == 1 and high_best == 1:
         # only one die can be played and the larger one can: its moves are the only plays
-        for j in range(high_count, count):
-            table[slots[j]] = -1
+        if DEDUPE:
+            for j in range(high_count, count):
+                table[slots[j]] = -1
         count = high_count
-    for j in range(count):
-        table[slots[j]] = -1
+    if DEDUPE:
+        for j in range(count):
+            table[slots[j]] = -1
     return count
 
 
