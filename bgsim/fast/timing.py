@@ -91,14 +91,7 @@ def nn_choose_rolls(boards, dice, params, offsets, int32s, int64s, repeats):
     return spent, cycles() - started, judged
 
 
-@jit
-def _first_layer_only(hidden_sum, weights2, bias2, sigmoid, probabilities):
-    """Stands in for the output layer: reads one sum so that the first layer is still needed."""
-    for k in range(nn.OUTPUTS):
-        probabilities[k] = hidden_sum[0]
-
-
-_choose_first_layer = jit(rebind(nn.choose, "choose_first_layer_only", _outputs=_first_layer_only))
+_choose_first_layer = jit(rebind(nn.choose, "choose_first_layer_only", OUTPUT_LAYER=False))
 _nn_choose_first_layer = jit(rebind(nn_choose, "nn_choose_first_layer_only", choose=_choose_first_layer))
 nn_choose_rolls_first_layer = alloc_jit(rebind(nn_choose_rolls, "nn_choose_rolls_first_layer_only",
                                          nn_choose=_nn_choose_first_layer))
