@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import layouts
 from .board import checkers_on, is_race
-from .compile import inline_jit, jit, stack_empty
+from .compile import inline_jit, jit, prefer_wide_vectors, stack_empty
 from .match_cube import janowski as _states  # the one Janowski of the fast engine
 from .moves import play_before
 
@@ -186,6 +186,7 @@ def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmo
     does), twice as many lanes per vector instruction as int64; the output products widen to
     int64 (exact whatever the order, as integer sums are).
     """
+    prefer_wide_vectors()
     size = bias.shape[0]
     for j in range(size):
         parent[j] = bias[j]
