@@ -158,8 +158,9 @@ def profile(white, black, seed: int, games: int, position_games: int = 200, roun
 
     Every time is the least CPU time of ``rounds`` runs (other work on the machine only adds).
     ``ns_per_ply``: the engine kernel's time per ply shared out by phase in proportion to the
-    lapped copy's cycles (a counter read's cost taken off every lap); the lapped copy's own
-    time beside it says what the laps add.  ``python_ns_per_ply``: what ``play_games`` spends
+    cycles the lapped copy charged to each over all rounds (a counter read's cost taken off
+    every lap, a lap that held a wait for the core left out); the lapped copy's own time
+    beside it says what the laps add.  ``python_ns_per_ply``: what ``play_games`` spends
     around the kernel (packing the players, building the DataFrame).  ``generation``: the same
     games' positions and rolls generated with and without duplicate removal; ``nn``: the
     choices with and without the output layer.
@@ -179,10 +180,10 @@ def profile(white, black, seed: int, games: int, position_games: int = 200, roun
                    OPENING.setups, np.int64(0), OPENING.boards)
     lapped_rows = np.zeros_like(rows)
 
+    clock = np.zeros((3, N_PHASES), dtype=np.int64)  # every round's laps, summed
+
     def lapped():
-        clock = np.zeros((2, N_PHASES), dtype=np.int64)
         _profile_games(seed, numbers, rule_array, *packed.args, lapped_rows, clock)
-        return clock
 
     previous = numba.get_num_threads()
     numba.set_num_threads(1)
@@ -191,8 +192,9 @@ def profile(white, black, seed: int, games: int, position_games: int = 200, roun
         lapped()
         if not np.array_equal(lapped_rows, rows):
             raise RuntimeError("the lapped copy of the game loop played other games than the engine")
+        clock[:] = 0
         kernel_s, _ = _least_cpu(lambda: play_batch(*kernel_args), rounds)
-        lapped_s, clock = _least_cpu(lapped, rounds)
+        lapped_s, _ = _least_cpu(lapped, rounds)
         public_s, _ = _least_cpu(lambda: play_games(white, black, seed, games, threads=1), rounds)
     finally:
         numba.set_num_threads(previous)
@@ -206,6 +208,7 @@ def profile(white, black, seed: int, games: int, position_games: int = 200, roun
         "ns_per_ply": {name: round(kernel_ns * spent[phase] / spent.sum(), 1)
                        for phase, name in enumerate(PHASES)},
         "lapped_ns_per_ply": round(lapped_s * 1e9 / plies, 1),
+        "laps_left_out": int(clock[2].sum()), "laps": int(clock[1].sum()),
         "python_ns_per_ply": round(max(0.0, public_s - kernel_s) * 1e9 / plies, 1),
     }
     # the stripped kernels, on the positions and rolls of the first games
