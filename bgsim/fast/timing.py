@@ -28,6 +28,8 @@ from .compile import alloc_jit, jit, rebind
 from .moves import BOARD_BYTES, generate, new_buffers
 from .nn import nn_choose
 
+WHITE_CHECKER = 0  # the seat of white's checker bot in the packed players (bgsim.fast.Seats)
+
 # --- move generation -----------------------------------------------------------------------
 
 
@@ -226,8 +228,8 @@ def profile(white, black, seed: int, games: int, position_games: int = 200, roun
         "ns_without_dedupe": round(stripped * 1e9 / generations, 1),
         "dedupe_share": round(max(0.0, full - stripped) / full, 3),
     }
-    if packed.codes[0] == layouts.NN.code:
-        args = (packed.params[0], packed.offsets[0], packed.int32s, packed.int64s)
+    if packed.codes[WHITE_CHECKER] == layouts.NN.code:
+        args = (packed.params[WHITE_CHECKER], packed.offsets[WHITE_CHECKER], packed.int32s, packed.int64s)
         nn_repeats = max(1, 5_000 // len(boards))
         nn_choose_rolls(boards[:10], dice[:10], *args, 1)
         nn_choose_rolls_first_layer(boards[:10], dice[:10], *args, 1)
@@ -237,7 +239,7 @@ def profile(white, black, seed: int, games: int, position_games: int = 200, roun
         play_ns = full * choosing / whole * 1e9 / judged
         first_ns = first * choosing_first / whole_first * 1e9 / judged
         out["nn"] = {
-            "hidden": int(packed.params[0, nn.NN_HIDDEN]),
+            "hidden": int(packed.params[WHITE_CHECKER, nn.NN_HIDDEN]),
             "ns_per_play_judged": round(play_ns, 1),
             "without_output_layer_ns_per_play": round(first_ns, 1),
             "output_layer_share": round(max(0.0, play_ns - first_ns) / play_ns, 3),
