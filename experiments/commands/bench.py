@@ -789,8 +789,9 @@ def profile_report(run: dict) -> str:
     compiled = data["compile"]
     lines += [
         "", "## The cold compile (fresh Numba cache, to the first `random` game)", "",
-        f"{compiled['first_game_s']:.1f} s in all ({compiled['first_game_cpu_s']:.1f} s of CPU time: the rest "
-        f"is waiting for a core), {compiled['imports_s']:.1f} s of it imports.  Wall seconds per kernel module "
+        f"{compiled['first_game_s']:.1f} s in all, {compiled['first_game_cpu_s']:.1f} s of CPU time (a wall time "
+        f"well above it means the process waited for a core), {compiled['imports_s']:.1f} s of it imports.  "
+        "Wall seconds per kernel module "
         "(each function's compile without its callees', which Numba compiles nested inside it; "
         "lowering includes LLVM's optimisation of the function with every callee it linked in):", "",
         "| module | s |", "|---|---:|",
