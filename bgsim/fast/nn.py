@@ -82,6 +82,17 @@ def _consistent(probabilities):
 
 
 @inline_jit
+def _squash_all(logit0, logit1, logit2, logit3, logit4, sigmoid, probabilities):
+    """The five logits to consistent probabilities (units 1/UNIT) in ``probabilities``."""
+    probabilities[0] = _squash(logit0, sigmoid)
+    probabilities[1] = _squash(logit1, sigmoid)
+    probabilities[2] = _squash(logit2, sigmoid)
+    probabilities[3] = _squash(logit3, sigmoid)
+    probabilities[4] = _squash(logit4, sigmoid)
+    _consistent(probabilities)
+
+
+@inline_jit
 def _equity(probabilities):
     """Cubeless equity in units of 1/UNIT: 2 win - 1 + gammons and backgammons won - lost."""
     return (2 * probabilities[0] - UNIT + probabilities[1] - probabilities[3]
@@ -120,12 +131,7 @@ def evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities)
             logit2 += np.int64(weights2[2, j]) * h
             logit3 += np.int64(weights2[3, j]) * h
             logit4 += np.int64(weights2[4, j]) * h
-    probabilities[0] = _squash(logit0, sigmoid)
-    probabilities[1] = _squash(logit1, sigmoid)
-    probabilities[2] = _squash(logit2, sigmoid)
-    probabilities[3] = _squash(logit3, sigmoid)
-    probabilities[4] = _squash(logit4, sigmoid)
-    _consistent(probabilities)
+    _squash_all(logit0, logit1, logit2, logit3, logit4, sigmoid, probabilities)
 
 
 @inline_jit
@@ -274,12 +280,7 @@ def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmo
                     logit4 += np.int64(weights4[j]) * np.int64(h)
                 else:
                     logit0 += np.int64(h)
-            probabilities[0] = _squash(logit0, sigmoid)
-            probabilities[1] = _squash(logit1, sigmoid)
-            probabilities[2] = _squash(logit2, sigmoid)
-            probabilities[3] = _squash(logit3, sigmoid)
-            probabilities[4] = _squash(logit4, sigmoid)
-            _consistent(probabilities)
+            _squash_all(logit0, logit1, logit2, logit3, logit4, sigmoid, probabilities)
         value = -_equity(probabilities)  # the opponent's equity, from our side
         if best < 0 or value > best_value or (value == best_value and play_before(plays, keys, index, best)):
             best = index

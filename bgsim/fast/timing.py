@@ -24,7 +24,7 @@ from .. import layouts
 from ..series import OPENING
 from . import game, nn
 from .clock import N_PHASES, PHASES, cycles, lap_cost
-from .compile import alloc_jit, jit, rebind
+from .compile import alloc_jit, inline_jit, jit, rebind
 from .moves import BOARD_BYTES, generate, new_buffers
 from .nn import nn_choose
 
@@ -48,6 +48,14 @@ def generate_every_roll(boards, repeats):
     return total
 
 
+@inline_jit
+def _generate_at(generator, boards, dice, index, board, plays, keys, slots, table, order):
+    """The plays of position ``index`` with its roll, by ``generator``, into the buffers: how many."""
+    for j in range(26):
+        board[j] = boards[index, j]
+    return generator(board, dice[index, 0], dice[index, 1], plays, keys, slots, table, order)
+
+
 @alloc_jit
 def generate_rolls(boards, dice, repeats):
     """Generate the plays of each (board, roll) pair ``repeats`` times: (cycles, total plays)."""
@@ -57,9 +65,7 @@ def generate_rolls(boards, dice, repeats):
     started = cycles()
     for _ in range(repeats):
         for index in range(boards.shape[0]):
-            for j in range(26):
-                board[j] = boards[index, j]
-            total += generate(board, dice[index, 0], dice[index, 1], plays, keys, slots, table, order)
+            total += _generate_at(generate, boards, dice, index, board, plays, keys, slots, table, order)
     return cycles() - started, total
 
 
@@ -82,9 +88,7 @@ def nn_choose_rolls(boards, dice, params, offsets, int32s, int64s, repeats):
     started = cycles()
     for _ in range(repeats):
         for index in range(boards.shape[0]):
-            for j in range(26):
-                board[j] = boards[index, j]
-            count = generate(board, dice[index, 0], dice[index, 1], plays, keys, slots, table, order)
+            count = _generate_at(generate, boards, dice, index, board, plays, keys, slots, table, order)
             if count > 1:
                 mark = cycles()
                 nn_choose(params, offsets, int32s, int64s, board, plays, keys, count, order)
