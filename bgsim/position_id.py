@@ -6,8 +6,21 @@ the side on roll.  The key walks both arrays in that order and writes, for each 
 bits as there are checkers followed by one 0 bit.  Bits fill each byte from its lowest bit; the
 10 bytes are written in standard base64 without the trailing "==".
 
-The functions here read and write the 26 slots of a board (``Position.board``);
-``Position.from_position_id`` and ``Position.position_id`` call them.
+**bgsim's position string** holds what the ID cannot, the variant and its state
+(``bgsim.variants``)::
+
+    ID                                  a position of the standard game
+    ID.VARIANT[.handX-O][.nohit-SIDES]  a position of another variant
+
+``ID`` is the GNU Backgammon position ID of the 26 slots (checkers in hand are not in it).
+``handX-O``: X checkers in hand of the side on roll, O of the opponent (``bgsim show`` draws the
+side on roll as X), written when either is not 0.  ``nohit-x``, ``nohit-o`` or ``nohit-xo``: the
+sides that may not hit yet (Dutch), written when there is one.  Examples: the Dutch start
+``AAAAAAAAAAAAAA.dutch.hand15-15.nohit-xo``, the acey-deucey start
+``AAAAAAAAAAAAAA.acey-deucey.hand15-15``, the Nackgammon start ``4Dl4ADbgOXgANg.nackgammon``.
+The fields must come in this order and say something (``hand0-0`` is not written and not read);
+checkers on the board, on the bar and in hand must not exceed the variant's (15, or 1..3 in
+hypergammon).  ``ID.standard`` is read as the bare ``ID``.
 """
 
 from __future__ import annotations
@@ -17,6 +30,7 @@ import binascii
 import re
 
 from .slots import CHECKERS, PositionError
+from .variants import STANDARD, variant_of
 
 _ID_PATTERN = re.compile(r"[A-Za-z0-9+/]{14}")  # used with fullmatch: "$" would let a newline through
 _BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -113,3 +127,62 @@ def decode(text: str) -> tuple[int, ...]:
         raise
     except PositionError as error:
         raise PositionIdError(f"position ID {text!r}: {error}") from None
+
+
+# --- bgsim's position string: the ID and a variant's state ---------------------------------
+
+_HAND_FIELD = re.compile(r"hand(\d{1,2})-(\d{1,2})")
+_SIDES = {"x": (True, False), "o": (False, True), "xo": (True, True)}
+
+
+def encode_string(position) -> str:
+    """The position string of a ``Position`` (the bare ID in the standard game)."""
+    text = encode(position)
+    if position.variant == STANDARD:
+        return text
+    text += "." + position.variant
+    own, opponent = position.in_hand
+    if own or opponent:
+        text += f".hand{own}-{opponent}"
+    if any(position.cannot_hit):
+        text += ".nohit-" + "x" * position.cannot_hit[0] + "o" * position.cannot_hit[1]
+    return text
+
+
+def decode_string(text: str, variant: str | None = None):
+    """(board slots, variant, in hand, cannot hit) of a position string (``Position.from_string``
+    makes the position); ``variant``, when given, is the variant a bare ID is read in, and one the
+    string names must agree with it.  PositionIdError names what is wrong."""
+    if not isinstance(text, str):
+        raise PositionIdError(f"a position string is a string, got {type(text).__name__}")
+    if variant is not None:
+        variant = _variant(variant, text)
+    position_id, *fields = text.strip().split(".")
+    board = decode(position_id)
+    named = _variant(fields.pop(0), text) if fields else None
+    if named is not None and variant is not None and named != variant:
+        raise PositionIdError(f"position {text!r} is a {named} position, not {variant}")
+    variant = named or variant or STANDARD
+    in_hand, cannot_hit = (0, 0), (False, False)
+    if fields and fields[0].startswith("hand"):
+        found = _HAND_FIELD.fullmatch(fields.pop(0))
+        if not found or found.groups() == ("0", "0"):
+            raise PositionIdError(f"position {text!r}: write checkers in hand as handX-O, e.g. hand15-15 "
+                                  "(X on roll, O the opponent; left out when both are 0)")
+        in_hand = (int(found.group(1)), int(found.group(2)))
+    if fields and fields[0].startswith("nohit-"):
+        sides = fields.pop(0)[len("nohit-"):]
+        if sides not in _SIDES:
+            raise PositionIdError(f"position {text!r}: nohit- names x, o or xo (the sides that may not hit yet)")
+        cannot_hit = _SIDES[sides]
+    if fields:
+        raise PositionIdError(f"position {text!r}: {'.'.join(fields)!r} is not handX-O or nohit-SIDES "
+                              "(in that order, after the variant)")
+    return board, variant, in_hand, cannot_hit
+
+
+def _variant(name: str, text: str) -> str:
+    try:
+        return variant_of(name).name
+    except ValueError as error:
+        raise PositionIdError(f"position {text!r}: {error}") from None

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .cube import Rules
+from .variants import VARIANTS
 
 SIDES = ("white", "black")
 WINNER_CODES = SIDES  # 0 white, 1 black
@@ -34,8 +35,10 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "white": ("string", "white's player spec"),
     "black": ("string", "black's player spec"),
     "winner": ("category", "`white` or `black`"),
-    "result": ("category", "`single`, `gammon`, `backgammon` or `drop` (a refused double)"),
-    "cube_value": ("int64", "final cube value; for a drop, the value before the refused double"),
+    "result": ("category", "`single`, `gammon`, `backgammon` or `drop` (a refused double); "
+               "acey-deucey's games are all `single`"),
+    "cube_value": ("int64", "final cube value; for a drop, the value before the refused double; "
+                   "acey-deucey (no cube): the final stake"),
     "cube_owner": ("category", "`centre`, `white` or `black` at the end of the game"),
     "doubles": ("int16", "accepted doubles (a beaver counts as a further double)"),
     "beavers": ("int16", "beavers (a take that at once redoubled)"),
@@ -43,14 +46,15 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "first_double_ply": ("int32", "ply at which the first double was offered, null if none"),
     "first_doubler": ("category", "who offered the first double: `white`, `black`, null if none"),
     "dropped": ("bool", "the game ended on a dropped double"),
-    "points": ("int64", "points won by the winner, every option applied"),
+    "points": ("int64", "points won by the winner, every option applied (acey-deucey: the stake "
+               "times the loser's checkers not borne off)"),
     "white_points": ("int64", "points from white's side: +points if white won, else -points"),
     "points_counted": ("int64", "points that count in the match: `points` capped at what the "
                        "winner still needed (equal to `points` in money games)"),
     "plies": ("int32", "turns played: each roll counts, dances included, the opening roll is 1"),
-    "white_pips": ("int16", "white's pip count at the end"),
+    "white_pips": ("int16", "white's pip count at the end (a checker in hand counts 25)"),
     "black_pips": ("int16", "black's pip count at the end"),
-    "white_off": ("int16", "white's checkers borne off at the end"),
+    "white_off": ("int16", "white's checkers borne off at the end (of 15, or of 1..3 in hypergammon)"),
     "black_off": ("int16", "black's checkers borne off at the end"),
     "match_to": ("int16", "match length, 0 for a money game"),
     "game_in_match": ("int16", "0, 1, ... within the match (0 for money games)"),
@@ -63,6 +67,9 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "rule_beaver": ("bool", "rule option: beavers allowed"),
     "rule_automatic_doubles": ("int16", "rule option: automatic doubles allowed per game"),
     "rule_backgammon_as_gammon": ("bool", "rule option: a backgammon scores as a gammon"),
+    "rule_variant": ("category", "rule option: the game played, `standard`, `nackgammon`, "
+                     "`hypergammon1`..`hypergammon3`, `dutch` or `acey-deucey`"),
+    "rule_double_on_acey_deucey": ("bool", "rule option: acey-deucey's stake doubles at each 1-2"),
 }
 
 # Columns an engine must supply as arrays; the rest follow from the players and rules.
@@ -87,6 +94,7 @@ CATEGORIES = {
     "result": RESULT_CODES,
     "cube_owner": OWNER_CODES,
     "first_doubler": SIDES,
+    "rule_variant": VARIANTS,
 }
 # Integer columns whose engine value 0 means "did not happen": nulls in the frame.
 NULL_WHEN_ZERO = {"first_double_ply": "Int32"}

@@ -6,16 +6,18 @@ game however many games run and in whatever order, because its dice depend only 
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from .board import Position
 from .cube import Rules
 from .decisions import Player
 from .dice import check_seed
-from .game import play_game
+from .game import check_variant_players, play_game
 from .match import check_match_length, play_match
 from .schema import columns_from_records, empty_frame, frame_from_columns
 from .starts import OPENING, Starts, game_numbers, game_starts  # noqa: F401 (public names)
+from .variants import STANDARD
 
 ENGINES = ("auto", "fast", "reference")
 
@@ -29,14 +31,21 @@ def play_games_reference(
     check_seed(seed)
     numbers = game_numbers(games)
     records = []
-    starts = game_starts(len(numbers), start, rolls, mirror)
+    if start is not None and not isinstance(start, (Position, np.ndarray)):
+        start = list(start)  # read twice below
+    variant_starts = _variant_starts(start, len(numbers))
+    if variant_starts is not None:  # checked (and their setups made) as the standard boards they show
+        starts = game_starts(len(numbers), [position.as_standard() for position in variant_starts], rolls, mirror)
+    else:
+        starts = game_starts(len(numbers), start, rolls, mirror)
     if start is not None:
         if match_to:
             raise ValueError("a game that starts from a position is a money game: it cannot be part of a match")
-        for number, board, setup in zip(numbers, starts.boards, starts.setups):
+        for index, (number, board, setup) in enumerate(zip(numbers, starts.boards, starts.setups)):
             given = [(int(setup[2 + 2 * k]), int(setup[3 + 2 * k])) for k in range(int(setup[1]))]
-            records.append(play_game(white, black, seed, number, rules,
-                                     start=Position(tuple(int(v) for v in board)), rolls=given,
+            position = (variant_starts[index] if variant_starts is not None
+                        else Position(tuple(int(v) for v in board)))
+            records.append(play_game(white, black, seed, number, rules, start=position, rolls=given,
                                      mirror=bool(setup[0])))
     elif match_to:
         check_match_length(match_to)
@@ -47,6 +56,18 @@ def play_games_reference(
     if not records:
         return empty_frame()
     return frame_from_columns(columns_from_records(records), seed, white.name, black.name, rules)
+
+
+def _variant_starts(start, count: int) -> list[Position] | None:
+    """One start Position per game when ``start`` holds positions of a variant, else None."""
+    if isinstance(start, Position):
+        return [start] * count if start.variant != STANDARD else None
+    if start is None or isinstance(start, np.ndarray):
+        return None
+    positions = list(start)
+    if not any(isinstance(position, Position) and position.variant != STANDARD for position in positions):
+        return None
+    return positions * count if len(positions) == 1 else positions
 
 
 def check_players(white, black) -> None:
@@ -71,10 +92,16 @@ def check_player(seat: str, player) -> None:
                         f"{', '.join(missing)} (see bgsim.decisions.Player, or bots.make_player)")
 
 
-def engine_for(engine: str, white: Player, black: Player) -> str:
-    """The engine ``play_games`` runs for ``engine``: ``auto`` is fast when both players can run there."""
+def engine_for(engine: str, white: Player, black: Player, rules: Rules | None = None) -> str:
+    """The engine ``play_games`` runs for ``engine``: ``auto`` is fast when both players can run
+    there and the game is the standard one (the fast engine plays no other variant yet)."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}: choose from {', '.join(ENGINES)}")
+    if rules is not None and rules.variant != STANDARD:
+        if engine == "fast":
+            raise ValueError(f"the fast engine plays only the standard game so far, not {rules.variant}: "
+                             f"use the reference engine")
+        return "reference"
     if engine != "auto":
         return engine
     from . import fast
@@ -105,7 +132,9 @@ def play_games(
     ``bgsim.game.play_game``).
     """
     check_players(white, black)
-    if engine_for(engine, white, black) == "reference":
+    if isinstance(rules, Rules):
+        check_variant_players(white, black, rules.variant)
+    if engine_for(engine, white, black, rules) == "reference":
         return play_games_reference(white, black, seed, games, rules, match_to, start, rolls, mirror)
     from . import fast
 

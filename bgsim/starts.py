@@ -16,6 +16,7 @@ import numpy as np
 from .board import Position
 from .dice import check_seed
 from .game import check_start
+from .variants import STANDARD
 
 
 def game_numbers(games: int | range | Iterable[int]) -> list[int]:
@@ -61,6 +62,7 @@ def game_starts(count: int, start=None, rolls=None, mirror=False) -> Starts:
         return OPENING
     if isinstance(start, Position):
         boards = np.array([start.board], dtype=np.int64)
+        positions = [start]
     elif isinstance(start, np.ndarray):
         boards = np.asarray(start, dtype=np.int64).reshape(-1, 26) if start.ndim in (1, 2) and start.shape[-1] == 26 else None
         if boards is None:
@@ -70,6 +72,9 @@ def game_starts(count: int, start=None, rolls=None, mirror=False) -> Starts:
         for position in positions:
             check_start(position, (), False)
         boards = np.array([position.board for position in positions], dtype=np.int64).reshape(-1, 26)
+    if not isinstance(start, np.ndarray) and any(position.variant != STANDARD for position in positions):
+        raise ValueError("start positions of a variant keep checkers in hand and the variant beside the "
+                         "board: only the reference engine plays them")
     for board in np.unique(boards, axis=0):  # few distinct boards in a rollout: check each once
         check_start(Position(tuple(int(v) for v in board)), (), False)
     if len(boards) == 1:

@@ -82,8 +82,9 @@ def bearoff_position(own, opponent):
 
 def pytest_terminal_summary(terminalreporter):
     """Print how many (position, roll) pairs were checked against GNU Backgammon, by kind."""
-    module = sys.modules.get("test_against_gnubg")
-    summary = getattr(module, "SUMMARY", None)
+    summary = {}
+    for name in ("test_against_gnubg", "test_variants_against_gnubg"):
+        summary.update(getattr(sys.modules.get(name), "SUMMARY", None) or {})
     if not summary:
         return
     terminalreporter.section("bgsim against GNU Backgammon's move generator")

@@ -200,7 +200,7 @@ def test_play_announces_the_first_compile(tmp_path, capsys, monkeypatch):
     from bgsim.series import play_games_reference
 
     # Stand-ins for the fast engine (its real compile takes ~20 s): what is tested is the message.
-    monkeypatch.setattr(stream, "engine_for", lambda engine, white, black: "fast")
+    monkeypatch.setattr(stream, "engine_for", lambda engine, white, black, rules=None: "fast")
     monkeypatch.setattr(stream, "fast_compile_pending", lambda players=(): True)
     monkeypatch.setattr(stream, "play_games",
                         lambda w, b, seed, games, rules, match_to, engine, threads:

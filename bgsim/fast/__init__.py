@@ -214,6 +214,9 @@ def _check(white, black, seed, games, rules, match_to):
     check_seed(seed)
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a bgsim.cube.Rules, got {type(rules).__name__}")
+    if rules.variant != "standard":  # issue 18: the variants are the reference engine's so far
+        raise ValueError(f"the fast engine plays only the standard game so far, not {rules.variant}: "
+                         f"use the reference engine")
     if match_to:
         check_match_length(match_to)
         rules.check_for_match()

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..board import CHECKERS, Position, PositionError
+from ..variants import STANDARD, variant_of
 
 CENTRE = "centre"
 ON_ROLL = "on roll"
@@ -306,20 +307,26 @@ def from_match_state(position: Position, match_state, beaver: bool = False,
 
 
 
-def read_position_text(text: str) -> tuple[Position, Xgid | None]:
-    """A position given as a GNU Backgammon position ID, ``POSITIONID:MATCHID`` or an XGID: the
-    position from the side on roll, and the cube, dice and score when the text gives them."""
+def read_position_text(text: str, variant: str | None = None) -> tuple[Position, Xgid | None]:
+    """A position given as a GNU Backgammon position ID (or bgsim's position string, which adds a
+    variant's state: ``bgsim.position_id``), ``POSITIONID:MATCHID`` or an XGID: the position from
+    the side on roll, and the cube, dice and score when the text gives them.  ``variant``: the
+    variant a bare position ID is read in (``Position.from_string``); an XGID and a match ID
+    describe standard positions only."""
     from ..match_id import decode as decode_match_id, split_gnubg_id
 
     if not isinstance(text, str):
         raise XgidError(f"a position is a GNU Backgammon ID or an XGID, got {type(text).__name__}")
+    position_id, match_id = split_gnubg_id(text)
+    if match_id is None and not looks_like_xgid(text):
+        return Position.from_string(position_id, variant), None
+    if variant is not None and variant_of(variant).name != STANDARD:
+        raise XgidError(f"{text!r} describes a position of the standard game, not of {variant}: give a "
+                        "bgsim position string (bgsim.position_id)")
     if looks_like_xgid(text):
         state = decode(text)
         return state.position, state
-    position_id, match_id = split_gnubg_id(text)
     position = Position.from_position_id(position_id)
-    if match_id is None:
-        return position, None
     return position, from_match_state(position, decode_match_id(match_id))
 
 

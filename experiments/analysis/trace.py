@@ -64,7 +64,8 @@ def format_game(record, rules: Rules) -> list[str]:
     lines = [head]
     for ply, gnubg_id in zip(record.history, turn_ids(record, rules)):
         action = f"  {ply.cube_action}" if ply.cube_action else ""
-        roll = f"  rolls {ply.roll[0]}-{ply.roll[1]}: {ply.play or '(no play)'}" if ply.roll else ""
+        verb = "chooses" if ply.chosen_double else "rolls"  # acey-deucey's double after a 1-2
+        roll = f"  {verb} {ply.roll[0]}-{ply.roll[1]}: {ply.play or '(no play)'}" if ply.roll else ""
         lines.append(f"  {ply.ply:3d} {ply.side:5s} {gnubg_id}  {turn_xgid(gnubg_id, rules)}{action}{roll}")
     counted = f", {record.points_counted} counted" if match and record.points_counted != record.points else ""
     lines.append(f"  {record.winner} wins {record.points} point{'s' if record.points != 1 else ''} "

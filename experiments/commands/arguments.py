@@ -67,4 +67,6 @@ def rules_from_args(args) -> Rules:
         jacoby=args.jacoby,
         beaver=args.beaver,
         automatic_doubles=args.automatic_doubles,
+        variant=getattr(args, "variant", "standard"),
+        double_on_acey_deucey=getattr(args, "double_on_acey_deucey", False),
     )

@@ -76,6 +76,8 @@ def run_eval(args) -> int:
         raise ValueError("--plies is gnubg's evaluation depth: it needs --judge gnubg")
     plies = check_plies(2 if plies is None else plies)
     position, _ = read_position_text(args.position_id)
+    if position.variant != "standard":
+        raise ValueError(f"bgsim eval answers for the standard game, not {position.variant}")
     answer = evaluation(position)  # a finished game is a ValueError of bgsim.bearoff.evaluate
     answer["nn_cube"] = nn_cube(position)
     if args.judge:

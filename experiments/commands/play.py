@@ -11,6 +11,7 @@ from pathlib import Path
 
 from bgsim.cube import Rules
 from bgsim.series import ENGINES
+from bgsim.variants import VARIANTS
 from experiments.commands.arguments import rules_from_args
 from bots import describe_bots, make_player
 from experiments.analysis.game_export import FORMATS, check_format, export_files
@@ -52,6 +53,11 @@ def register(subparsers) -> None:
                       help=f"also write the games with every move as a match file: mat or sgf, and where "
                       f"(FILE-match-N per match); for runs of at most {RECORD_LIMIT:,} games or matches "
                       "(`bgsim export` takes any chosen games of a bigger one)")
+    play.add_argument("--variant", default="standard", metavar="NAME",
+                      help=f"the game played: {', '.join(VARIANTS)} (default standard; RULES.md, "
+                           "Variants; the reference engine plays every variant but the standard game)")
+    play.add_argument("--double-on-acey-deucey", action="store_true",
+                      help="acey-deucey: the stake doubles at each 1-2")
     play.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     play.add_argument("--no-progress", action="store_true", help="no progress bar")
     play.set_defaults(handler=run_play)

@@ -1,5 +1,8 @@
 """``bgsim show`` and ``bgsim moves``: look at a position and its legal plays.
 
+Positions are read as bgsim position strings (``bgsim.position_id``: a GNU Backgammon position
+ID, with a variant's name and state after it); ``--variant`` names the variant a bare ID is read in.
+
 Bad input (a malformed ID, an impossible position, a die that is not 1..6) raises a ValueError
 naming the problem; the dispatcher in ``experiments.cli`` prints it as one line and exits 2.
 """
@@ -11,6 +14,7 @@ import json
 from bgsim import Position, legal_plays
 from bgsim.rules import RollError, check_roll
 from bgsim.interchange.xgid import xgid_of
+from bgsim.variants import STANDARD, VARIANTS
 
 
 def register(subparsers) -> None:
@@ -27,6 +31,7 @@ def register(subparsers) -> None:
                       "(XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10)")
     show.add_argument("match_id", metavar="MATCHID", nargs="?",
                       help="GNU Backgammon match ID, e.g. cAkAAAAAAAAA (if not joined to ID by ':')")
+    add_variant(show)
     show.set_defaults(handler=run_show)
 
     moves = subparsers.add_parser(
@@ -43,7 +48,17 @@ def register(subparsers) -> None:
     moves.add_argument("die1", metavar="D1", nargs="?", help="first die, 1 to 6 (default: an XGID's dice)")
     moves.add_argument("die2", metavar="D2", nargs="?", help="second die, 1 to 6")
     moves.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_variant(moves)
     moves.set_defaults(handler=run_moves)
+
+
+def add_variant(parser) -> None:
+    parser.add_argument(
+        "--variant", metavar="NAME", default=None,
+        help=f"the game the position belongs to: {', '.join(VARIANTS)}.  A variant's position string "
+        "names it already (ID.VARIANT[.handX-O][.nohit-SIDES], e.g. AAAAAAAAAAAAAA.dutch.hand15-15.nohit-xo, "
+        "the Dutch start); a bare ID is read in this variant with nothing in hand; 'start' as ID is "
+        "the variant's starting position")
 
 
 def read_die(text: str) -> int:
@@ -56,14 +71,17 @@ def read_die(text: str) -> int:
     return value
 
 
-def read_position(text: str) -> Position:
-    """A position ID or an XGID (``POSITIONID:MATCHID`` too), seen from the side on roll."""
+def read_position(text: str, variant: str | None = None) -> Position:
+    """A position string or an XGID (``POSITIONID:MATCHID`` too), seen from the side on roll;
+    ``start`` is ``variant``'s starting position."""
     from bgsim.interchange.xgid import read_position_text
 
-    position, _ = read_position_text(text)
-    if position.checkers_off == 15 and position.opponent_checkers_off == 15:
+    if text == "start":
+        return Position.start(variant or STANDARD)
+    position, _ = read_position_text(text, variant)
+    if position.checkers_off == position.checkers and position.opponent_checkers_off == position.checkers:
         # a game ends when the first side is off, so the other always has checkers left
-        raise ValueError(f"impossible position {text!r}: both sides have borne off all 15 checkers")
+        raise ValueError(f"impossible position {text!r}: both sides have borne off all {position.checkers} checkers")
     return position
 
 
@@ -83,10 +101,11 @@ def run_show(args) -> int:
         raise ValueError(f"two match IDs: {match_id!r} joined to the position ID and {args.match_id!r}")
     match_id = match_id if match_id is not None else args.match_id
     state = decode(match_id) if match_id is not None else None  # checked before any drawing
-    position = read_position(position_id)
+    position = read_position(position_id, args.variant)
     print(position)
-    xgid = from_match_state(position, state) if state is not None else Xgid(position=position)
-    print(xgid.text)
+    if position.variant == STANDARD:  # an XGID holds no checkers in hand
+        xgid = from_match_state(position, state) if state is not None else Xgid(position=position)
+        print(xgid.text)
     if state is not None:
         print(f"match ID {match_id}: {state.describe()}")
         if state.match_to:
@@ -99,31 +118,31 @@ def run_show(args) -> int:
 def run_moves(args) -> int:
     from bgsim.interchange.xgid import read_position_text
 
-    position = read_position(args.position_id)
-    _, state = read_position_text(args.position_id)
+    position = read_position(args.position_id, args.variant)
+    state = None if args.position_id == "start" else read_position_text(args.position_id, args.variant)[1]
     if args.die1 is None or args.die2 is None:
         if args.die1 is not None or state is None or state.dice == (0, 0):
             raise RollError("give the roll as two dice D1 D2 (an XGID with its dice rolled may give them)")
         roll = state.dice
     else:
         roll = check_roll((read_die(args.die1), read_die(args.die2)))
-    if position.checkers_off == 15 or position.opponent_checkers_off == 15:
-        side = "X (on roll)" if position.checkers_off == 15 else "O"
-        raise ValueError(f"the game is over in {position.position_id}: {side} has borne off "
-                         "all 15 checkers, so there is nothing to play")
+    if position.finished:
+        side = "X (on roll)" if position.checkers_off == position.checkers else "O"
+        raise ValueError(f"the game is over in {position.position_string}: {side} has borne off "
+                         f"all {position.checkers} checkers, so there is nothing to play")
     plays = legal_plays(position, roll)
     if args.json:
         print(json.dumps({
-            "position_id": position.position_id,
-            "xgid": xgid_of(position),
+            "position_id": position.position_string,
+            "xgid": xgid_of(position) if position.variant == STANDARD else None,
             "roll": list(roll),
             "count": len(plays),
-            "plays": [{"play": play.notation, "position_id": play.result.position_id} for play in plays],
+            "plays": [{"play": play.notation, "position_id": play.result.position_string} for play in plays],
         }, indent=2))
         return 0
-    print(f"{len(plays)} legal plays for {roll[0]}-{roll[1]} from {position.position_id}"
+    print(f"{len(plays)} legal plays for {roll[0]}-{roll[1]} from {position.position_string}"
           + (" (the roll cannot be played)" if not plays else ""))
     width = max((len(play.notation) for play in plays), default=0)
     for play in plays:
-        print(f"  {play.notation:<{width}}  {play.result.position_id}")
+        print(f"  {play.notation:<{width}}  {play.result.position_string}")
     return 0

@@ -27,6 +27,8 @@ def register(subparsers) -> None:
                         help="game number (with --match-to: match number), default 0")
     parser.add_argument("--match-to", type=int, default=0, metavar="N",
                         help="play the match to N points instead of one money game")
+    parser.add_argument("--variant", default="standard", metavar="NAME",
+                        help="the game played (RULES.md, Variants); positions are then bgsim position strings")
     parser.set_defaults(handler=run_trace)
 
 
@@ -34,7 +36,7 @@ def run_trace(args) -> int:
     from bots import make_player
 
     white, black = make_player(args.white), make_player(args.black)
-    rules = Rules()
+    rules = Rules(variant=args.variant)
     if args.match_to:
         check_match_length(args.match_to)
         result = play_match(white, black, args.seed, args.game, args.match_to, rules, trace=True)

@@ -26,6 +26,8 @@ Keys (all optional except ``games`` and at least two players)::
 
     [rules]                          # bgsim.cube.Rules fields, the base for every condition
     jacoby = true
+    # variant = "dutch"              # the game: standard, nackgammon, hypergammon1..3, dutch,
+                                     # acey-deucey (no cube; a condition may name another variant)
 
     [conditions.jacoby]              # optional: play every pairing again under each rule set
     jacoby = true
@@ -134,7 +136,7 @@ class Experiment:
             "target_ci": self.target_ci,
             "judge_cube": self.judge_cube,
             # a condition's own match length rides in its table, as in the file
-            "conditions": {name: {**asdict(rules), **({"match_to": dict(self.condition_lengths)[name]}
+            "conditions": {name: {**rules_table(rules), **({"match_to": dict(self.condition_lengths)[name]}
                                                      if name in dict(self.condition_lengths) else {})}
                            for name, rules in self.conditions},
             "grid": self.grid,
@@ -169,6 +171,20 @@ class Experiment:
             source=data.get("source", "<memory>"),
             starts=data.get("starts"),
         )
+
+
+def rules_table(rules: Rules) -> dict:
+    """The rule options as a run records them: the variant's options only where they are not the
+    standard game's, so a standard run's record (and what a resume compares) is what it was
+    before variants existed."""
+    table = asdict(rules)
+    for option in VARIANT_OPTIONS:
+        if table[option] == getattr(Rules(), option):
+            del table[option]
+    return table
+
+
+VARIANT_OPTIONS = ("variant", "double_on_acey_deucey")
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -372,6 +388,13 @@ def experiment_from_mapping(
         starts = check_starts(data["starts"], seed, fail)
         if match_to or any(lengths.values()):
             raise fail("starts", "games from a position are money games: leave out match_to")
+        from .starts import starts_variants
+
+        for cname, rules in rules_list:
+            other = sorted(starts_variants(starts) - {rules.variant})
+            if other:
+                raise fail("starts", f"positions of {', '.join(other)} cannot start games of {rules.variant}"
+                                     + (f" (condition {cname})" if conditions_data else ""))
 
     experiment = Experiment(
         name=name, description=data.get("description", ""), players=tuple(players),
@@ -411,10 +434,17 @@ def _rules_from(table: dict, key: str, base: Rules, fail) -> Rules:
     for option, value in table.items():
         if option not in RULE_FIELDS:
             raise fail(f"{key}.{option}", f"unknown rule option (known: {', '.join(RULE_FIELDS)})")
+    if "variant" in table and "cube" not in table and not base.cube and base.variant != "standard":
+        # a base of a cubeless variant (acey-deucey) had its cube switched off by the variant,
+        # not by the file: a condition of another variant starts from the default cube
+        table = {**table, "cube": Rules().cube}
     try:
-        return replace(base, **table)
+        rules = replace(base, **table)
     except ValueError as error:  # RulesError: the option's own message says what is wrong
         raise fail(key, str(error)) from None
+    if table.get("cube") is True and not rules.cube:
+        raise fail(f"{key}.cube", f"{rules.variant} has no cube: leave out cube")
+    return rules
 
 
 def _expand_grid(table: dict, fail) -> tuple[list[str], dict, tuple[str, ...]]:
@@ -485,6 +515,18 @@ def check_players(experiment: Experiment, make_player=None) -> dict[str, str]:
         built.append((key, spec, player))
         if not isinstance(name, str) or not name:
             raise ExperimentError(f"{experiment.source}: {key}: the player built from {spec!r} has no name")
+    for cname, rules in experiment.conditions:
+        where = "rules" if cname == BASE_CONDITION else f"conditions.{cname}"
+        if experiment.engine == "fast" and rules.variant != "standard":
+            raise ExperimentError(f"{experiment.source}: engine: the fast engine plays only the standard game "
+                                  f"so far, not {rules.variant}: use engine = \"auto\" or \"reference\"")
+        for key, spec, player in built:
+            check = getattr(player, "check_variant", None)
+            try:
+                if check is not None:
+                    check(rules.variant)
+            except ValueError as error:
+                raise ExperimentError(f"{experiment.source}: {key}: {error} ({where})") from None
     if experiment.engine == "fast":
         from bgsim import fast
 

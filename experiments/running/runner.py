@@ -277,7 +277,7 @@ class _Session:
         if engine != "auto":
             return {engine}
         factory = self.make_player or default_player_factory()
-        return {engine_for(engine, cached_player(factory, p.first), cached_player(factory, p.second))
+        return {engine_for(engine, cached_player(factory, p.first), cached_player(factory, p.second), p.rules)
                 for p in pairings}
 
 

@@ -72,9 +72,9 @@ def check_starts(table: dict, run_seed: int, fail) -> dict:
                 position, _ = read_position_text(str(text))
             except ValueError as error:
                 raise fail(f"starts.positions[{index}]", str(error)) from None
-            if position.checkers_off == CHECKERS or position.opponent_checkers_off == CHECKERS:
+            if position.finished:
                 raise fail(f"starts.positions[{index}]", f"the game is over in {text}")
-            positions.append(position.position_id)
+            positions.append(position.position_string)
         return {"positions": positions}
     bounds = table["race"]
     if (not isinstance(bounds, list) or len(bounds) != 2
@@ -87,10 +87,17 @@ def check_starts(table: dict, run_seed: int, fail) -> dict:
     return {"race": [int(bounds[0]), int(bounds[1])], "seed": int(seed)}
 
 
+def starts_variants(starts: dict) -> set[str]:
+    """The variants of the start positions (random races are standard positions)."""
+    if "positions" in starts:
+        return {Position.from_string(text).variant for text in starts["positions"]}
+    return {"standard"}
+
+
 def start_positions(starts: dict, numbers: range) -> list[Position]:
     """The start of each game number in ``numbers``."""
     if "positions" in starts:
         ids = starts["positions"]
-        return [Position.from_position_id(ids[number % len(ids)]) for number in numbers]
+        return [Position.from_string(ids[number % len(ids)]) for number in numbers]
     low, high = starts["race"]
     return [race_start(starts["seed"], number, low, high) for number in numbers]

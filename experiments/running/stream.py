@@ -56,7 +56,7 @@ def play_to_file(white, black, games: int, seed: int, path: Path, rules: Rules, 
     """Play ``games`` games (matches with ``match_to``) into ``path``: (engine, rows, seconds)."""
     if match_to:
         rules.check_for_match()
-    played_on = engine_for(engine, white, black)
+    played_on = engine_for(engine, white, black, rules)
     threads = cap_threads(threads, log) if played_on == "fast" else threads
     # Playing no game checks every argument (seed, rules, whether the engine can run both
     # players) before anything is printed or written.
