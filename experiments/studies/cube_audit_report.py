@@ -51,6 +51,13 @@ SWEEP_DOUBLES = (4, 6, 8, 10, 12, 15, 20, 25, 30, 40, 60, 100)
 SWEEP_TAKES = (8, 10, 12, 15, 20, 25, 30, 40, 60, 100, 200)
 
 
+def plain_words(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its text columns as plain Python strings: read back from parquet they are
+    arrow strings, each comparison of which costs far more than the summaries' hundreds of small
+    groups can afford."""
+    return frame.astype({column: object for column in frame.columns if isinstance(frame[column].dtype, pd.StringDtype)})
+
+
 def figures(part: pd.DataFrame, unit: pd.Series | None = None) -> dict:
     """The figures of a set of decision rows: their count, units, who judged them, the error
     shares, the error rate and equity lost per decision with 95% intervals.  ``unit``: the rows'
@@ -86,10 +93,8 @@ def judged_summary(frame: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
     roll's cubeless chance within :data:`LIVE`), condition, kind of position, split, group and rule
     (see the module), in that order."""
     rows = []
-    # a decision's unit once, not again in each of the hundreds of groups below, and the words as
-    # plain objects (read back from parquet they are arrow strings, slow to compare a group at a time)
-    frame = frame.assign(unit_of_rows=units(frame).to_numpy()).astype(
-        {column: object for column in ("condition", "kind", "rule", "question", "category", "judged_by", "error")})
+    # a decision's unit once, not again in each of the hundreds of groups below
+    frame = plain_words(frame).assign(unit_of_rows=units(frame).to_numpy())
     for sample in SAMPLES:
         chosen = frame if sample == "all" else frame[frame["win"].between(*LIVE)]
         for condition in (NO_JACOBY, JACOBY):
@@ -322,6 +327,7 @@ def _sweep_lines(swept: pd.DataFrame, condition: str = NO_JACOBY, kind: str = CO
 def markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str], info: dict, judging,
              swept: pd.DataFrame | None = None) -> str:
     """summary.md of an audit that gnubg judges (see the module)."""
+    frame = plain_words(frame)
     conditions = [condition for condition in (NO_JACOBY, JACOBY) if condition in set(frame["condition"])]
     race_rules = [rule for rule in rules if rule in set(frame["rule"]) and
                   not (frame[frame["rule"] == rule]["kind"] == CONTACT).any()]
