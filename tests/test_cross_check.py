@@ -254,7 +254,8 @@ def test_the_contact_command_writes_its_table_and_refuses_bad_depths(tmp_path, c
     capsys.readouterr()
     for extra, message in (((("--contact", "--plies", "9")), "--plies must be a whole number from 0 to 4"),
                            (("--contact", "--plies", "deep"), "--plies must be a whole number from 0 to 4"),
-                           (("--plies", "2"), "it needs --contact")):
+                           (("--plies", "2"), "it needs --contact"),
+                           (("--plies", "0"), "it needs --contact")):  # even the default depth
         assert main(["cross-check", *extra, "--players", "pipdiff", "--starts", "2",
                      "--out", str(tmp_path / "bad")]) == 2
         err = capsys.readouterr().err.strip()

@@ -37,7 +37,7 @@ def register(subparsers) -> None:
     check.add_argument("--contact", action="store_true",
                        help="whole games from the opening against nn's cube, both sides' cube decisions "
                        "judged by GNU Backgammon's program (gnubg) instead of exact")
-    check.add_argument("--plies", default="0", metavar="N",
+    check.add_argument("--plies", default=None, metavar="N",
                        help="with --contact: gnubg's evaluation depth, 0 to 4 (default 0)")
     run_folder_flags(check, "a finished cross-check", resumes=False)
     check.set_defaults(handler=run)
@@ -54,12 +54,12 @@ def run(args) -> int:
                "--seed", str(args.seed), "--jobs", str(args.jobs), "--out", str(args.out)]
     log = lambda text: print(text, file=sys.stderr)  # noqa: E731
     if args.contact:
-        plies = gnubg_plies(args.plies)
+        plies = gnubg_plies("0" if args.plies is None else args.plies)
         command[2:2] = ["--contact", "--plies", str(plies)]
         check = run_contact_cross_check(Path(args.out), specs, shlex.join(command), args.starts, args.seed,
                                         plies, args.jobs, args.force, not args.no_progress, log)
     else:
-        if args.plies != "0":
+        if args.plies is not None:
             raise ValueError("--plies is gnubg's evaluation depth: it needs --contact")
         check = run_cross_check(Path(args.out), specs, shlex.join(command), args.starts, args.seed, args.jobs,
                                 args.force, not args.no_progress, log)
