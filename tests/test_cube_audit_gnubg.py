@@ -188,12 +188,18 @@ def test_bad_judging_is_one_error_line(tmp_path, capsys, extra, message):
     assert not (tmp_path / "x").exists()
 
 
-def test_without_gnubg_the_audit_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("command", [
+    ["cube-audit", "--judge", "gnubg", "--positions", "3"],
+    ["cross-check", "--contact", "--players", "pipdiff", "--starts", "2"],
+    ["eval", "4HPwATDgc/ABMA", "--judge", "gnubg"],
+], ids=["cube-audit", "cross-check", "eval"])
+def test_without_gnubg_each_command_says_how_to_install_it(tmp_path, capsys, monkeypatch, command):
     import experiments.analysis.gnubg_program as program
 
     monkeypatch.setattr(program.shutil, "which", lambda name: None)
     monkeypatch.setattr(program, "DEBIAN_PATH", "/nonexistent/gnubg")
-    assert main(["cube-audit", "--judge", "gnubg", "--positions", "3", "--out", str(tmp_path / "x")]) == 2
+    out = [] if command[0] == "eval" else ["--out", str(tmp_path / "x")]
+    assert main([*command, *out]) == 2
     assert "apt-get install gnubg" in one_line(capsys)
     assert not (tmp_path / "x").exists()
 
