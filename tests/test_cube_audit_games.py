@@ -95,7 +95,8 @@ def test_a_match_decision_is_charged_in_emg_at_the_score(tmp_path, small_match_t
     assert double["no_double"] == pytest.approx(1.0, abs=1e-9) and double["error"] == ""
 
 
-@pytest.mark.parametrize("name", ["gnubg_session.sgf", "gnubg_money_resign.mat", "gnubg_match7.sgf"])
+@pytest.mark.parametrize("name", ["gnubg_session.sgf", "gnubg_money_resign.mat", "gnubg_match7.sgf",
+                                  "gnubg_2ply_v_0ply_7.mat"])
 def test_the_decisions_found_are_the_ones_gnubg_counts(gnubg, name):
     """GNU Backgammon's statistics count each player's cube decisions (every turn it could use the
     cube, every answer) and its doubles, takes and passes: the audit finds the same, in a match
