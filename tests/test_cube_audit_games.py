@@ -120,7 +120,7 @@ def test_the_command_writes_its_folder_and_says_the_players_rates(tmp_path, caps
     assert main(["cube-audit", "--games", str(games), "--players", "pipdiff,keith,exact", "--out", str(out),
                  "--no-progress"]) == 0
     printed = capsys.readouterr().out
-    assert "5 cube decisions of 3 games" in printed and "Alice" in printed and "keith" in printed
+    assert "5 cube decisions in 3 of 3 games" in printed and "Alice" in printed and "keith" in printed
     assert {path.name for path in out.iterdir()} == {"run.json", "decisions.parquet", "decisions.csv", "summary.csv",
                                                       "summary.md"}
     run = json.loads((out / "run.json").read_text())

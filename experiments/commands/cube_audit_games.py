@@ -54,7 +54,8 @@ def run_games(args) -> int:
     players = audit.summary[(audit.summary["role"] == "player") & (audit.summary["part"] == "all")]
     unit = "EMG" if audit.games.match_to else "points"
     decisions = int(players["decisions"].sum())
-    print(f"{decisions:,} cube decisions of {audit.frame['game'].nunique()} games judged in "
+    print(f"{decisions:,} cube decisions in {audit.frame['game'].nunique()} of {audit.games.rows['game'].nunique()} "
+          "games judged in "
           f"{duration(audit.seconds)}; written to {audit.folder}")
     for row in audit.summary[audit.summary["part"] == "all"].itertuples(index=False):
         low, high = 100 * row.error_rate_low, 100 * row.error_rate_high

@@ -380,9 +380,9 @@ def summary_markdown(games: Games, frame: pd.DataFrame, summary: pd.DataFrame, r
     return "\n".join([
         "# Cube audit of real games",
         "",
-        f"{info['source']}: {kind}, {games.players[0]} v {games.players[1]}, "
-        f"{frame['game'].nunique()} games with {table.shape[0]:,} cube decisions (each turn where the side on "
-        "roll could double, each answer to a double).  Each is judged as `bgsim cube-audit` judges a rule's, "
+        f"{info['source']}: {kind}, {games.players[0]} v {games.players[1]}, {games.rows['game'].nunique()} "
+        f"games; {table.shape[0]:,} cube decisions in {frame['game'].nunique()} of them (each turn where the "
+        "side on roll could use the cube, each answer to a double: what GNU Backgammon counts).  Each is judged as `bgsim cube-audit` judges a rule's, "
         "and every rule of " + ", ".join(f"`{rule}`" for rule in rules) + " is asked the same question with "
         f"the same cube and score.  Equity lost per unit of the cube ({'EMG: match-winning chances on the money scale, a single game at the cube worth 1' if games.match_to else 'points'}); "
         "95% intervals take the game as the unit.",
