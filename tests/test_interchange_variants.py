@@ -152,6 +152,16 @@ def test_export_and_analyse_refuse_chouette_rows_in_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and "chouette" in err
 
 
+def test_analyse_refuses_hypergammon_in_one_line(tmp_path, capsys):
+    rows = tmp_path / "h.parquet"
+    assert main(["play", "heuristic", "random", "--games", "2", "--out", str(rows), "--variant", "hypergammon1",
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["analyse", str(rows)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "hypergammon databases" in err
+
+
 @pytest.mark.parametrize("command", [["export"], ["play"]])
 def test_help_says_which_variants_and_chouettes_a_format_cannot_hold(capsys, command):
     with pytest.raises(SystemExit):
