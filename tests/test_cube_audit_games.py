@@ -155,10 +155,13 @@ def test_what_cannot_be_audited_is_one_line_and_writes_nothing(tmp_path, capsys)
     assert main(["play", "random", "random", "--games", "2", "--out", str(played), "--engine", "reference",
                  "--no-progress"]) == 0
     capsys.readouterr()
-    hyper = tmp_path / "hyper.sgf"
+    hyper, hyper_rows = tmp_path / "hyper.sgf", tmp_path / "hyper.parquet"
     hyper.write_text(MONEY.replace("AP[hand]", "AP[hand]RU[Hypergammon3]"))
+    # in hypergammon the sure win's loser has borne off none of its 3: a gammon the file does not say
+    assert main(["import", str(hyper), "--out", str(hyper_rows)]) == 2 and hyper_rows.exists()
+    capsys.readouterr()
     for source, words in ((played, "not the decision rows of `bgsim import`"), (hyper, "hypergammon3 games"),
-                          (tmp_path / "missing.mat", "no such file")):
+                          (hyper_rows, "hypergammon3 games"), (tmp_path / "missing.mat", "no such file")):
         out = tmp_path / f"out-{source.stem}"
         assert main(["cube-audit", "--games", str(source), "--players", "pipdiff", "--out", str(out)]) == 2
         err = capsys.readouterr().err

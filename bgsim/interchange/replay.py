@@ -34,7 +34,7 @@ MOVE = "move"  # the row's action for a roll and its play
 ROW_COLUMNS = (
     "game", "ply", "decision", "player", "name", "on_roll", "action", "dice", "play", "match_to",
     "score", "opponent_score", "crawford", "cube_value", "cube_owner", "may_double",
-    "position_id", "match_id", "xgid", "result_id", "line",
+    "position_id", "match_id", "xgid", "result_id", "line", "variant",
 )
 
 
@@ -91,7 +91,7 @@ class Replay:
             "match_to": "int16", "score": "int16", "opponent_score": "int16", "crawford": "bool",
             "cube_value": "int64", "cube_owner": "category", "may_double": "bool",
             "position_id": "string", "match_id": "string", "xgid": "string", "result_id": "string",
-            "line": "int32",
+            "line": "int32", "variant": "string",
         })
 
 
@@ -188,7 +188,7 @@ class _GameState:
             "match_id": self.match_id(_high_first(dice) if kind == MOVE else (0, 0)),
             "xgid": self.xgid(_high_first(dice) if kind == MOVE else (0, 0)),
             "result_id": play.result.position_id if play is not None else "",
-            "line": action.line,
+            "line": action.line, "variant": match.rules.variant,
         }
 
 

@@ -90,23 +90,30 @@ def read_games(path: str | Path) -> Games:
             rows = pd.read_parquet(path)
         except Exception as error:  # pyarrow raises its own kinds for a damaged file
             raise ValueError(f"cannot read {path}: {error}") from None
+        if "variant" not in rows.columns:  # rows written before the variants: the standard game
+            rows["variant"] = "standard"
         missing = [name for name in ROW_COLUMNS if name not in rows.columns]
         if missing:
             hint = (" (these are bgsim game rows: write them as a match file with `bgsim export`, or "
                     "read one with `bgsim import FILE --out ROWS.parquet`)" if "white" in rows.columns else "")
             raise ValueError(f"{path} is not the decision rows of `bgsim import` (it lacks "
                              f"{', '.join(missing[:4])}{'...' if len(missing) > 4 else ''}){hint}")
+        _check_variant(path, set(rows["variant"].astype(str)))
         names = _names(rows)
         match_to = int(rows["match_to"].iloc[0]) if len(rows) else 0
         return Games(rows.reset_index(drop=True), names, match_to, [])
     if path.suffix.lower() not in SUFFIXES:
         raise ValueError(f"--games {path}: give a match file (.mat or .sgf) or the rows of `bgsim import` (.parquet)")
     match, done = import_match(path)
-    if match.rules.variant not in AUDITED_VARIANTS:
-        raise ValueError(f"{path} holds {match.rules.variant} games: the audit's truth (bear-off databases, "
-                         "the nn net, the match equity table) is the standard game's")
+    _check_variant(path, {match.rules.variant})
     problems = [f"{path}:{problem}" for problem in done.problems]
     return Games(done.frame(), tuple(match.players), match.match_to, problems)
+
+
+def _check_variant(path: Path, variants: set[str]) -> None:
+    for variant in sorted(variants - set(AUDITED_VARIANTS)):
+        raise ValueError(f"{path} holds {variant} games: the audit's truth (bear-off databases, the nn net, "
+                         "the match equity table) is the standard game's")
 
 
 def _names(rows: pd.DataFrame) -> tuple[str, str]:
