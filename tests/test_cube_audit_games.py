@@ -138,6 +138,17 @@ def test_the_command_writes_its_folder_and_says_the_players_rates(tmp_path, caps
     assert "--force" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("flag", [["--positions", "50"], ["--seed", "3"], ["--from", "ids.txt"]])
+def test_a_sampling_flag_beside_games_is_refused_not_ignored(tmp_path, capsys, flag):
+    games = tmp_path / "money.sgf"
+    games.write_text(MONEY)
+    out = tmp_path / "audit"
+    assert main(["cube-audit", "--games", str(games), "--players", "pipdiff", "--out", str(out), *flag]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{flag[0]} belongs to the audit of sampled positions" in err
+    assert not out.exists()
+
+
 def test_imported_rows_give_the_same_audit_as_the_file(tmp_path, capsys):
     games, rows = tmp_path / "money.sgf", tmp_path / "rows.parquet"
     games.write_text(MONEY)

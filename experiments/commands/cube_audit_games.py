@@ -17,12 +17,20 @@ from experiments.running.config import split_specs
 from experiments.running.progress import duration
 
 
+# the flags the games audit reads; every other flag of cube-audit belongs to the sampling audit
+GAMES_FLAGS = {"games", "players", "out", "force", "resume", "no_progress", "handler", "command"}
+FLAG_NAMES = {"source": "--from", "scope": "--contact, --race or --all"}  # flags named unlike their dest
+
+
 class _GamesAction(argparse.Action):
-    """Store the file and make the games audit the command's handler."""
+    """Store the file and make the games audit the command's handler; remember the command's
+    own defaults, so that a sampling flag given beside --games is refused, not ignored."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         setattr(namespace, self.dest, Path(values))
         namespace.handler = run_games
+        namespace.sampling_defaults = {dest: value for dest, value in vars(
+            parser.parse_args(["--players", "-", "--out", "-"])).items() if dest not in GAMES_FLAGS}
 
 
 def games_flag(parser) -> None:
@@ -47,6 +55,10 @@ def run_games(args) -> int:
 
     if getattr(args, "resume", False):
         raise ValueError("--resume: an audit of games is not resumed (it takes seconds): run it again with --force")
+    for dest, default in getattr(args, "sampling_defaults", {}).items():
+        if getattr(args, dest, default) != default:
+            flag = FLAG_NAMES.get(dest, f"--{dest.replace('_', '-')}")
+            raise ValueError(f"{flag} belongs to the audit of sampled positions: it means nothing with --games")
     specs = split_specs(args.players) if args.players else list(DEFAULT_RULES)
     audit = run_games_audit(args.games, Path(args.out), specs, shlex.join(_command(args, specs)), args.force)
     for problem in audit.games.problems:
