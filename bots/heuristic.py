@@ -10,7 +10,7 @@ from __future__ import annotations
 from bgsim import layouts
 from bgsim.board import is_race, pip_counts
 
-from .checker import BEAROFF, EvaluationBot, bearoff_fast_arrays, bearoff_fast_params
+from .checker import BEAROFF, EvaluationBot
 from .params import Param, parse_float
 
 # The features in the order of the weighted sum in heuristic_score, which is the fast layout's
@@ -26,7 +26,7 @@ from .params import Param, parse_float
 #   prime   longest run of consecutive own made points on 1..24
 #   stack   own checkers beyond three on a point, summed over points 1..24
 #   back    own checkers on 19..24 and on the bar
-FEATURES = tuple(key for key in layouts.HEURISTIC.params if key not in layouts.BEAROFF_PARAMS)
+FEATURES = layouts.HEURISTIC.own_params
 
 
 def shots_at(board) -> tuple[int, int]:
@@ -150,7 +150,7 @@ class HeuristicBot(EvaluationBot):
         return heuristic_score(board, self.weights)
 
     def fast_params(self):
-        return {**dict(zip(FEATURES, self.weights)), **bearoff_fast_params(self)}
+        return dict(zip(FEATURES, self.weights))
 
-    def fast_arrays(self):
-        return bearoff_fast_arrays(self)
+
+BOTS = (HeuristicBot,)

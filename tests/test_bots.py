@@ -352,9 +352,14 @@ def test_canonical_names(spec, name):
 
 
 def test_parsed_parameters_reach_the_bots():
+    from bgsim import layouts
+    from bgsim.fast import fast_half
+
     player = make_player("heuristic(hit=0.5)+pipdiff(double=10,take=12.5%,race_only=true)")
     assert player.checker.fast_params()["hit"] == 0.5
-    assert player.cube.fast_params() == {
+    # the kernel's row: the bot's own values, then its score_aware switch (bgsim.fast.capability_values)
+    packed = fast_half(player.cube, layouts.CUBE).params
+    assert dict(zip(layouts.PIPDIFF.params, packed)) == {
         "double": 10.0, "double_percent": 0.0, "redouble": 9.0, "redouble_percent": 1.0,
         "take": 12.5, "take_percent": 1.0, "race_only": 1.0, "beaver": 0.0, "beaver_percent": 0.0,
         "beaver_on": 0.0, "score_aware": 1.0}
