@@ -37,23 +37,30 @@ RULE_CASES = (
 
 
 def bot_cases() -> list[tuple[str, str, Rules, int]]:
-    """Every registered bot that claims a fast kernel, in both seats, derived from the registries.
+    """Every registered bot that claims a fast kernel, with every capability of its layout
+    switched on and off, in both seats, derived from the registries and ``bgsim/layouts.py``.
 
-    Checker bot i with cube bot i plays checker bot i+1 with cube bot i+1 (both lists taken
-    round), default parameters, default rules: a bot added to a registry is compared with the
-    reference engine without anyone adding it here.  Then every cube bot once more in 5-point
-    matches, where the score-aware ones judge at the score, against the next cube bot.
+    Money: checker bot i with cube bot i plays checker bot i+1 with cube bot i+1 (both lists
+    taken round, default rules), the checker bots listed at their defaults and then each with
+    the capabilities that change a money game switched (``bearoff=true``).  Then every cube bot
+    at its defaults in 5-point matches against the next one with its capabilities switched
+    (``score_aware=false``).  A bot added to a registry, or a capability to a layout, is
+    compared with the reference engine without anyone adding it here.
     """
-    from bots import checker_bots, cube_bots
+    from bots.registry import fast_names, switched_spec
 
-    checkers = [name for name, bot in checker_bots().items() if bot.fast_name]
-    cubes = [name for name, bot in cube_bots().items() if bot.fast_name]
+    checkers, cubes = fast_names("checker"), fast_names("cube")
+    checkers += [spec for spec in (switched_spec("checker", name, money=True) for name in checkers) if spec]
+    cubes += [spec for spec in (switched_spec("cube", name, money=True) for name in cubes) if spec]
     count = max(len(checkers), len(cubes))
     money = [(f"{checkers[i % len(checkers)]}+{cubes[i % len(cubes)]}",
               f"{checkers[(i + 1) % len(checkers)]}+{cubes[(i + 1) % len(cubes)]}", Rules(), 0)
              for i in range(count)]
     # heuristic checker play: quick, and it reaches races, where the race counts judge
-    match = [(f"heuristic+{cube}", f"heuristic+{cubes[(i + 1) % len(cubes)]}", Rules(), MATCH_CASE_LENGTH)
+    cubes = fast_names("cube")
+    match = [(f"heuristic+{cube}",
+              "heuristic+" + (switched_spec("cube", cubes[(i + 1) % len(cubes)], money=False)
+                              or cubes[(i + 1) % len(cubes)]), Rules(), MATCH_CASE_LENGTH)
              for i, cube in enumerate(cubes)]
     return money + match
 
