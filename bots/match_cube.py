@@ -36,7 +36,6 @@ Beyond the table's 25 points the money rule applies (the shift is 0); layer 1 st
 from __future__ import annotations
 
 import math
-import numpy as np
 
 from bgsim import met
 

@@ -4,8 +4,8 @@ A bot kernel gets the plays a generation left in the buffers (in table order, no
 and returns the index of its choice.  Evaluation bots score every play's resulting board, seen
 from the mover and not turned, with the same float64 operations in the same order as the
 Python bot; the highest score wins and a tie goes to the play first in canonical order
-(``better``), which is exactly what the reference's strict ``>`` scan over the canonical list
-picks.
+(``best_scoring``), which is exactly what the reference's strict ``>`` scan over the canonical
+list picks.
 
 Each bot's kernel is ``<prefix>_choose``, named by its layout in ``bgsim/layouts.py``
 (``kernel="checker.<prefix>"``), and takes exactly the arguments of ``choose``, the dispatch
@@ -34,6 +34,7 @@ RACER_BLOT = layouts.RACER.param("blot")
  HEURISTIC_OUTER, HEURISTIC_ANCHOR, HEURISTIC_PRIME, HEURISTIC_STACK, HEURISTIC_BACK) = (
     layouts.HEURISTIC.param(feature) for feature in (
         "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back"))
+RACER, HEURISTIC, PUBEVAL = layouts.RACER.code, layouts.HEURISTIC.code, layouts.PUBEVAL.code
 PUBEVAL_RACE_WEIGHTS = layouts.PUBEVAL.array("race_weights")
 PUBEVAL_CONTACT_WEIGHTS = layouts.PUBEVAL.array("contact_weights")
 
@@ -42,8 +43,12 @@ ONE_SIDED_SIZE = int(BINOMIALS[15 + POINTS, POINTS]) * MAX_ROLLS
 ALL_OFF = 99999999.0  # pubeval's score for bearing off the last checker
 
 
+# Every evaluation takes (code, plays, row, params, offsets, float64s, race), used or not, so that
+# best_scoring can call any of them: ``race`` is whether the position before the play is a race.
+
+
 @jit
-def racer_score(plays, row, params):
+def racer_score(code, plays, row, params, offsets, float64s, race):
     """bots.checker.racer_score."""
     own, opponent, _, _, behind = survey(plays, row)
     exposed, _ = shots(plays, row, behind)
@@ -52,7 +57,7 @@ def racer_score(plays, row, params):
 
 
 @jit
-def heuristic_score(plays, row, params):
+def heuristic_score(code, plays, row, params, offsets, float64s, race):
     """bots.heuristic.heuristic_score: the eleven weighted features, summed in order."""
     own_pips, opponent_pips, on_board, contact, behind = survey(plays, row)
     race = opponent_pips - own_pips
@@ -115,7 +120,7 @@ def heuristic_score(plays, row, params):
 
 
 @jit
-def pubeval_score(plays, row, offsets, float64s, race):
+def pubeval_score(code, plays, row, params, offsets, float64s, race):
     """bots.pubeval.pubeval_score; ``race`` is decided on the board before the play.
 
     The 122 weights are the bot's arrays, found at ``offsets`` in ``float64s``.
@@ -153,7 +158,7 @@ def pubeval_score(plays, row, offsets, float64s, race):
     return score
 
 
-@jit
+@inline_jit
 def bearoff_first(flag, size_at, one_at, win_at, params, offsets, float64s, board, plays, keys, count):
     """The perfect bear-off player's choice when the bot's ``bearoff`` switch (its parameter
     ``flag``) is on and the position is a pure bear-off (bots.checker.CheckerBot.choose); -1
@@ -171,10 +176,17 @@ def bearoff_first(flag, size_at, one_at, win_at, params, offsets, float64s, boar
 
 
 @inline_jit
-def better(value, best_score, index, best, plays, keys):
-    """An evaluation bot's rule: play ``index`` scoring ``value`` beats the best so far (none
-    yet when ``best`` < 0): a higher score, or the same score and first in canonical order."""
-    return best < 0 or value > best_score or (value == best_score and play_before(plays, keys, index, best))
+def best_scoring(score, code, plays, keys, count, params, offsets, float64s, race):
+    """The play an evaluation bot picks: the highest ``score`` (one of the evaluations above, or
+    a new bot's), a tie going to the play first in canonical order."""
+    best = -1
+    best_score = 0.0
+    for index in range(count):
+        value = score(code, plays, index, params, offsets, float64s, race)
+        if best < 0 or value > best_score or (value == best_score and play_before(plays, keys, index, best)):
+            best = index
+            best_score = value
+    return best
 
 
 # --- the kernels named by the layouts -------------------------------------------------------
@@ -190,43 +202,21 @@ def random_choose(code, params, offsets, float64s, int32s, int64s, board, plays,
 
 
 @inline_jit
-def racer_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
-                 streams, row):
-    best = -1
-    best_score = 0.0
-    for index in range(count):
-        value = racer_score(plays, index, params)
-        if better(value, best_score, index, best, plays, keys):
-            best = index
-            best_score = value
-    return best
+def _builtin_score(code, plays, row, params, offsets, float64s, race):
+    if code == RACER:
+        return racer_score(code, plays, row, params, offsets, float64s, race)
+    if code == HEURISTIC:
+        return heuristic_score(code, plays, row, params, offsets, float64s, race)
+    return pubeval_score(code, plays, row, params, offsets, float64s, race)
 
 
+# One kernel, one loop, for racer, heuristic and pubeval (a loop of its own for each added about
+# two seconds to the cold compile).
 @inline_jit
-def heuristic_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
-                     streams, row):
-    best = -1
-    best_score = 0.0
-    for index in range(count):
-        value = heuristic_score(plays, index, params)
-        if better(value, best_score, index, best, plays, keys):
-            best = index
-            best_score = value
-    return best
-
-
-@inline_jit
-def pubeval_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
-                   streams, row):
-    race = is_race(board)  # pubeval picks its weights on the position before the play
-    best = -1
-    best_score = 0.0
-    for index in range(count):
-        value = pubeval_score(plays, index, offsets, float64s, race)
-        if better(value, best_score, index, best, plays, keys):
-            best = index
-            best_score = value
-    return best
+def evaluation_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
+                      streams, row):
+    race = is_race(board) if code == PUBEVAL else False  # pubeval's weights: the position before the play
+    return best_scoring(_builtin_score, code, plays, keys, count, params, offsets, float64s, race)
 
 
 @inline_jit
