@@ -9,6 +9,7 @@ traces and the ply where they part is printed.  Any difference exits with status
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import time
@@ -188,7 +189,10 @@ def run_validate(args) -> int:
             rules.check_for_match()
 
     total_rows = 0
-    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    # spawned, not forked: a worker forked after this process ran a parallel kernel is killed by
+    # Numba's OpenMP layer as soon as it runs one itself (exact's match tables do)
+    spawn = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(args.jobs, mp_context=spawn) if args.jobs > 1 else None
     print(f"validating {len(cases)} cases of {args.games} games or matches each, both engines", flush=True)
     all_started = time.perf_counter()
     try:
