@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from .variants import ACEY_DEUCEY, STANDARD, variant_of
+
 CENTRE = "centre"
 
 
@@ -32,6 +34,10 @@ class Rules:
     ``automatic_doubles`` is the per-game limit of automatic doubles (0 switches them off).
     ``jacoby``: a gammon or backgammon scores as a single unless a double was accepted in
     that game (automatic doubles do not turn the cube).
+    ``variant``: the game played (``bgsim.variants``: standard, nackgammon, hypergammon1..3,
+    dutch, acey-deucey).  Acey-deucey has no cube: ``cube`` is switched off for it, and any other
+    cube option is an error.  ``double_on_acey_deucey`` (acey-deucey only): the stake doubles
+    each time either side rolls 1-2.
     """
 
     cube: bool = True
@@ -40,8 +46,12 @@ class Rules:
     beaver: bool = False
     automatic_doubles: int = 0
     backgammon_as_gammon: bool = False
+    variant: str = STANDARD
+    double_on_acey_deucey: bool = False
 
     def __post_init__(self) -> None:
+        if self.variant != STANDARD or self.double_on_acey_deucey is not False:
+            self._check_variant()
         for name in ("cube", "jacoby", "beaver", "backgammon_as_gammon"):
             if not isinstance(getattr(self, name), bool):
                 raise RulesError(f"rule option {name} is on or off, got {getattr(self, name)!r}")
@@ -62,8 +72,29 @@ class Rules:
             if self.automatic_doubles:
                 raise RulesError("automatic doubles need the cube, but the cube is switched off")
 
+    def _check_variant(self) -> None:
+        try:
+            variant = variant_of(self.variant)
+        except ValueError as error:
+            raise RulesError(str(error)) from None
+        if not isinstance(self.double_on_acey_deucey, bool):
+            raise RulesError(f"rule option double_on_acey_deucey is on or off, got {self.double_on_acey_deucey!r}")
+        if self.double_on_acey_deucey and variant.name != ACEY_DEUCEY:
+            raise RulesError(f"double_on_acey_deucey is an acey-deucey option, not one of {variant.name}")
+        if not variant.cube:
+            for name, default in (("jacoby", False), ("beaver", False), ("automatic_doubles", 0), ("max_cube", 64)):
+                if getattr(self, name) != default:
+                    raise RulesError(f"{variant.name} has no cube: leave out {name}")
+            if self.backgammon_as_gammon:
+                raise RulesError(f"{variant.name} has no gammons or backgammons: leave out backgammon_as_gammon")
+            object.__setattr__(self, "cube", False)
+
     def check_for_match(self) -> None:
-        """Money conventions have no place in match play (RULES.md: Jacoby never applies)."""
+        """Money conventions have no place in match play (RULES.md: Jacoby never applies), nor
+        has acey-deucey, whose loser pays per checker left (no cube to play a match with)."""
+        if self.variant == ACEY_DEUCEY:
+            raise RulesError("acey-deucey is a money game (the loser pays per checker left, no cube): "
+                             "it has no match play")
         for name in ("jacoby", "beaver"):
             if getattr(self, name):
                 raise RulesError(f"{name} is a money-game convention and cannot be used in match play")

@@ -1,7 +1,8 @@
 """What the game loop asks of a player.  The engine itself never chooses.
 
-A player answers three questions; the bots package builds players from a checker bot and a
-cube bot, and anything else with these methods can sit at the board too.
+A player answers three questions, and in acey-deucey a fourth (``choose_double``); the bots
+package builds players from a checker bot and a cube bot, and anything else with these methods
+can sit at the board too.
 """
 
 from __future__ import annotations
@@ -32,6 +33,19 @@ class Player(Protocol):
     def respond_to_double(self, position: Position, cube: CubeView) -> Response:
         """Take, drop or beaver.  ``position`` is seen from the *doubler*, who is on roll."""
 
+    def choose_double(
+        self, position: Position, options: Sequence[Sequence[Play]], random: RandomStream
+    ) -> int:
+        """Acey-deucey only (a player without it cannot sit at an acey-deucey game): after
+        playing both dice of a 1-2 to ``position``, the double (1..6) to play four times.
+        ``options[d - 1]`` are the legal plays of d-d from ``position`` (canonical order; empty
+        when d-d cannot be played).  ``random`` as in :meth:`choose_play`.  The game loop then
+        asks :meth:`choose_play` for the chosen double's play."""
+
+    # Optional: ``check_variant(variant: str) -> None`` raises a ValueError naming why this
+    # player cannot play that variant; the game loop calls it before a game of any variant
+    # but the standard one.
+
 
 class DecisionError(ValueError):
     """A player answered something the rules do not allow."""
@@ -45,6 +59,12 @@ class DecisionError(ValueError):
 def random_play(plays: Sequence[Play], random: RandomStream) -> Play:
     """The random bot's rule, as the fast engine mirrors it: one draw below ``len(plays)``."""
     return plays[random.below(len(plays))]
+
+
+def random_double(random: RandomStream) -> int:
+    """The random bot's acey-deucey double, uniform over 1-1 .. 6-6 whether each can be played
+    or not: exactly one draw, ``1 + below(6)``."""
+    return 1 + random.below(6)
 
 
 class NoDoubling:
@@ -76,6 +96,9 @@ class RandomChecker:
                random: RandomStream) -> Play:
         return random_play(plays, random)
 
+    def choose_double(self, position: Position, options: Sequence[Sequence[Play]], random: RandomStream) -> int:
+        return random_double(random)
+
 
 class RandomPlayer:
     """Random checker play and no cube, in both engines: enough to walk them through real games."""
@@ -88,6 +111,9 @@ class RandomPlayer:
 
     def choose_play(self, position, roll, plays, random) -> Play:
         return self.checker.choose(position, roll, plays, random)
+
+    def choose_double(self, position, options, random) -> int:
+        return self.checker.choose_double(position, options, random)
 
     def offer_double(self, position, cube) -> bool:
         return self.cube.offer_double(position, cube)

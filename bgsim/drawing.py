@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from .board import Position
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # bgsim.board draws a Position with draw(): only the type is named here
+    from .board import Position
+
+from .variants import STANDARD
 
 ROWS = 5  # checkers drawn per point; a taller stack shows its count in the last row
 
@@ -54,9 +59,21 @@ def draw(position: Position) -> str:
     lines += [line(bottom, row, bar_cell(own_bar, "X", row)) for row in reversed(range(ROWS))]
     lines.append(numbers(bottom))
     lines.append("")
-    lines.append(f"X (on roll): pips {position.pip_count:>3}, on the bar {own_bar:>2}, "
-                 f"borne off {position.checkers_off:>2}")
-    lines.append(f"O          : pips {position.opponent_pip_count:>3}, on the bar {opponent_bar:>2}, "
-                 f"borne off {position.opponent_checkers_off:>2}")
-    lines.append(f"Position ID: {position.position_id}")
+    hand = position.variant_rules.hand > 0
+    for side, (label, pips, bar, off) in enumerate((
+            ("X (on roll)", position.pip_count, own_bar, position.checkers_off),
+            ("O          ", position.opponent_pip_count, opponent_bar, position.opponent_checkers_off))):
+        text = f"{label}: pips {pips:>3}, on the bar {bar:>2}, borne off {off:>2}"
+        if hand:
+            text += f", in hand {position.in_hand[side]:>2}"
+        if position.cannot_hit[side]:
+            text += "; may not hit yet"
+        lines.append(text)
+    if position.variant == STANDARD:
+        lines.append(f"Position ID: {position.position_id}")
+    else:
+        lines.append(f"Variant: {position.variant} ({position.variant_rules.description})")
+        lines.append(f"Position: {position.position_string}")
+        lines.append(f"GNU Backgammon position ID: {position.position_id}"
+                     + (" (the board alone: no checkers in hand)" if hand else ""))
     return "\n".join(lines)

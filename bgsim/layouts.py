@@ -32,7 +32,7 @@ it is built from that field:
 A switchable capability (:data:`CAPABILITIES`) adds its parameters and arrays after the bot's
 own, and the wrapper fills them in from the bot's switch (``bgsim.fast.capability_values``):
 the bot hands over only its own.  ``bgsim validate`` plays every registered bot with each
-capability switched on and off (``experiments/commands/validate.py``, ``bot_cases``).
+capability switched on and off (``experiments/studies/validation.py``, ``bot_cases``).
 
 Parameters are float64 numbers (flags as 0.0/1.0), at most :data:`MAX_PARAMS` per bot.
 Arrays are for large read-only data (weights of an evaluation, a neural net): each declared

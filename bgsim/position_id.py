@@ -5,6 +5,22 @@ GNU Backgammon keeps a board as two arrays of 25 counts, each from its owner's p
 the side on roll.  The key walks both arrays in that order and writes, for each slot, as many 1
 bits as there are checkers followed by one 0 bit.  Bits fill each byte from its lowest bit; the
 10 bytes are written in standard base64 without the trailing "==".
+
+**bgsim's position string** holds what the ID cannot, the variant and its state
+(``bgsim.variants``)::
+
+    ID                                  a position of the standard game
+    ID.VARIANT[.handX-O][.nohit-SIDES]  a position of another variant
+
+``ID`` is the GNU Backgammon position ID of the 26 slots (checkers in hand are not in it).
+``handX-O``: X checkers in hand of the side on roll, O of the opponent (``bgsim show`` draws the
+side on roll as X), written when either is not 0.  ``nohit-x``, ``nohit-o`` or ``nohit-xo``: the
+sides that may not hit yet (Dutch), written when there is one.  Examples: the Dutch start
+``AAAAAAAAAAAAAA.dutch.hand15-15.nohit-xo``, the acey-deucey start
+``AAAAAAAAAAAAAA.acey-deucey.hand15-15``, the Nackgammon start ``4Dl4ADbgOXgANg.nackgammon``.
+The fields must come in this order and say something (``hand0-0`` is not written and not read);
+checkers on the board, on the bar and in hand must not exceed the variant's (15, or 1..3 in
+hypergammon).  ``ID.standard`` is read as the bare ``ID``.
 """
 
 from __future__ import annotations
@@ -13,7 +29,8 @@ import base64
 import binascii
 import re
 
-from .board import CHECKERS, Position, PositionError
+from .slots import CHECKERS, PositionError
+from .variants import STANDARD, variant_of
 
 _ID_PATTERN = re.compile(r"[A-Za-z0-9+/]{14}")  # used with fullmatch: "$" would let a newline through
 _BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -23,16 +40,18 @@ class PositionIdError(PositionError):
     """A malformed GNU Backgammon position ID."""
 
 
-def to_gnubg_board(position: Position) -> tuple[list[int], list[int]]:
-    """The ``(opponent, side_on_roll)`` pair of 25-count arrays GNU Backgammon uses."""
+def to_gnubg_board(position) -> tuple[list[int], list[int]]:
+    """The ``(opponent, side_on_roll)`` pair of 25-count arrays GNU Backgammon uses, of a
+    ``Position``."""
     board = position.board
     on_roll = [max(board[point], 0) for point in range(1, 25)] + [board[25]]
     opponent = [max(-board[25 - point], 0) for point in range(1, 25)] + [-board[0]]
     return opponent, on_roll
 
 
-def from_gnubg_board(opponent, on_roll) -> Position:
-    """Inverse of :func:`to_gnubg_board`; rejects both sides on one point."""
+def from_gnubg_board(opponent, on_roll) -> tuple[int, ...]:
+    """Inverse of :func:`to_gnubg_board`: the 26 slots (``Position(...)`` makes the position);
+    rejects both sides on one point."""
     if len(opponent) != 25 or len(on_roll) != 25:
         raise PositionError("a GNU Backgammon board is two arrays of 25 counts")
     board = [0] * 26
@@ -46,10 +65,11 @@ def from_gnubg_board(opponent, on_roll) -> Position:
         if mine and theirs:
             raise PositionError(f"both sides have checkers on point {point}")
         board[point] = mine - theirs
-    return Position(tuple(board))
+    return tuple(board)
 
 
-def encode(position: Position) -> str:
+def encode(position) -> str:
+    """The position ID of a ``Position``."""
     bits: list[int] = []
     for side in to_gnubg_board(position):
         for count in side:
@@ -63,7 +83,8 @@ def encode(position: Position) -> str:
     return base64.b64encode(bytes(data)).decode("ascii")[:14]
 
 
-def decode(text: str) -> Position:
+def decode(text: str) -> tuple[int, ...]:
+    """The 26 slots of the board a position ID names; PositionIdError when it names none."""
     if not isinstance(text, str):
         raise PositionIdError(f"a position ID is a string, got {type(text).__name__}")
     if len(text) != 14:
@@ -106,3 +127,62 @@ def decode(text: str) -> Position:
         raise
     except PositionError as error:
         raise PositionIdError(f"position ID {text!r}: {error}") from None
+
+
+# --- bgsim's position string: the ID and a variant's state ---------------------------------
+
+_HAND_FIELD = re.compile(r"hand(\d{1,2})-(\d{1,2})")
+_SIDES = {"x": (True, False), "o": (False, True), "xo": (True, True)}
+
+
+def encode_string(position) -> str:
+    """The position string of a ``Position`` (the bare ID in the standard game)."""
+    text = encode(position)
+    if position.variant == STANDARD:
+        return text
+    text += "." + position.variant
+    own, opponent = position.in_hand
+    if own or opponent:
+        text += f".hand{own}-{opponent}"
+    if any(position.cannot_hit):
+        text += ".nohit-" + "x" * position.cannot_hit[0] + "o" * position.cannot_hit[1]
+    return text
+
+
+def decode_string(text: str, variant: str | None = None):
+    """(board slots, variant, in hand, cannot hit) of a position string (``Position.from_string``
+    makes the position); ``variant``, when given, is the variant a bare ID is read in, and one the
+    string names must agree with it.  PositionIdError names what is wrong."""
+    if not isinstance(text, str):
+        raise PositionIdError(f"a position string is a string, got {type(text).__name__}")
+    if variant is not None:
+        variant = _variant(variant, text)
+    position_id, *fields = text.strip().split(".")
+    board = decode(position_id)
+    named = _variant(fields.pop(0), text) if fields else None
+    if named is not None and variant is not None and named != variant:
+        raise PositionIdError(f"position {text!r} is a {named} position, not {variant}")
+    variant = named or variant or STANDARD
+    in_hand, cannot_hit = (0, 0), (False, False)
+    if fields and fields[0].startswith("hand"):
+        found = _HAND_FIELD.fullmatch(fields.pop(0))
+        if not found or found.groups() == ("0", "0"):
+            raise PositionIdError(f"position {text!r}: write checkers in hand as handX-O, e.g. hand15-15 "
+                                  "(X on roll, O the opponent; left out when both are 0)")
+        in_hand = (int(found.group(1)), int(found.group(2)))
+    if fields and fields[0].startswith("nohit-"):
+        sides = fields.pop(0)[len("nohit-"):]
+        if sides not in _SIDES:
+            raise PositionIdError(f"position {text!r}: nohit- names x, o or xo (the sides that may not hit yet)")
+        cannot_hit = _SIDES[sides]
+    if fields:
+        raise PositionIdError(f"position {text!r}: {'.'.join(fields)!r} is not handX-O or nohit-SIDES "
+                              "(in that order, after the variant)")
+    return board, variant, in_hand, cannot_hit
+
+
+def _variant(name: str, text: str) -> str:
+    try:
+        return variant_of(name).name
+    except ValueError as error:
+        raise PositionIdError(f"position {text!r}: {error}") from None

@@ -4,6 +4,11 @@ A play *is the position it produces*: two ways of moving that end in the same po
 play.  The search is deliberately plain: try every die on every checker, recursively, keep the
 sequences that use the most dice (and, when only one die of a non-double can be used, the larger
 die if it can be), and keep one play per distinct resulting position.
+
+A variant whose moves read more than the board (checkers in hand, Dutch's bar on hitting: see
+``bgsim.variants``) searches the 30 slots of ``Position.search_slots``: a checker in hand moves
+from slot :data:`~bgsim.board.HAND` and enters as from the bar.  Every other game searches the
+26 slots of the board, as the standard game always has.
 """
 
 from __future__ import annotations
@@ -11,9 +16,10 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 
-from .board import BAR, Position, PositionError
+from .board import BAR, HAND, HOME, NO_HIT, Position, PositionError
+from .variants import Variant
 
-Move = tuple[int, int, bool]  # (from point, to point, hit); 25 is the bar, 0 is off
+Move = tuple[int, int, bool]  # (from point, to point, hit); 25 is the bar, 26 the hand, 0 is off
 
 
 class RollError(ValueError):
@@ -65,18 +71,29 @@ def check_roll(roll) -> tuple[int, int]:
     return dice[0], dice[1]
 
 
-def single_moves(board: list[int], die: int) -> list[Move]:
-    """Every legal move of one checker by one die (no look at the other dice)."""
+def single_moves(board: list[int], die: int, variant: Variant | None = None) -> list[Move]:
+    """Every legal move of one checker by one die (no look at the other dice).
+
+    ``board``: the 26 slots, or with a ``variant`` whose moves read its state the 30 slots of
+    ``Position.search_slots``.
+    """
+    in_hand = board[HAND] if variant is not None else 0
     if board[BAR] > 0:
         sources = [BAR]  # bar first: nothing else may move while a checker is on the bar
+    elif in_hand and variant.hand_enters_first:
+        sources = [HAND]  # Dutch: checkers in hand behave as checkers on the bar
     else:
         sources = [point for point in range(24, 0, -1) if board[point] > 0]
-    all_home = all(count <= 0 for count in board[7:26])
+        if in_hand:
+            sources.insert(0, HAND)  # acey-deucey: entering is one choice among the others
+    all_home = not in_hand and all(count <= 0 for count in board[7:26])
+    # Dutch: a side that has not reached its home board may not hit, so a blot is closed to it
+    lowest_open = 0 if variant is not None and board[NO_HIT] else -1
     moves = []
     for source in sources:
-        target = source - die
+        target = (BAR if source == HAND else source) - die  # a checker in hand enters as from the bar
         if target >= 1:
-            if board[target] >= -1:  # open: empty, ours, or a lone opposing blot
+            if board[target] >= lowest_open:  # open: empty, ours, or a lone opposing blot
                 moves.append((source, target, board[target] == -1))
         elif all_home:
             higher_checkers = any(board[point] > 0 for point in range(source + 1, 7))
@@ -94,10 +111,12 @@ def apply_move(board: list[int], move: Move) -> list[int]:
             after[target] = 0
             after[0] -= 1  # the hit checker goes to the opponent's bar
         after[target] += 1
+        if target in HOME and len(after) > NO_HIT and after[NO_HIT]:
+            after[NO_HIT] = 0  # Dutch: home reached, hits allowed from the next die on
     return after
 
 
-def _sequences(board, dice, moves_so_far, found):
+def _sequences(board, dice, moves_so_far, found, variant=None):
     """Depth-first over the dice in the given order; records (moves, board) at every leaf.
 
     A sequence stops early when its next die cannot be played: the dice after it are forfeited.
@@ -105,19 +124,21 @@ def _sequences(board, dice, moves_so_far, found):
     if not dice:
         found.append((moves_so_far, board))
         return
-    options = single_moves(board, dice[0])
+    options = single_moves(board, dice[0], variant)
     if not options:
         found.append((moves_so_far, board))
         return
     for move in options:
-        _sequences(apply_move(board, move), dice[1:], moves_so_far + (move,), found)
+        _sequences(apply_move(board, move), dice[1:], moves_so_far + (move,), found, variant)
 
 
 def legal_plays(position: Position, roll) -> list[Play]:
     """Every distinct legal play of ``roll`` from ``position`` (the side on roll moves).
 
     The list is in the canonical order both engines share: ascending by the resulting
-    position's :attr:`Position.key`.  No legal play gives an empty list.
+    position's :attr:`Position.key` (then its slots, variant state last).  No legal play gives
+    an empty list.  The position's variant decides the rules (``bgsim.variants``) and every
+    result is of the same variant.
     """
     if not isinstance(position, Position):
         raise NotAPositionError(f"legal_plays needs a Position, got {type(position).__name__}")
@@ -127,10 +148,15 @@ def legal_plays(position: Position, roll) -> list[Play]:
     else:
         orders = [(first, second), (second, first)]
 
+    variant = position.variant_rules if position.variant != "standard" else None
+    if variant is not None and not variant.moves_differ:
+        variant = None  # Nackgammon, hypergammon: the standard moves on the 26 slots
+    start = position.search_slots if variant is not None else list(position.board)
+
     found: list[tuple[int, tuple[Move, ...], list[int]]] = []  # (first die, moves, board)
     for dice in orders:
         sequences: list[tuple[tuple[Move, ...], list[int]]] = []
-        _sequences(list(position.board), dice, (), sequences)
+        _sequences(start, dice, (), sequences, variant)
         found.extend((dice[0], moves, board) for moves, board in sequences)
 
     most_dice = max(len(moves) for _, moves, _ in found)
@@ -148,12 +174,13 @@ def legal_plays(position: Position, roll) -> list[Play]:
     for _, moves, board in candidates:
         result = tuple(board)
         if result not in plays:
-            plays[result] = Play(moves, Position(result))
-    return sorted(plays.values(), key=lambda play: (play.result.key, play.result.board))
+            plays[result] = Play(moves, Position.from_search(result, position.variant))
+    return [plays[slots] for _, slots in sorted((play.result.key, slots) for slots, play in plays.items())]
 
 
 def notation(moves: tuple[Move, ...]) -> str:
-    """Standard notation: ``13/7 8/7``, ``bar/22``, ``6/off``, ``8/7*``, ``24/18(2)``.
+    """Standard notation: ``13/7 8/7``, ``bar/22``, ``6/off``, ``8/7*``, ``24/18(2)``; a checker
+    entering from hand (a variant) is written ``hand/22``.
 
     Checkers are alike, so the notation describes the play, not the order the search found
     its moves in: moves are taken from the highest point down, so that moves of one checker in a
@@ -176,7 +203,7 @@ def notation(moves: tuple[Move, ...]) -> str:
             paths.append([[source, target, hit]])
 
     def point_name(point: int) -> str:
-        return "bar" if point == BAR else "off" if point == 0 else str(point)
+        return "bar" if point == BAR else "hand" if point == HAND else "off" if point == 0 else str(point)
 
     texts = []
     for path in paths:

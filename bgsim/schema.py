@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .cube import Rules
+from .variants import VARIANTS
 
 SIDES = ("white", "black")
 WINNER_CODES = SIDES  # 0 white, 1 black
@@ -34,8 +35,10 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "white": ("string", "white's player spec"),
     "black": ("string", "black's player spec"),
     "winner": ("category", "`white` or `black`"),
-    "result": ("category", "`single`, `gammon`, `backgammon` or `drop` (a refused double)"),
-    "cube_value": ("int64", "final cube value; for a drop, the value before the refused double"),
+    "result": ("category", "`single`, `gammon`, `backgammon` or `drop` (a refused double); "
+               "acey-deucey's games are all `single`"),
+    "cube_value": ("int64", "final cube value; for a drop, the value before the refused double; "
+                   "acey-deucey (no cube): the final stake"),
     "cube_owner": ("category", "`centre`, `white` or `black` at the end of the game"),
     "doubles": ("int16", "accepted doubles (a beaver counts as a further double)"),
     "beavers": ("int16", "beavers (a take that at once redoubled)"),
@@ -43,14 +46,15 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "first_double_ply": ("int32", "ply at which the first double was offered, null if none"),
     "first_doubler": ("category", "who offered the first double: `white`, `black`, null if none"),
     "dropped": ("bool", "the game ended on a dropped double"),
-    "points": ("int64", "points won by the winner, every option applied"),
+    "points": ("int64", "points won by the winner, every option applied (acey-deucey: the stake "
+               "times the loser's checkers not borne off)"),
     "white_points": ("int64", "points from white's side: +points if white won, else -points"),
     "points_counted": ("int64", "points that count in the match: `points` capped at what the "
                        "winner still needed (equal to `points` in money games)"),
     "plies": ("int32", "turns played: each roll counts, dances included, the opening roll is 1"),
-    "white_pips": ("int16", "white's pip count at the end"),
+    "white_pips": ("int16", "white's pip count at the end (a checker in hand counts 25)"),
     "black_pips": ("int16", "black's pip count at the end"),
-    "white_off": ("int16", "white's checkers borne off at the end"),
+    "white_off": ("int16", "white's checkers borne off at the end (of 15, or of 1..3 in hypergammon)"),
     "black_off": ("int16", "black's checkers borne off at the end"),
     "match_to": ("int16", "match length, 0 for a money game"),
     "game_in_match": ("int16", "0, 1, ... within the match (0 for money games)"),
@@ -63,6 +67,9 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "rule_beaver": ("bool", "rule option: beavers allowed"),
     "rule_automatic_doubles": ("int16", "rule option: automatic doubles allowed per game"),
     "rule_backgammon_as_gammon": ("bool", "rule option: a backgammon scores as a gammon"),
+    "rule_variant": ("category", "rule option: the game played, `standard`, `nackgammon`, "
+                     "`hypergammon1`..`hypergammon3`, `dutch` or `acey-deucey`"),
+    "rule_double_on_acey_deucey": ("bool", "rule option: acey-deucey's stake doubles at each 1-2"),
 }
 
 # Columns an engine must supply as arrays; the rest follow from the players and rules.
@@ -87,32 +94,35 @@ CATEGORIES = {
     "result": RESULT_CODES,
     "cube_owner": OWNER_CODES,
     "first_doubler": SIDES,
+    "rule_variant": VARIANTS,
 }
 # Integer columns whose engine value 0 means "did not happen": nulls in the frame.
 NULL_WHEN_ZERO = {"first_double_ply": "Int32"}
 
 
-def _frame_dtype(name: str):
-    if name in CATEGORIES:
-        return pd.CategoricalDtype(list(CATEGORIES[name]))
-    return NULL_WHEN_ZERO.get(name, COLUMNS[name][0])
+def _frame_dtype(name: str, columns=COLUMNS, categories=CATEGORIES, nulls=NULL_WHEN_ZERO):
+    if name in categories:
+        return pd.CategoricalDtype(list(categories[name]))
+    return nulls.get(name, columns[name][0])
 
 
 DTYPES = {name: _frame_dtype(name) for name in COLUMNS}
 
 
-def conform(frame: pd.DataFrame) -> pd.DataFrame:
+def conform(frame: pd.DataFrame, dtypes: Mapping = DTYPES) -> pd.DataFrame:
     """``frame`` with the schema's dtypes (a Parquet file read back keeps only the categories it
-    saw, in its own order); other columns, such as a run's, are left alone."""
-    wanted = {name: dtype for name, dtype in DTYPES.items() if name in frame.columns}
+    saw, in its own order); other columns, such as a run's, are left alone.  ``dtypes``:
+    :data:`CHOUETTE_DTYPES` for a chouette's rows."""
+    wanted = {name: dtype for name, dtype in dtypes.items() if name in frame.columns}
     return frame.astype(wanted)
 
 
-def describe() -> str:
-    """The schema as a Markdown table, for documentation."""
+def describe(columns: Mapping = COLUMNS, dtypes: Mapping = DTYPES) -> str:
+    """The schema as a Markdown table, for documentation (``CHOUETTE_COLUMNS``, ``CHOUETTE_DTYPES``
+    for a chouette's)."""
     lines = ["| column | dtype | meaning |", "|---|---|---|"]
-    lines += [f"| `{name}` | {'category' if name in CATEGORIES else DTYPES[name]} | {text} |"
-              for name, (_, text) in COLUMNS.items()]
+    lines += [f"| `{name}` | {'category' if isinstance(dtypes[name], pd.CategoricalDtype) else dtypes[name]} | {text} |"
+              for name, (_, text) in columns.items()]
     return "\n".join(lines)
 
 
@@ -201,3 +211,143 @@ def columns_from_records(records: Iterable) -> dict[str, np.ndarray]:
 
 def empty_frame() -> pd.DataFrame:
     return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in DTYPES.items()})
+
+
+# --- the chouette: one row per game and player (bgsim.chouette) ------------------------------
+#
+# The same pattern: an engine hands arrays of the ENGINE columns (codes for the coded ones,
+# 0 for "none" where a null is meant), one entry per game and player in seat order; the
+# frame builder adds the rest from the session (seed, the players' specs, the rules).
+
+CHOUETTE_SEAT_CODES = ("box", "captain", "team")
+CHOUETTE_SIDE_CODES = ("box", "team")
+CHOUETTE_OWNER_CODES = ("", "centre", "box", "team")  # code 0 on the box's row: a null
+CHOUETTE_CUBE_REGIMES = ("team", "individual")
+
+CHOUETTE_COLUMNS: dict[str, tuple[str, str]] = {
+    "game": ("int64", "game number within the session: the seats rotate from one to the next"),
+    "seed": ("int64", "session seed; with `game` it fixes every die of the game"),
+    "player": ("int8", "the player's number: its place, from 0, in the list of players the session was given"),
+    "spec": ("string", "the player's spec"),
+    "players": ("int8", "players in the chouette (3 to 10)"),
+    "seat": ("category", "the player's seat in this game: `box`, `captain` or `team`"),
+    "place": ("int8", "0 the box, 1 the captain, 2.. the rest of the team in order (`team k` is place k)"),
+    "winner": ("category", "`box` or `team`: who won the game, which decides the rotation"),
+    "result": ("category", "how this player's game ended: `single`, `gammon`, `backgammon`, or `drop` "
+               "for a member that left on a refused double (its own or the box's); the box's row: "
+               "how the game ended"),
+    "cube_value": ("int64", "this member's cube at the end (for a refused double, the value before "
+                   "it); null on the box's row"),
+    "cube_owner": ("category", "who owns this member's cube at the end: `centre`, `box` or `team` "
+                   "(in the individual regime, the member); null on the box's row"),
+    "left_ply": ("int32", "the ply whose cube action took this member out of the game (it dropped, "
+                 "or the box dropped its double); null when it stayed to the end, and on the box's row"),
+    "dropped": ("bool", "this player refused a double (the box: any)"),
+    "doubles_offered": ("int16", "doubles this player offered, counted per member's cube (the box's "
+                        "double to three members is three)"),
+    "doubles_accepted": ("int16", "of those, the ones taken or beavered"),
+    "doubles_received": ("int16", "doubles offered to this player, counted per member's cube"),
+    "doubles_taken": ("int16", "of those, the ones it took or beavered"),
+    "beavers": ("int16", "of those, the ones it beavered"),
+    "doubles_blocked": ("int16", "team regime: times this member wanted to double and another did not"),
+    "plies_moved": ("int32", "plies at which this player moved the checkers"),
+    "points": ("int64", "points this player won (+) or lost (-); the game's rows sum to zero"),
+    "plies": ("int32", "rolls in the game, the opening roll is 1"),
+    "automatic_doubles": ("int16", "automatic doubles from tied opening rolls"),
+    "rule_chouette_cubes": ("category", "rule option: `team` (the team doubles unanimously and shares "
+                            "a cube) or `individual` (every member has its own cube)"),
+    **{name: spec for name, spec in COLUMNS.items() if name.startswith("rule_")},
+}
+
+CHOUETTE_ENGINE_COLUMNS = (
+    "game", "player", "seat", "place", "winner", "result", "cube_value", "cube_owner", "left_ply",
+    "dropped", "doubles_offered", "doubles_accepted", "doubles_received", "doubles_taken", "beavers",
+    "doubles_blocked", "plies_moved", "points", "plies", "automatic_doubles",
+)
+CHOUETTE_CODED = {
+    "seat": CHOUETTE_SEAT_CODES,
+    "winner": CHOUETTE_SIDE_CODES,
+    "result": RESULT_CODES,
+    "cube_owner": CHOUETTE_OWNER_CODES,
+}
+CHOUETTE_CATEGORIES = {
+    "seat": CHOUETTE_SEAT_CODES,
+    "winner": CHOUETTE_SIDE_CODES,
+    "result": RESULT_CODES,
+    "cube_owner": CHOUETTE_OWNER_CODES[1:],
+    "rule_chouette_cubes": CHOUETTE_CUBE_REGIMES,
+}
+CHOUETTE_NULL_WHEN_ZERO = {"cube_value": "Int64", "left_ply": "Int32"}
+CHOUETTE_DTYPES = {name: _frame_dtype(name, CHOUETTE_COLUMNS, CHOUETTE_CATEGORIES, CHOUETTE_NULL_WHEN_ZERO)
+                   for name in CHOUETTE_COLUMNS}
+
+
+def chouette_frame_from_columns(columns: Mapping[str, np.ndarray], seed: int, specs, rules: Rules,
+                                chouette_cubes: str) -> pd.DataFrame:
+    """The one-row-per-game-and-player DataFrame of a chouette session from engine arrays;
+    ``specs[i]`` is player i's spec."""
+    missing = [name for name in CHOUETTE_ENGINE_COLUMNS if name not in columns]
+    if missing:
+        raise ValueError(f"engine output lacks columns: {', '.join(missing)}")
+    count = len(columns["game"])
+    data: dict[str, object] = {}
+    for name in CHOUETTE_ENGINE_COLUMNS:
+        values = np.asarray(columns[name])
+        if name in CHOUETTE_CODED:
+            codes = values.astype(np.int64)
+            if name == "cube_owner":
+                codes = codes - 1  # the box's "" becomes -1: a null
+            data[name] = pd.Categorical.from_codes(codes, dtype=CHOUETTE_DTYPES[name])
+        elif name in CHOUETTE_NULL_WHEN_ZERO:
+            data[name] = pd.array(values, dtype=CHOUETTE_DTYPES[name])
+            data[name][values == 0] = pd.NA
+        else:
+            data[name] = values
+    data["seed"] = np.full(count, seed)
+    data["spec"] = np.asarray(list(specs), dtype=object)[np.asarray(columns["player"], dtype=np.int64)] \
+        if count else np.zeros(0, dtype=object)
+    data["players"] = np.full(count, len(specs))
+    data["rule_chouette_cubes"] = pd.Categorical([chouette_cubes] * count,
+                                                 dtype=CHOUETTE_DTYPES["rule_chouette_cubes"])
+    for option, value in asdict(rules).items():
+        data["rule_" + option] = np.full(count, value)
+    frame = pd.DataFrame({name: data[name] for name in CHOUETTE_COLUMNS})
+    return frame.astype(CHOUETTE_DTYPES)
+
+
+def chouette_columns_from_records(records: Iterable) -> dict[str, np.ndarray]:
+    """Turn reference-engine :class:`~bgsim.chouette.ChouetteRecord` objects into engine arrays."""
+    out: dict[str, list] = {name: [] for name in CHOUETTE_ENGINE_COLUMNS}
+    for record in records:
+        for seat in record.seats:
+            values = {
+                "game": record.game,
+                "player": seat.player,
+                "seat": CHOUETTE_SEAT_CODES.index(seat.seat),
+                "place": seat.place,
+                "winner": CHOUETTE_SIDE_CODES.index(record.winner),
+                "result": RESULT_CODES.index(seat.result),
+                "cube_value": seat.cube_value,
+                "cube_owner": CHOUETTE_OWNER_CODES.index(seat.cube_owner),
+                "left_ply": seat.left_ply,
+                "dropped": seat.dropped,
+                "doubles_offered": seat.doubles_offered,
+                "doubles_accepted": seat.doubles_accepted,
+                "doubles_received": seat.doubles_received,
+                "doubles_taken": seat.doubles_taken,
+                "beavers": seat.beavers,
+                "doubles_blocked": seat.doubles_blocked,
+                "plies_moved": seat.plies_moved,
+                "points": seat.points,
+                "plies": record.plies,
+                "automatic_doubles": record.automatic_doubles,
+            }
+            for name, value in values.items():
+                out[name].append(value)
+    dtypes = {name: CHOUETTE_COLUMNS[name][0] for name in CHOUETTE_ENGINE_COLUMNS}
+    dtypes.update({name: "int64" for name in CHOUETTE_CODED})
+    return {name: np.array(values, dtype=dtypes[name]) for name, values in out.items()}
+
+
+def empty_chouette_frame() -> pd.DataFrame:
+    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in CHOUETTE_DTYPES.items()})

@@ -14,18 +14,27 @@ MULTIPLIER = {SINGLE: 1, GAMMON: 2, BACKGAMMON: 3, DROP: 1}
 
 
 def result_of(position: Position) -> str:
-    """The result of a finished game, ``position`` seen from the winner (all 15 off).
+    """The result of a finished game, ``position`` seen from the winner (all its checkers off:
+    15, or the hypergammon count).
 
     Gammon: the loser has borne off none.  Backgammon: and it still has a checker on the bar
-    or in the winner's home board (the winner's points 1..6, or the bar at slot 0).
+    or in the winner's home board (the winner's points 1..6, or the bar at slot 0); in Dutch
+    backgammon a checker still in hand counts as on the bar.  (Acey-deucey knows neither:
+    :func:`acey_deucey_points`.)
     """
-    if position.checkers_off != 15:
+    if position.checkers_off != position.checkers:
         raise ValueError("the game is not over: the winner still has checkers on the board")
     if position.opponent_checkers_off > 0:
         return SINGLE
-    if any(position.board[slot] < 0 for slot in range(0, 7)):
+    if position.in_hand[1] > 0 or any(position.board[slot] < 0 for slot in range(0, 7)):
         return BACKGAMMON
     return GAMMON
+
+
+def acey_deucey_points(position: Position, stake: int) -> int:
+    """Acey-deucey: the loser pays the stake per checker it has not borne off (in hand, on the
+    bar or on the board); ``position`` seen from the winner."""
+    return stake * (position.checkers - position.opponent_checkers_off)
 
 
 def points_for(result: str, cube_value: int, rules: Rules, cube_turned: bool, match: bool) -> int:

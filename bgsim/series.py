@@ -6,9 +6,6 @@ game however many games run and in whatever order, because its dice depend only 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable
-
 import numpy as np
 import pandas as pd
 
@@ -16,87 +13,13 @@ from .board import Position
 from .cube import Rules
 from .decisions import Player
 from .dice import check_seed
-from .game import check_start, play_game
+from .game import check_variant_players, play_game
 from .match import check_match_length, play_match
 from .schema import columns_from_records, empty_frame, frame_from_columns
+from .starts import OPENING, Starts, game_numbers, game_starts  # noqa: F401 (public names)
+from .variants import STANDARD
 
 ENGINES = ("auto", "fast", "reference")
-
-
-def game_numbers(games: int | range | Iterable[int]) -> list[int]:
-    """``games`` as a list of game numbers: an int N means games 0..N-1."""
-    if isinstance(games, bool) or isinstance(games, (float, str, bytes)):
-        raise TypeError(f"games must be a whole number of games or an iterable of game numbers, got {games!r}")
-    if isinstance(games, int):
-        if games < 0:
-            raise ValueError(f"the number of games cannot be negative, got {games}")
-        return list(range(games))
-    try:
-        numbers = [int(g) for g in games]
-    except TypeError:
-        raise TypeError(f"games must be a whole number of games or an iterable of game numbers, "
-                        f"got {type(games).__name__}") from None
-    for number in numbers:
-        check_seed(number, "game number")
-    return numbers
-
-
-@dataclass(frozen=True)
-class Starts:
-    """Where each game starts, as the kernels take it: ``boards`` int8 (games, 26) from white,
-    white on roll, and ``setups`` int64 (games, 2 + 2 * given rolls): mirror, given rolls, dice;
-    both with no rows for games from the opening."""
-
-    boards: np.ndarray
-    setups: np.ndarray
-
-
-OPENING = Starts(np.zeros((0, 26), dtype=np.int8), np.zeros((0, 2), dtype=np.int64))
-
-
-def game_starts(count: int, start=None, rolls=None, mirror=False) -> Starts:
-    """``start`` (a Position, a sequence of them, or int arrays (26,) or (games, 26)), ``rolls``
-    (the first rolls, (k, 2) for every game or (games, k, 2)) and ``mirror`` (a bool, or one per
-    game) as the kernels take them; ValueError or TypeError naming what is wrong."""
-    if start is None:
-        if rolls is not None and len(rolls):
-            check_start(None, rolls, False)
-        if np.any(mirror):
-            raise ValueError("mirror is for games that start from a position (start)")
-        return OPENING
-    if isinstance(start, Position):
-        boards = np.array([start.board], dtype=np.int64)
-    elif isinstance(start, np.ndarray):
-        boards = np.asarray(start, dtype=np.int64).reshape(-1, 26) if start.ndim in (1, 2) and start.shape[-1] == 26 else None
-        if boards is None:
-            raise ValueError(f"start boards must have shape (26,) or (games, 26), got {start.shape}")
-    else:
-        positions = list(start)
-        for position in positions:
-            check_start(position, (), False)
-        boards = np.array([position.board for position in positions], dtype=np.int64).reshape(-1, 26)
-    for board in np.unique(boards, axis=0):  # few distinct boards in a rollout: check each once
-        check_start(Position(tuple(int(v) for v in board)), (), False)
-    if len(boards) == 1:
-        boards = np.repeat(boards, count, axis=0)
-    if len(boards) != count:
-        raise ValueError(f"{len(boards)} start positions for {count} games: give one, or one per game")
-    given = np.zeros((count, 0, 2), dtype=np.int64)
-    if rolls is not None and len(rolls):
-        given = np.asarray(rolls, dtype=np.int64)
-        if given.ndim == 2:
-            given = np.repeat(given[None], count, axis=0)
-        if given.ndim != 3 or given.shape[0] != count or given.shape[2] != 2:
-            raise ValueError(f"rolls must have shape (k, 2) or ({count}, k, 2), got {given.shape}")
-        if given.size and (given.min() < 1 or given.max() > 6):
-            raise ValueError("a die is a whole number from 1 to 6")
-    flags = np.broadcast_to(np.asarray(mirror, dtype=bool), (count,))
-    setups = np.zeros((count, 2 + 2 * given.shape[1]), dtype=np.int64)
-    setups[:, 0] = flags
-    setups[:, 1] = given.shape[1]
-    setups[:, 2:] = given.reshape(count, -1)
-    return Starts(boards.astype(np.int8), setups)
-
 
 
 def play_games_reference(
@@ -108,14 +31,21 @@ def play_games_reference(
     check_seed(seed)
     numbers = game_numbers(games)
     records = []
-    starts = game_starts(len(numbers), start, rolls, mirror)
+    if start is not None and not isinstance(start, (Position, np.ndarray)):
+        start = list(start)  # read twice below
+    variant_starts = _variant_starts(start, len(numbers))
+    if variant_starts is not None:  # checked (and their setups made) as the standard boards they show
+        starts = game_starts(len(numbers), [position.as_standard() for position in variant_starts], rolls, mirror)
+    else:
+        starts = game_starts(len(numbers), start, rolls, mirror)
     if start is not None:
         if match_to:
             raise ValueError("a game that starts from a position is a money game: it cannot be part of a match")
-        for number, board, setup in zip(numbers, starts.boards, starts.setups):
+        for index, (number, board, setup) in enumerate(zip(numbers, starts.boards, starts.setups)):
             given = [(int(setup[2 + 2 * k]), int(setup[3 + 2 * k])) for k in range(int(setup[1]))]
-            records.append(play_game(white, black, seed, number, rules,
-                                     start=Position(tuple(int(v) for v in board)), rolls=given,
+            position = (variant_starts[index] if variant_starts is not None
+                        else Position(tuple(int(v) for v in board)))
+            records.append(play_game(white, black, seed, number, rules, start=position, rolls=given,
                                      mirror=bool(setup[0])))
     elif match_to:
         check_match_length(match_to)
@@ -128,6 +58,18 @@ def play_games_reference(
     return frame_from_columns(columns_from_records(records), seed, white.name, black.name, rules)
 
 
+def _variant_starts(start, count: int) -> list[Position] | None:
+    """One start Position per game when ``start`` holds positions of a variant, else None."""
+    if isinstance(start, Position):
+        return [start] * count if start.variant != STANDARD else None
+    if start is None or isinstance(start, np.ndarray):
+        return None
+    positions = list(start)
+    if not any(isinstance(position, Position) and position.variant != STANDARD for position in positions):
+        return None
+    return positions * count if len(positions) == 1 else positions
+
+
 def check_players(white, black) -> None:
     """A clear TypeError for anything that is not a player, a spec string above all.
 
@@ -135,20 +77,31 @@ def check_players(white, black) -> None:
     cannot turn "heuristic+pipdiff" into a player itself: that is ``bots.make_player``'s job.
     """
     for seat, player in (("white", white), ("black", black)):
-        if isinstance(player, str):
-            raise TypeError(f"{seat} is the string {player!r}: play_games takes player objects; "
-                            f"build one with bots.make_player({player!r})")
-        missing = [name for name in ("name", "choose_play", "offer_double", "respond_to_double")
-                   if not hasattr(player, name)]
-        if missing:
-            raise TypeError(f"{seat} ({type(player).__name__}) is not a player: it lacks "
-                            f"{', '.join(missing)} (see bgsim.decisions.Player, or bots.make_player)")
+        check_player(seat, player)
 
 
-def engine_for(engine: str, white: Player, black: Player) -> str:
-    """The engine ``play_games`` runs for ``engine``: ``auto`` is fast when both players can run there."""
+def check_player(seat: str, player) -> None:
+    """A clear TypeError when ``player`` (at ``seat``, for the message) is not a player."""
+    if isinstance(player, str):
+        raise TypeError(f"{seat} is the string {player!r}: bgsim takes player objects; "
+                        f"build one with bots.make_player({player!r})")
+    missing = [name for name in ("name", "choose_play", "offer_double", "respond_to_double")
+               if not hasattr(player, name)]
+    if missing:
+        raise TypeError(f"{seat} ({type(player).__name__}) is not a player: it lacks "
+                        f"{', '.join(missing)} (see bgsim.decisions.Player, or bots.make_player)")
+
+
+def engine_for(engine: str, white: Player, black: Player, rules: Rules | None = None) -> str:
+    """The engine ``play_games`` runs for ``engine``: ``auto`` is fast when both players can run
+    there and the game is the standard one (the fast engine plays no other variant yet)."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}: choose from {', '.join(ENGINES)}")
+    if rules is not None and rules.variant != STANDARD:
+        if engine == "fast":
+            raise ValueError(f"the fast engine plays only the standard game so far, not {rules.variant}: "
+                             f"use the reference engine")
+        return "reference"
     if engine != "auto":
         return engine
     from . import fast
@@ -179,7 +132,9 @@ def play_games(
     ``bgsim.game.play_game``).
     """
     check_players(white, black)
-    if engine_for(engine, white, black) == "reference":
+    if isinstance(rules, Rules):
+        check_variant_players(white, black, rules.variant)
+    if engine_for(engine, white, black, rules) == "reference":
         return play_games_reference(white, black, seed, games, rules, match_to, start, rolls, mirror)
     from . import fast
 

@@ -29,10 +29,14 @@ def describe_bots() -> str:
         for name, bot in registry.items():
             engine = "" if getattr(bot, "fast_name", "") else "  [reference engine only]"
             lines.append(f"  {name:<12} {bot.description}{engine}")
+            if getattr(bot, "variant_note", ""):
+                lines.append(f"      {'(variants)':<18} {bot.variant_note}")
             for param in bot.PARAMS:
                 setting = f"{param.key}={param.default_text}"
                 lines.append(f"      {setting:<18} {param.help}")
         lines.append("")
     lines.append("A player is CHECKER or CHECKER+CUBE, e.g. heuristic+pipdiff(double=8%,redouble=9%,take=12%);")
     lines.append("a bare CHECKER never doubles and takes every double.")
+    lines.append("Variants (--variant; reference engine): every checker bot plays every variant, unless said above,")
+    lines.append("seeing checkers in hand as on the bar; cube bots play wherever there is a cube (not acey-deucey).")
     return "\n".join(lines)

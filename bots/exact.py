@@ -82,22 +82,16 @@ def cube_equities(position: Position, tables: bool = True, jacoby_centred: bool 
     from .gnubg_bots import cube_efficiency, janowski_equities
     from .nn import evaluate, shipped_net
 
-    counts = bearoff.home_counts(position)
-    if counts is not None:
-        checkers = bearoff.default_two_sided_checkers()
-        own, opponent = bearoff.position_number(counts[0]), bearoff.position_number(counts[1])
-        if tables and sum(counts[0]) <= checkers and sum(counts[1]) <= checkers:
-            table = bearoff.two_sided(checkers)
-            return CubeEquities(
-                float(table.rolls_centred[own, opponent]), float(table.rolls_owned[own, opponent]),
-                2.0 * float(table.opponent_owns[own, opponent]),
-                (float(table.win[own, opponent]), 0.0, 0.0, 0.0, 0.0), EXACT, TWO_SIDED_EFFICIENCY)
-        if estimate == "nn":
-            counts = None  # the net, below
-        else:
-            probabilities = bearoff.one_sided().probabilities(own, opponent)
-            efficiency, source = ONE_SIDED_EFFICIENCY, ONE_SIDED
-    if counts is None:
+    # without the tables, no bear-off is the two-sided database's: every one is the one-sided one's
+    found = bearoff.evaluate(position, None if tables else 0)
+    if found is not None and found.cubeful is not None:
+        cubeful = found.cubeful
+        return CubeEquities(cubeful.no_double, cubeful.no_double_owned, cubeful.double_take,
+                            found.probabilities, EXACT, TWO_SIDED_EFFICIENCY)
+    if found is not None and estimate != "nn":
+        probabilities = found.probabilities
+        efficiency, source = ONE_SIDED_EFFICIENCY, ONE_SIDED
+    else:  # not a bear-off, or the net asked for
         probabilities = evaluate(shipped_net(), position)
         efficiency, source = cube_efficiency(position), NN
     centred, owned, theirs = janowski_equities(probabilities, efficiency, jacoby_centred)
@@ -157,7 +151,7 @@ class Exact(CubeBot):
             if self.score_aware:  # match play reads the cubeless chances and the match tables' data
                 checkers = match.default_match_checkers()
                 starts, targets, pips = match_successors(checkers)
-                arrays.update(bearoff_win=player_tables().win, match_win=match._win_table(checkers),
+                arrays.update(bearoff_win=player_tables().win, match_win=match.win_table(checkers),
                               match_starts=starts, match_targets=targets, match_pips=pips)
         return arrays
 

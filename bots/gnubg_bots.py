@@ -9,11 +9,17 @@ from __future__ import annotations
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
 from bgsim.position_id import to_gnubg_board
+from bgsim.variants import ACEY_DEUCEY, DUTCH
 
 from .checker import CheckerBot
 from . import match_cube
 from .cube import SCORE_AWARE, CubeBot
 from .params import Param, parse_int
+
+# GNU Backgammon plays these; it has no checkers in hand (Dutch backgammon, acey-deucey).
+REFUSED_VARIANTS = (DUTCH, ACEY_DEUCEY)
+VARIANT_NOTE = ("GNU Backgammon knows no checkers in hand: it plays the standard game, nackgammon "
+                "and hypergammon only (its net is trained on the standard game)")
 
 
 def _gnubg_nn():
@@ -42,6 +48,8 @@ class GnubgChecker(CheckerBot):
 
     name = "gnubg"
     description = "GNU Backgammon's neural net (gnubg-nn), 0-ply by default"
+    refused_variants = REFUSED_VARIANTS
+    variant_note = VARIANT_NOTE
     PARAMS = (
         Param("plies", parse_int, 0, "look-ahead plies of the gnubg evaluation (0..2)", minimum=0, maximum=2),
     )
@@ -59,6 +67,9 @@ class GnubgChecker(CheckerBot):
         raise RuntimeError(
             f"gnubg chose {moves} from {position.position_id} with {roll}, which is not a legal play here"
         )
+
+    def choose_double(self, position, options, random):
+        raise NotImplementedError("gnubg cannot play acey-deucey: GNU Backgammon knows no checkers in hand")
 
 
 def janowski_equities(probabilities, efficiency: float, jacoby_centred: bool = False):
@@ -143,6 +154,8 @@ class GnubgCube(CubeBot):
 
     name = "gnubg"
     description = "GNU Backgammon: its match cube decision at the score, Janowski money formulas in money play"
+    refused_variants = REFUSED_VARIANTS
+    variant_note = VARIANT_NOTE
     PARAMS = (
         Param("plies", parse_int, 0, "look-ahead plies of the probabilities (0..2)", minimum=0, maximum=2),
         SCORE_AWARE,

@@ -17,7 +17,7 @@ import numpy as np
 from bgsim.board import Position, is_race
 from bgsim.fast.nn import COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT
 
-from .checker import BEAROFF, CheckerBot
+from .checker import BEAROFF, CheckerBot, best_double
 from . import match_cube
 from .cube import SCORE_AWARE, CubeBot
 from .gnubg_bots import janowski_equities, janowski_offer, janowski_response
@@ -69,7 +69,7 @@ class Net:
         """Write the net to ``path`` (``.npz`` is added when missing, as numpy does), whole or not
         at all: into a temporary file beside it, then renamed, so that a run killed mid-write
         never leaves a truncated net under the real name.  (bots cannot import
-        experiments.files, whose writers do the same.)"""
+        experiments.running.files, whose writers do the same.)"""
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
@@ -227,6 +227,7 @@ class NNChecker(CheckerBot):
     name = "nn"
     fast_name = "nn"
     description = "neural net distilled from GNU Backgammon (bgsim train), integer arithmetic"
+    variant_note = "trained on the standard game; in a variant it sees checkers in hand as on the bar"
     PARAMS = (
         Param("weights", str, "", "net file written by bgsim train (default: the shipped net)"),
         BEAROFF,
@@ -265,6 +266,9 @@ class NNChecker(CheckerBot):
                 best, best_value = play, value
         return best
 
+    def choose_double(self, position, options, random):
+        return best_double(options, lambda play: play_value(self.net, play.result.board))
+
 
 class NNCube(CubeBot):
     """Money cube decisions from the net: its cubeless probabilities of the doubler's position
@@ -286,6 +290,7 @@ class NNCube(CubeBot):
     name = "nn"
     fast_name = "nn"
     description = "Janowski cubeful money equity from the nn net's probabilities"
+    variant_note = "trained on the standard game; in a variant it sees checkers in hand as on the bar"
     PARAMS = (
         Param("x", parse_float, 0.68, "cube life index (0 dead cube .. 1 fully live)", minimum=0.0, maximum=1.0),
         Param("weights", str, "", "net file written by bgsim train (default: the shipped net)"),

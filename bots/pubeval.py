@@ -131,6 +131,7 @@ class PubevalBot(EvaluationBot):
     name = "pubeval"
     fast_name = "pubeval"
     description = "Tesauro's public evaluation function (linear, race and contact weights)"
+    variant_note = "fitted to the standard game; in a variant it sees checkers in hand as on the bar"
     PARAMS = (BEAROFF,)
 
     def pick(self, position, roll, plays, random):

@@ -180,7 +180,7 @@ def epc_table() -> np.ndarray:
     (the SAME array object every call, so the fast engine stores it once)."""
     from bgsim import bearoff
 
-    table = np.ascontiguousarray(bearoff.one_sided().mean * bearoff.PIPS_PER_ROLL, dtype=np.float64)
+    table = np.ascontiguousarray(bearoff.one_sided().effective_pip_counts(), dtype=np.float64)
     table.setflags(write=False)
     return table
 

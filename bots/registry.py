@@ -18,6 +18,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+import sys
+from collections.abc import Sequence as SequenceABC
 from functools import lru_cache
 from types import ModuleType
 from typing import Iterable, Sequence
@@ -26,6 +28,7 @@ from bgsim.board import Position
 from bgsim.cube import CubeView, Response
 from bgsim.dice import RandomStream
 from bgsim.rules import Play
+from bgsim.variants import STANDARD, variant_of
 
 from .checker import CheckerBot
 from .cube import CubeBot, NoCube
@@ -66,12 +69,12 @@ def registry_of(modules: Iterable[ModuleType]) -> dict[str, dict[str, type[Bot]]
 
 def family_modules() -> list[ModuleType]:
     """Every module of the ``bots`` package, in the order of the listing."""
-    import bots
-
-    names = sorted(info.name for info in pkgutil.iter_modules(bots.__path__))
+    # the package is loaded before any module of it: read, not imported (bots imports this module)
+    package = sys.modules[__package__]
+    names = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
     ordered = [name for name in LISTED_FIRST if name in names]
     ordered += [name for name in names if name not in LISTED_FIRST]
-    return [importlib.import_module(f"bots.{name}") for name in ordered]
+    return [importlib.import_module(f"{__package__}.{name}") for name in ordered]
 
 
 @lru_cache(maxsize=None)
@@ -106,22 +109,45 @@ def switched_spec(role: str, name: str, money: bool) -> str | None:
 
 
 class BotPlayer:
-    """A checker bot and a cube bot at one seat: the :class:`bgsim.decisions.Player` protocol."""
+    """A checker bot and a cube bot at one seat: the :class:`bgsim.decisions.Player` protocol.
+
+    In a variant the bots are shown every position as one of the standard game
+    (``Position.as_standard``: checkers in hand on the bar), the plays in their canonical order,
+    and the play a checker bot picks is handed back as the variant's own play at that index.
+    """
 
     def __init__(self, checker: CheckerBot, cube: CubeBot | None = None) -> None:
         self.checker = checker
         self.cube = cube if cube is not None else NoCube()
         self.name = checker.spec if isinstance(self.cube, NoCube) else f"{checker.spec}+{self.cube.spec}"
 
+    def check_variant(self, variant: str) -> None:
+        """SpecError (one line) when a bot of this seat cannot play ``variant``; a cube bot only
+        where the variant has a cube."""
+        rules = variant_of(variant)
+        for bot in (self.checker, self.cube) if rules.cube else (self.checker,):
+            if rules.name in getattr(bot, "refused_variants", ()):
+                note = getattr(bot, "variant_note", "")
+                raise SpecError(f"{bot.name} cannot play {rules.name}" + (f": {note}" if note else ""))
+        if rules.acey_deucey and type(self.checker).choose_double is CheckerBot.choose_double:
+            raise SpecError(f"{self.checker.name} cannot play acey-deucey: it does not choose the double "
+                            f"after a 1-2 (CheckerBot.choose_double)")
+
     def choose_play(self, position: Position, roll: tuple[int, int], plays: Sequence[Play],
                     random: RandomStream) -> Play:
-        return self.checker.choose(position, roll, plays, random)
+        if position.variant == STANDARD:
+            return self.checker.choose(position, roll, plays, random)
+        seen = _as_standard(plays)
+        return _same_index(self.checker.choose(position.as_standard(), roll, seen, random), seen, plays)
+
+    def choose_double(self, position: Position, options: Sequence[Sequence[Play]], random: RandomStream) -> int:
+        return self.checker.choose_double(position.as_standard(), _StandardOptions(options), random)
 
     def offer_double(self, position: Position, cube: CubeView) -> bool:
-        return bool(self.cube.offer_double(position, cube))
+        return bool(self.cube.offer_double(position.as_standard(), cube))
 
     def respond_to_double(self, position: Position, cube: CubeView) -> Response:
-        return self.cube.respond(position, cube)
+        return self.cube.respond(position.as_standard(), cube)
 
     @property
     def fast_names(self) -> tuple[str, str]:
@@ -136,6 +162,38 @@ class BotPlayer:
 
     def __hash__(self) -> int:
         return hash(self.name)
+
+
+def _as_standard(plays: Sequence[Play]) -> list[Play]:
+    return [Play(play.moves, play.result.as_standard()) for play in plays]
+
+
+def _same_index(chosen, seen: list[Play], plays: Sequence[Play]):
+    """The variant's play at the index of ``chosen`` among ``seen``; what is not one of them goes
+    back as it came, for the game loop to refuse as illegal."""
+    for index, play in enumerate(seen):
+        if play is chosen:
+            return plays[index]
+    return chosen
+
+
+class _StandardOptions(SequenceABC):
+    """Acey-deucey's six lists of double plays, each shown as standard positions when first read."""
+
+    def __init__(self, options: Sequence[Sequence[Play]]) -> None:
+        self.options = options
+        self.seen: dict[int, list[Play]] = {}
+
+    def __len__(self) -> int:
+        return len(self.options)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        index = range(len(self))[index]
+        if index not in self.seen:
+            self.seen[index] = _as_standard(self.options[index])
+        return self.seen[index]
 
 
 def split_top_level(text: str, separator: str) -> list[str]:

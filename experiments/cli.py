@@ -1,7 +1,8 @@
 """The ``bgsim`` command line.  Each group of subcommands lives in ``experiments/commands/``.
 
 Bad input never ends in a traceback: errors that name the problem (``ValueError`` and its
-subclasses, ``OSError``, a missing optional dependency) print one line and exit with status 2.
+subclasses, ``OSError``, the errors of ``experiments/errors.py``) print one line and exit with
+status 2.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+
+from .errors import MissingDependency, RunError
 
 # Modules that add subcommands; each has ``register(subparsers)``.
 COMMAND_MODULES = (
@@ -24,11 +27,10 @@ COMMAND_MODULES = (
     "experiments.commands.rollout",
     "experiments.commands.train",
     "experiments.commands.trace",
+    "experiments.commands.chouette",
+    "experiments.commands.interchange",
+    "experiments.commands.analyse",
 )
-
-
-class MissingDependency(RuntimeError):
-    """An optional dependency a command needs is not installed."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bgsim: interrupted", file=sys.stderr)
         return 130
-    except (ValueError, OSError, MissingDependency, NotImplementedError) as error:
+    except (ValueError, OSError, MissingDependency, RunError, NotImplementedError) as error:
         print(f"bgsim: error: {error}", file=sys.stderr)
         return 2
 

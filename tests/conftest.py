@@ -82,8 +82,9 @@ def bearoff_position(own, opponent):
 
 def pytest_terminal_summary(terminalreporter):
     """Print how many (position, roll) pairs were checked against GNU Backgammon, by kind."""
-    module = sys.modules.get("test_against_gnubg")
-    summary = getattr(module, "SUMMARY", None)
+    summary = {}
+    for name in ("test_against_gnubg", "test_variants_against_gnubg"):
+        summary.update(getattr(sys.modules.get(name), "SUMMARY", None) or {})
     if not summary:
         return
     terminalreporter.section("bgsim against GNU Backgammon's move generator")
@@ -123,3 +124,16 @@ def fast_cube_answers(packed, position, cube, dispatch=None):
     answer = respond_with_exact(*args, board, view)
     assert offered in (DOUBLE, NO_DOUBLE) and answer in responses
     return offered == DOUBLE, responses[answer]
+
+
+@pytest.fixture(scope="session")
+def gnubg():
+    """GNU Backgammon's program.  A test that needs it fails with the install hint when it is
+    missing (CI installs it), instead of skipping."""
+    from experiments.analysis.gnubg_program import find_gnubg
+    from experiments.errors import MissingDependency
+
+    try:
+        return find_gnubg()
+    except MissingDependency as error:
+        pytest.fail(str(error))

@@ -62,7 +62,7 @@ def random_game_pairs(count: int, seed: int) -> list[tuple[Position, tuple[int, 
             keys = sorted(gnubg_nn.moves(to_gnubg_board(position), *roll))
             if keys:
                 opponent, mover = gnubg_nn.board_from_position_key(rng.choice(keys))
-                position = from_gnubg_board(opponent, mover)
+                position = Position(from_gnubg_board(opponent, mover))
             if position.checkers_off == 15:
                 break
             position = position.turned()

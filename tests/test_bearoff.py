@@ -348,7 +348,7 @@ def test_eval_contact_position(cache_folder, capsys):
 
 def test_agrees_with_gnubg(cache_folder):
     pytest.importorskip("gnubg_nn")
-    from experiments.commands.eval import compare_with_gnubg
+    from experiments.studies.bearoff import compare_with_gnubg
 
     summary = compare_with_gnubg(pairs=400, seed=3)
     # distributions differ only where GNU Backgammon's 16-bit means pick the other of two
@@ -363,7 +363,7 @@ def test_agrees_with_gnubg(cache_folder):
 
 
 def test_build_times_for_the_bench(cache_folder):
-    from experiments.commands.eval import build_times
+    from experiments.studies.bearoff import build_times
 
     times = build_times(2)
     assert times["one_sided_build_s"] > 0 and times["two_sided_build_s"] > 0

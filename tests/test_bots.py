@@ -413,7 +413,7 @@ def test_every_bot_is_listed_with_its_parameters():
 
 def test_heuristic_clearly_beats_racer():
     # Seats swapped on the same dice; results/strength.md has the large-sample figure (+0.82).
-    from experiments.summary import mean_interval
+    from experiments.stats import mean_interval
 
     cubeless = Rules(cube=False)
     heuristic_white = play_games(make_player("heuristic"), make_player("racer"), 8, 120, cubeless,

@@ -24,7 +24,7 @@ from bgsim.fast.sameness import random_positions
 from bgsim.layouts import CAPABILITIES, CHECKER, CUBE, STANDARD, FastBot
 from bots import checker_bots, cube_bots, make_checker, make_cube, make_player, registry
 from conftest import fast_cube_answers
-from experiments.commands.validate import default_cases
+from experiments.studies.validation import default_cases
 import test_bearoff_player as bearoff_tests
 import test_fast_registry as registry_tests
 
@@ -155,7 +155,7 @@ def test_validate_plays_every_variant_a_layout_declares_in_both_engines():
             played |= {(CHECKER, player.checker.fast_name, variant), (CUBE, player.cube.fast_name, variant)}
     declared = {(layout.role, layout.name, variant) for layout in layouts.FAST_BOTS for variant in layout.variants}
     assert declared <= played, (f"bgsim validate plays no game of {sorted(declared - played)}: "
-                                "experiments/commands/validate.py, bot_cases")
+                                "experiments/studies/validation.py, bot_cases")
 
 
 def test_no_bot_claims_a_chouette_seat_that_validate_does_not_play():

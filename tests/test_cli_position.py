@@ -29,7 +29,7 @@ def run(capsys, *argv):
 def gnubg_results(position_id: str, d1: int, d2: int) -> set[str]:
     """GNU Backgammon's own results of the roll, as position IDs (seen from the mover)."""
     board = to_gnubg_board(Position.from_position_id(position_id))
-    return {from_gnubg_board(*gnubg_nn.board_from_position_key(key)).position_id
+    return {Position(from_gnubg_board(*gnubg_nn.board_from_position_key(key))).position_id
             for key in gnubg_nn.moves(board, d1, d2)}
 
 

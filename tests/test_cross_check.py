@@ -15,8 +15,8 @@ from bgsim.rules import legal_plays
 from bots import make_player
 from bots.exact import cube_equities
 from bots.registry import BotPlayer, make_checker
-from experiments import cross_check, cube_audit
 from experiments.cli import main
+from experiments.studies import cross_check, cube_audit
 
 # the side on roll bears off 4 checkers against 3 far back: a double the opponent must pass
 STRONG = Position.from_points({1: 2, 2: 1, 4: 1}, {25 - 6: 2, 25 - 5: 1})

@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import experiments.commands.cube_audit as command
 from bgsim.board import Position
 from bgsim.cube import Response
 from bots.exact import cube_equities
-from experiments import cube_audit
 from experiments.cli import build_parser, main
+from experiments.running.config import split_specs
+from experiments.studies import cube_audit
 
 
 def bearoff(own, other) -> Position:
@@ -99,7 +99,8 @@ def test_the_audit_writes_its_files_and_exact_loses_nothing(tmp_path, capsys):
     words = shlex.split(record["command"])
     assert words[:2] == ["bgsim", "cube-audit"]
     again = build_parser().parse_args(words[1:])
-    assert command._identity(again, command._split(again.players)) == record["identity"]
+    assert cube_audit.audit_identity(split_specs(again.players), again.positions, again.seed, again.sampler,
+                                     again.per_game, again.source) == record["identity"]
     assert (folder / "cube_audit.png").stat().st_size > 0
     # a finished run is not replaced without --force, in one line
     capsys.readouterr()
@@ -112,7 +113,7 @@ def test_an_interrupted_audit_resumes_to_the_same_rows(tmp_path, monkeypatch):
     assert main(["cube-audit", "--players", "keith,thorp", "--positions", "24", "--seed", "3",
                  "--out", str(tmp_path / "whole"), "--no-progress"]) == 0
     whole = pd.read_parquet(tmp_path / "whole" / "decisions.parquet")
-    monkeypatch.setattr(command, "CHUNK_POSITIONS", 10)
+    monkeypatch.setattr(cube_audit, "CHUNK_POSITIONS", 10)
     judge, calls = cube_audit.judge, []
 
     def interrupted(position_id, rules):
@@ -161,19 +162,19 @@ def test_a_bad_spec_is_one_error_line(tmp_path, capsys):
 def test_a_kill_between_run_json_and_the_positions_resumes(tmp_path, monkeypatch, capsys):
     arguments = ["cube-audit", "--players", "keith,thorp", "--positions", "24", "--seed", "3",
                  "--out", str(tmp_path / "killed"), "--no-progress"]
-    write_text = command.write_text
+    write_text = cube_audit.write_text
 
     def killed(text, path):
         if path.name == "positions.txt":
             raise KeyboardInterrupt  # killed once run.json is written, before the positions are
         write_text(text, path)
 
-    monkeypatch.setattr(command, "write_text", killed)
+    monkeypatch.setattr(cube_audit, "write_text", killed)
     assert main(arguments) == 130
     folder = tmp_path / "killed"
     assert json.loads((folder / "run.json").read_text())["status"] == "running"
     assert not (folder / "positions.txt").exists()
-    monkeypatch.setattr(command, "write_text", write_text)
+    monkeypatch.setattr(cube_audit, "write_text", write_text)
     capsys.readouterr()
     assert main(arguments) == 2  # an unfinished run: one line naming --resume
     assert "--resume" in capsys.readouterr().err

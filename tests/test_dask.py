@@ -7,9 +7,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments import cli, dask_backend
-from experiments.config import experiment_from_mapping
-from experiments.runner import RunError, play_chunk, run_experiment
+from experiments import cli
+from experiments.errors import RunError
+from experiments.running import dask_backend
+from experiments.running.config import experiment_from_mapping
+from experiments.running.plan import play_chunk
+from experiments.studies.experiment import run_experiment
 
 PLAYERS = ["heuristic+pipdiff", "heuristic+keith", "heuristic+never-take"]
 

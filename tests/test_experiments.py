@@ -5,8 +5,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.config import ExperimentError, load_experiment
-from experiments.runner import run_experiment
+from experiments.running.config import ExperimentError, load_experiment
+from experiments.studies.experiment import run_experiment
 
 SHIPPED = Path(__file__).resolve().parent.parent / "experiments"
 FILES = ["default", "default_heuristic", "threshold_sweep", "threshold_sweep_heuristic", "match_play",

@@ -20,7 +20,7 @@ from bgsim.fast.match_cube import VIEW_BEAVER, VIEW_CENTRED, VIEW_SIZE, VIEW_VAL
 from bgsim.fast.sameness import compare_frames, explain_game, random_positions
 from bgsim.series import play_games
 from bots import make_player
-from experiments.commands.validate import default_cases
+from experiments.studies.validation import default_cases
 
 # White doubles on a 2-pip lead, so doubles small enough to beaver come often; both sides beaver.
 BEAVERER = "racer+pipdiff(double=2,redouble=3,take=20,beaver=5)"
@@ -143,7 +143,7 @@ def test_validate_plays_a_beavering_pairing():
 def test_the_money_conventions_experiment_has_a_player_that_beavers():
     from pathlib import Path
 
-    from experiments.config import load_experiment
+    from experiments.running.config import load_experiment
 
     experiment = load_experiment(Path(__file__).resolve().parent.parent / "experiments" / "money_conventions.toml")
     rules = dict(experiment.conditions)["beaver"]

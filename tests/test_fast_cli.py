@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from experiments.cli import main
-from experiments.commands.bench import compare, ratios
+from experiments.studies.bench import compare, ratios
 
 
 def test_validate_passes_on_a_small_run(capsys):
@@ -79,7 +79,7 @@ def test_fast_over_reference_compares_the_same_games():
 
 
 def test_the_bench_times_the_fast_engine_on_the_reference_games(monkeypatch):
-    from experiments.commands import bench
+    from experiments.studies import bench
 
     asked = {}
 

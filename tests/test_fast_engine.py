@@ -21,7 +21,7 @@ from bgsim.fast.sameness import (
 )
 from bgsim.series import play_games
 from bots import make_player
-from experiments.commands.validate import default_cases
+from experiments.studies.validation import default_cases
 
 DEFAULT_CASES = default_cases()
 

@@ -119,7 +119,7 @@ def _on_demand(own, opponent, value, owner, away, opponent_away, post_crawford):
     met = np.concatenate([arrays["met_pre"].ravel(), arrays["met_post"].ravel()])
     checkers = match.default_match_checkers()
     starts, targets, pips = fast_exact.match_successors(checkers)
-    win = match._win_table(checkers).ravel()
+    win = match.win_table(checkers).ravel()
     return fast_exact.match_cube_values(own, opponent, value, owner == match.CENTRE, away, opponent_away,
                                         post_crawford, met, 0, arrays["met_pre"].size, win, starts,
                                         targets, pips)

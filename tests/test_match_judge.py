@@ -1,5 +1,5 @@
 """Cube decisions judged in match-winning chances against the exact match tables
-(experiments/match_judge.py): the replay finds the games that were played, exact loses nothing,
+(experiments/analysis/match_judge.py): the replay finds the games that were played, exact loses nothing,
 a score-blind pip rule does, and a match run reports it."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from bgsim.board import Position
 from bgsim.cube import Rules
 from bgsim.match import play_match
 from bots import make_player
-from experiments import match_judge
-from experiments.config import ExperimentError, experiment_from_mapping
-from experiments.runner import run_experiment
+from experiments.analysis import match_judge
+from experiments.running.config import ExperimentError, experiment_from_mapping
+from experiments.studies.experiment import run_experiment
 
 
 def test_the_fast_replay_and_the_reference_replay_are_the_same_turns():

@@ -8,7 +8,7 @@ import pytest
 from bgsim.cube import Rules
 from bgsim.series import play_games
 from bots import make_player
-from experiments.summary import summarize_games
+from experiments.analysis.summary import summarize_games
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ from bgsim.cube import CubeView, Response  # noqa: E402
 from bgsim.fast.sameness import random_positions  # noqa: E402
 from bots import cube_bots, make_cube  # noqa: E402
 from bots import match_cube  # noqa: E402
-from experiments.commands.validate import default_cases  # noqa: E402
+from experiments.studies.validation import default_cases  # noqa: E402
 
 
 def score_aware_bots() -> list[str]:
@@ -200,8 +200,8 @@ def test_match_equities_of_a_sure_win_are_the_table_s():
 # --- GNU Backgammon match IDs on the command line --------------------------------------------
 
 from bgsim.match_id import MatchState, decode, encode  # noqa: E402
+from experiments.analysis.trace import turn_ids  # noqa: E402
 from experiments.cli import main  # noqa: E402
-from experiments.commands.trace import turn_ids  # noqa: E402
 
 START_ID = "4HPwATDgc/ABMA"
 
@@ -258,7 +258,7 @@ def test_trace_command_prints_a_match(capsys):
 # --- a derived table from a player's own gammon rate -----------------------------------------
 
 from bgsim import met  # noqa: E402
-from experiments.match_equity import compare, derived_from_player, measure_gammon_rate  # noqa: E402
+from experiments.studies.match_equity import compare, derived_from_player, measure_gammon_rate  # noqa: E402
 
 
 def test_the_gammon_rate_is_measured_from_cubeless_self_play():
@@ -291,7 +291,7 @@ def test_met_from_player_on_the_command_line(capsys):
 
 # --- experiments with a match length per condition -------------------------------------------
 
-from experiments.config import Experiment, ExperimentError, load_experiment  # noqa: E402
+from experiments.running.config import Experiment, ExperimentError, load_experiment  # noqa: E402
 
 
 def _experiment_file(tmp_path, conditions: str):

@@ -8,6 +8,7 @@ import math
 import os
 import re
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -19,8 +20,8 @@ from bgsim.cube import Rules
 from bgsim.series import play_games
 from bots import make_player
 from experiments import cli
-from experiments.commands import play as play_command
-from experiments.summary import GameTally, summarize_games
+from experiments.analysis.summary import GameTally, summarize_games
+from experiments.running import stream
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -120,10 +121,25 @@ def test_every_readme_command_runs(command, tmp_path, capsys, monkeypatch, bearo
     if words[0] == "report":  # a report needs the rows of an earlier command: make them small
         assert cli.main(["play", "random", "random", "--games", "3", "--engine", "reference",
                          "--out", words[1], "--no-progress"]) == 0
+    _prepare_games_in_and_out(words, tmp_path)
     code = cli.main(words)
     err = capsys.readouterr().err
     allowed = (0, 1) if words[0] == "bench" else (0,)  # bench --compare may find a tiny run slower
     assert code in allowed, err
+
+
+def _prepare_games_in_and_out(words: list[str], tmp_path: Path) -> None:
+    """The rows, run folder or match file that export, analyse and import read: small ones."""
+    if words[0] in ("export", "analyse") and words[1].endswith(".parquet"):
+        assert cli.main(["play", "random+pipdiff", "heuristic+pipdiff", "--games", "3", "--engine", "reference",
+                         "--out", words[1], "--no-progress"]) == 0
+    elif words[0] == "export":  # a run's folder
+        experiment = tmp_path / "tiny.toml"
+        experiment.write_text('name = "tiny"\nplayers = ["random+pipdiff", "heuristic+pipdiff"]\ngames = 1\n'
+                              'chunk = 1\nengine = "reference"\n')
+        assert cli.main(["run", str(experiment), "--out", words[1], "--no-progress"]) == 0
+    elif words[0] == "import":
+        shutil.copy(ROOT / "tests" / "data" / "interchange" / "gnubg_match7.mat", words[1])
 
 
 def test_the_readme_python_example_runs():
@@ -184,9 +200,9 @@ def test_play_announces_the_first_compile(tmp_path, capsys, monkeypatch):
     from bgsim.series import play_games_reference
 
     # Stand-ins for the fast engine (its real compile takes ~20 s): what is tested is the message.
-    monkeypatch.setattr(play_command, "engine_for", lambda engine, white, black: "fast")
-    monkeypatch.setattr(play_command, "fast_compile_pending", lambda players=(): True)
-    monkeypatch.setattr(play_command, "play_games",
+    monkeypatch.setattr(stream, "engine_for", lambda engine, white, black, rules=None: "fast")
+    monkeypatch.setattr(stream, "fast_compile_pending", lambda players=(): True)
+    monkeypatch.setattr(stream, "play_games",
                         lambda w, b, seed, games, rules, match_to, engine, threads:
                         play_games_reference(w, b, seed, games, rules, match_to))
     assert cli.main(["play", "random", "random", "--games", "2", "--out", str(tmp_path / "c.parquet")]) == 0
@@ -219,7 +235,7 @@ def test_ctrl_c_keeps_the_finished_games_of_a_billion_game_play(tmp_path, capsys
 
 
 def test_batches_aim_at_half_a_second():
-    from experiments.commands.play import BATCH_SECONDS, MAX_BATCH, next_batch
+    from experiments.running.stream import BATCH_SECONDS, MAX_BATCH, next_batch
 
     assert next_batch(100, 0.01, 1) == 200
     assert next_batch(MAX_BATCH, 0.01, 9) == MAX_BATCH
@@ -239,7 +255,7 @@ def test_the_streamed_tally_is_the_summary_of_all_the_rows():
 
 
 def test_threads_beyond_the_machine_are_capped_out_loud(tmp_path, capsys):
-    from experiments.machine import cap_threads, thread_limit
+    from experiments.running.machine import cap_threads, thread_limit
 
     notes = []
     assert cap_threads(999, notes.append) == thread_limit()

@@ -13,8 +13,8 @@ from bots.nn import DEFAULT_WEIGHTS, Net, NetError, NNChecker, integer_probabili
 from bgsim.cube import Rules
 from bots import make_player
 from bots.params import SpecError
-from experiments.training.net import init_params, quantize
-from experiments.training.selfplay import PUBEVAL, play_positions
+from experiments.studies.training.net import init_params, quantize
+from experiments.studies.training.selfplay import PUBEVAL, play_positions
 
 
 def _random_net(hidden=24, seed=5, scale=4.0):

@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("gnubg_nn")
 
-from experiments.training import train as training  # noqa: E402
-from experiments.training.train import Settings, Trainer  # noqa: E402
+from experiments.studies.training import train as training  # noqa: E402
+from experiments.studies.training.train import Settings, Trainer  # noqa: E402
 
 TINY = Settings(seed=4, rounds=2, positions=1500, samples=3072, hidden=8, batch=256,
                 duel_deals=20, checkpoint_steps=5)

@@ -6,9 +6,8 @@ import pandas as pd
 import pytest
 
 from bgsim.schema import COLUMNS
+from experiments.analysis.summary import GameTally, summarize_games
 from experiments.cli import main
-from experiments.commands.play import match_summary
-from experiments.summary import summarize_games
 
 
 def play(tmp_path, *extra, out="games.parquet"):
@@ -51,7 +50,9 @@ def test_match_play_prints_matches_won(tmp_path, capsys):
     assert play(tmp_path, "--match-to", "3") == 0
     frame = pd.read_parquet(tmp_path / "games.parquet")
     assert frame["game"].nunique() == 12 and (frame["match_to"] == 3).all()
-    summary = match_summary(frame)
+    tally = GameTally()
+    tally.add(frame)
+    summary = tally.match_summary()
     assert summary["white_matches"] + summary["black_matches"] == 12
     out = capsys.readouterr().out
     assert "12 matches to 3 points" in out
@@ -59,13 +60,19 @@ def test_match_play_prints_matches_won(tmp_path, capsys):
 
 
 def test_match_summary_counts_the_last_game_of_each_match():
+    winners = ["black", "white", "black", "white", "black", "black"]
     frame = pd.DataFrame({
         "game": [0, 0, 1, 2, 2, 2],
         "game_in_match": [0, 1, 0, 0, 1, 2],
-        "winner": ["black", "white", "black", "white", "black", "black"],
+        "winner": winners,
+        "white_points": [1 if winner == "white" else -1 for winner in winners],
+        "result": ["single"] * 6, "cube_value": [1] * 6, "doubles": [0] * 6, "plies": [20] * 6,
+        "match_to": [3] * 6,
     })
-    assert match_summary(frame)["white_matches"] == 1
-    assert match_summary(frame)["black_matches"] == 2
+    tally = GameTally()
+    tally.add(frame)
+    assert tally.match_summary()["white_matches"] == 1
+    assert tally.match_summary()["black_matches"] == 2
 
 
 @pytest.mark.parametrize("argv, words", [

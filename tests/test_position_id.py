@@ -99,7 +99,7 @@ def test_gnubg_board_round_trip():
     rng = random.Random(14)
     for _ in range(500):
         position = random_position(rng)
-        assert from_gnubg_board(*to_gnubg_board(position)) == position
+        assert Position(from_gnubg_board(*to_gnubg_board(position))) == position
 
 
 def test_hand_built_id_bits_mean_what_gnubg_says():

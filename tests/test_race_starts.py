@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bgsim.board import Position
-from experiments.config import ExperimentError, experiment_from_mapping
-from experiments.plan import make_task, plan_pairings, play_chunk
-from experiments.starts import MAX_RACE_PIPS, race_start, start_positions
+from experiments.running.config import ExperimentError, experiment_from_mapping
+from experiments.running.plan import make_task, plan_pairings, play_chunk
+from experiments.running.starts import MAX_RACE_PIPS, race_start, start_positions
 
 
 def experiment(**extra):

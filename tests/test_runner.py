@@ -15,11 +15,15 @@ from bgsim.cube import Rules
 from bgsim.dice import mix64
 from bgsim.series import play_games
 from bots import make_player
-from experiments import cli, runner
-from experiments.config import experiment_from_mapping
-from experiments.report import load_rows
-from experiments.runner import RunError, pairing_seed, plan_pairings, run_experiment
-from experiments.summary import mean_interval, summarize_pairings
+from experiments import cli
+from experiments.analysis.summary import summarize_pairings
+from experiments.errors import RunError
+from experiments.running import runner
+from experiments.running.config import experiment_from_mapping
+from experiments.running.folder import load_rows
+from experiments.running.plan import pairing_seed, plan_pairings
+from experiments.stats import mean_interval
+from experiments.studies.experiment import run_experiment
 
 # The cheapest players that still double, take and drop: heuristic checker play is the
 # fastest built-in bot on the reference engine, and the cube bots differ.
@@ -322,7 +326,7 @@ def test_a_run_says_its_size_up_front_and_estimates_the_rest_once(tmp_path):
 
 
 def test_a_run_announces_the_first_compile_only_when_the_fast_engine_will_play(tmp_path, monkeypatch):
-    from experiments.machine import COMPILING
+    from experiments.running.machine import COMPILING
 
     monkeypatch.setattr(runner, "fast_compile_pending", lambda players=(): True)
     lines = []
@@ -337,7 +341,7 @@ def test_a_run_announces_the_first_compile_only_when_the_fast_engine_will_play(t
 
 def test_the_first_compile_of_exacts_kernels_is_announced_too(monkeypatch):
     from bgsim.fast import game, with_exact
-    from experiments.machine import fast_compile_pending
+    from experiments.running.machine import fast_compile_pending
 
     # the base kernels ready, exact's family not: only a run with exact compiles
     monkeypatch.setattr(type(game.play_batch), "signatures", property(

@@ -6,11 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.summary import (
-    Z95,
+from experiments.analysis.summary import (
     best_responses,
     match_results,
-    mean_interval,
     paired_interval,
     payoff_matrix,
     summarize_conditions,
@@ -18,6 +16,7 @@ from experiments.summary import (
     summarize_players,
     variance_ratio,
 )
+from experiments.stats import Z95, mean_interval
 
 
 def test_interval_of_a_sample_with_known_spread():
@@ -148,7 +147,7 @@ def test_conditions_summary_counts_points_changing_hands_and_gammons_scored():
 
 
 def test_holm_adjustment_has_the_textbook_values():
-    from experiments.summary import holm
+    from experiments.analysis.summary import holm
 
     # sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1, then made monotone
     assert holm([0.01, 0.04, 0.03, 0.005]).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
@@ -170,7 +169,7 @@ def _deals(first, second, a_points, pairing=0, condition="standard"):
 
 
 def test_pairwise_comparisons_use_the_deal_as_unit_and_say_what_is_separated():
-    from experiments.summary import pairwise_comparisons, separation_sentences
+    from experiments.analysis.summary import pairwise_comparisons, separation_sentences
 
     rng = np.random.default_rng(5)
     a_beats_b = rng.choice([1, 1, 1, -1], size=400)     # A clearly ahead of B
@@ -197,7 +196,7 @@ def test_pairwise_comparisons_use_the_deal_as_unit_and_say_what_is_separated():
 
 
 def test_players_who_never_met_are_compared_through_their_common_opponent():
-    from experiments.summary import pairwise_comparisons
+    from experiments.analysis.summary import pairwise_comparisons
 
     frame = pd.concat([_deals("A", "K", [1, 1, -1, 1], 0), _deals("B", "K", [-1, 1, -1, -1], 1)],
                       ignore_index=True)
@@ -209,7 +208,7 @@ def test_players_who_never_met_are_compared_through_their_common_opponent():
 
 
 def test_a_common_opponent_is_found_whichever_seat_order_the_pairs_were_recorded_in():
-    from experiments.summary import pairwise_comparisons
+    from experiments.analysis.summary import pairwise_comparisons
 
     # A met K as the first player, B met K as the second: the link is there all the same
     frame = pd.concat([_deals("A", "K", [1, 1, -1, 1], 0), _deals("K", "B", [1, -1, 1, 1], 1)],

@@ -90,7 +90,7 @@ def test_a_finished_run_is_refused_by_name(tmp_path, capsys):
 
 
 def test_default_folder_and_a_bare_resume_find_the_unfinished_run(tmp_path, monkeypatch, capsys):
-    from experiments import runner
+    from experiments.running import runner
 
     monkeypatch.chdir(tmp_path)
     path = toml(tmp_path)

@@ -50,11 +50,16 @@ NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS, TOO_GOOD = "no double", "double/take", "dou
 @dataclass(frozen=True)
 class Cubeful:
     """Money equities of the side on roll per unit of the current cube, with the cube centred,
-    owned by the side on roll, or owned by the opponent, each after the best cube action."""
+    owned by the side on roll, or owned by the opponent, each after the best cube action; and
+    the values that action is chosen from: not doubling (cube centred, or owned), and doubling
+    with a take (per unit of the cube before the double; a pass is worth 1)."""
 
     centred: float
     owned: float
     opponent: float
+    no_double: float
+    no_double_owned: float
+    double_take: float
 
 
 @dataclass(frozen=True)
@@ -120,8 +125,8 @@ def effective_pip_counts(position: Position) -> tuple[float, float] | None:
 
 def evaluate(position: Position, two_sided_checkers: int | None = None) -> Evaluation | None:
     """The exact answer for a pure bear-off (both sides' checkers all in their home boards):
-    from the two-sided database when both sides have at most ``two_sided_checkers``, else from
-    the one-sided one; None when a checker is outside its home board.  A finished game is a
+    from the two-sided database when both sides have at most ``two_sided_checkers`` (default: the
+    database's size; 0: never), else from the one-sided one; None when a checker is outside its home board.  A finished game is a
     ValueError.  Databases are built into the cache folder on first use (seconds)."""
     _check_not_over(position)
     counts = home_counts(position)
@@ -141,6 +146,9 @@ def evaluate(position: Position, two_sided_checkers: int | None = None) -> Evalu
             centred=max(no_double, min(1.0, double_take)),
             owned=max(no_double_owned, min(1.0, double_take)),
             opponent=theirs,
+            no_double=no_double,
+            no_double_owned=no_double_owned,
+            double_take=double_take,
         )
         probabilities = (win, 0.0, 0.0, 0.0, 0.0)
         return Evaluation(

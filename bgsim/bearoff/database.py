@@ -13,7 +13,6 @@ money equities with the cube, each side playing perfectly for the quantity at st
 
 from __future__ import annotations
 
-import os
 import time
 import warnings
 from dataclasses import dataclass
@@ -22,12 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import settings
 from ..fast import bearoff as kernels
 from . import store
 
 # Average pips of a roll, doubles counted twice: 2 * 3.5 + (1/6) * 2 * 3.5 = 49/6 = 8.1667.
 PIPS_PER_ROLL = 49.0 / 6.0
-DEFAULT_TWO_SIDED_CHECKERS = 8
+DEFAULT_TWO_SIDED_CHECKERS = settings.BEAROFF_CHECKERS.default
 # A side with 15 checkers has none off and can be gammoned: the two-sided tables assume no
 # gammons, so they stop below 15 (memory stops them long before).
 MAX_TWO_SIDED_CHECKERS = 10
@@ -83,6 +83,10 @@ class OneSided:
         effective pip count (Backgammon Boot Camp, 2004), as GNU Backgammon reports it."""
         return float(self.mean[number]) * PIPS_PER_ROLL
 
+    def effective_pip_counts(self) -> np.ndarray:
+        """:meth:`effective_pip_count` of every position, by number."""
+        return self.mean * PIPS_PER_ROLL
+
 
 @dataclass(frozen=True)
 class TwoSided:
@@ -122,18 +126,18 @@ def build_two_sided(checkers: int) -> TwoSided:
 def default_two_sided_checkers() -> int:
     """``$BGSIM_BEAROFF_CHECKERS`` if set (a machine short of memory or time may want fewer),
     else ``DEFAULT_TWO_SIDED_CHECKERS``."""
-    return checkers_from_environment("BGSIM_BEAROFF_CHECKERS", DEFAULT_TWO_SIDED_CHECKERS)
+    return checkers_from_environment(settings.BEAROFF_CHECKERS)
 
 
-def checkers_from_environment(variable: str, default: int) -> int:
-    """A table size from the environment variable ``variable`` if set, else ``default``."""
-    text = os.environ.get(variable, "").strip()
+def checkers_from_environment(setting: settings.Setting) -> int:
+    """A table size from the environment variable of ``setting`` if set, else its default."""
+    text = (setting.text() or "").strip()
     if not text:
-        return default
+        return setting.default
     try:
         checkers = int(text)
     except ValueError:
-        raise ValueError(f"{variable} must be a whole number, got {text!r}") from None
+        raise ValueError(f"{setting.name} must be a whole number, got {text!r}") from None
     check_two_sided_checkers(checkers)
     return checkers
 

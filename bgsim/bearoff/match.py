@@ -24,12 +24,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import met
+from .. import met, settings
 from ..board import Position
 from ..fast import bearoff as kernels
 from . import database
 
-DEFAULT_MATCH_CHECKERS = 6
+DEFAULT_MATCH_CHECKERS = settings.MATCH_BEAROFF_CHECKERS.default
 CENTRE, ON_ROLL, OPPONENT = "centre", "on roll", "opponent"
 OWNERS = (CENTRE, ON_ROLL, OPPONENT)
 _STATE = {CENTRE: kernels.CENTRED, ON_ROLL: kernels.OWNED, OPPONENT: kernels.OPPONENT_OWNS}
@@ -38,7 +38,7 @@ _STATE = {CENTRE: kernels.CENTRED, ON_ROLL: kernels.OWNED, OPPONENT: kernels.OPP
 def default_match_checkers() -> int:
     """``$BGSIM_MATCH_BEAROFF_CHECKERS`` if set, else ``DEFAULT_MATCH_CHECKERS``: a match table
     of 6 checkers a side takes about 50 MB per cube value and seconds per score."""
-    return database.checkers_from_environment("BGSIM_MATCH_BEAROFF_CHECKERS", DEFAULT_MATCH_CHECKERS)
+    return database.checkers_from_environment(settings.MATCH_BEAROFF_CHECKERS)
 
 
 def dead_level(away: int, opponent_away: int) -> int:
@@ -104,16 +104,17 @@ def _match_tables(first: int, second: int, post_crawford: bool, checkers: int) -
     lose_values = np.array([[after(a, b - (1 << k)) for k in range(top + 1)] for a, b in aways])
     positions = database._all_positions()[: kernels.position_count(checkers)]
     starts, targets = kernels.successors(positions, kernels.ROLLS, kernels.BINOMIALS)
-    win = _win_table(checkers)
+    win = win_table(checkers)
     values = kernels.match_two_sided(positions, starts, targets, kernels.ROLL_WEIGHTS, win,
                                      win_values, lose_values)
     return MatchTables(first, second, post_crawford, checkers, values, win_values, lose_values)
 
 
 @lru_cache(maxsize=2)
-def _win_table(checkers: int) -> np.ndarray:
+def win_table(checkers: int) -> np.ndarray:
     """The two-sided cubeless win table of ``checkers`` a side: the first rows and columns of a
-    larger database's (position numbers of fewer checkers come first)."""
+    larger database's (position numbers of fewer checkers come first); the same array object
+    every call, so the fast engine, which takes it as data, stores it once."""
     size = kernels.position_count(checkers)
     source = database.two_sided(max(checkers, database.default_two_sided_checkers()))
     return np.ascontiguousarray(source.win[:size, :size])
@@ -180,7 +181,7 @@ def match_cube(position: Position, cube_value: int, owner: str, away: int, oppon
         return None
     check_score(away, opponent_away)
     own, theirs = database.position_number(counts[0]), database.position_number(counts[1])
-    win = float(_win_table(checkers)[own, theirs])
+    win = float(win_table(checkers)[own, theirs])
     if crawford:
         after = _after_game(True)
         value = win * after(away - 1, opponent_away) + (1.0 - win) * after(away, opponent_away - 1)
@@ -197,4 +198,4 @@ def match_cube(position: Position, cube_value: int, owner: str, away: int, oppon
 
 
 __all__ = ["CENTRE", "DEFAULT_MATCH_CHECKERS", "MatchCube", "MatchTables", "ON_ROLL", "OPPONENT",
-           "OWNERS", "dead_level", "default_match_checkers", "match_cube", "match_tables"]
+           "OWNERS", "dead_level", "default_match_checkers", "match_cube", "match_tables", "win_table"]

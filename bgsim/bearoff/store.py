@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import settings
+
 FORMAT = 1
 MAGIC = b"bgsim-bearoff\n"
 HEADER_BYTES = 4096
@@ -37,16 +39,16 @@ class StaleDatabase(ValueError):
 
 def cache_dir() -> Path:
     """``$BGSIM_CACHE`` if set, else the platform's user cache folder + ``bgsim``."""
-    chosen = os.environ.get("BGSIM_CACHE")
+    chosen = settings.CACHE.text()
     if chosen:
         return Path(chosen).expanduser()
     home = Path.home()
     if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA")
+        base = settings.LOCALAPPDATA.text()
         return (Path(base) if base else home / "AppData" / "Local") / "bgsim" / "Cache"
     if sys.platform == "darwin":
         return home / "Library" / "Caches" / "bgsim"
-    base = os.environ.get("XDG_CACHE_HOME")
+    base = settings.XDG_CACHE_HOME.text()
     return (Path(base) if base else home / ".cache") / "bgsim"
 
 

@@ -26,7 +26,7 @@ from ..cube import Rules
 from ..dice import check_seed
 from ..layouts import CHECKER, CUBE, DTYPES, MAX_ARRAYS, MAX_PARAMS
 from ..rules import check_roll
-from ..series import OPENING, Starts, game_starts  # noqa: F401  (OPENING, Starts: re-exported)
+from ..starts import OPENING, Starts, game_numbers, game_starts  # noqa: F401  (OPENING, Starts: re-exported)
 from .game import (
     COL_ERROR, ENGINE_COLUMNS, ERROR_BAD_BEAVER, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL,
     ERROR_TOO_LONG, ROW_SIZE, TRACE_SIZE,
@@ -254,11 +254,13 @@ def _rule_array(rules: Rules) -> np.ndarray:
 
 def _check(white, black, seed, games, rules, match_to):
     from ..match import check_match_length
-    from ..series import game_numbers
 
     check_seed(seed)
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a bgsim.cube.Rules, got {type(rules).__name__}")
+    if rules.variant != "standard":  # issue 18: the variants are the reference engine's so far
+        raise ValueError(f"the fast engine plays only the standard game so far, not {rules.variant}: "
+                         f"use the reference engine")
     if match_to:
         check_match_length(match_to)
         rules.check_for_match()

@@ -82,7 +82,7 @@ def survey(plays, row):
 
 @inline_jit
 def shots(plays, row, behind):
-    """(exposed blots, hitting rolls of 36), as ``bots.heuristic.shots_at``, with bit masks.
+    """(exposed blots, hitting rolls of 36), as ``bots.features.shots_at``, with bit masks.
 
     Bit q of ``behind`` marks an opponent checker on point q (0 is its bar); bit d of ``reach``
     marks a distance d from some opponent checker up to some own blot.  No array is allocated:

@@ -56,7 +56,7 @@ def run_met(args) -> int:
     if args.from_player is not None and args.table != met.DERIVED:
         raise ValueError(f"--from-player measures a gammon rate for --table {met.DERIVED}")
     if args.from_player is not None:
-        from experiments.match_equity import compare, derived_from_player
+        from experiments.studies.match_equity import compare, derived_from_player
 
         table, measured = derived_from_player(args.from_player, args.games, args.seed)
         distance = compare(table, met.published())

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import signal
 import sys
+from bgsim.interchange.xgid import xgid_of
 
-from bgsim import Position
 
 DEFAULT_PLAYER = "nn"
 
@@ -26,7 +26,8 @@ def register(subparsers) -> None:
         "two rolls are stratified over all 36 x 36 outcomes and trials come in pairs on mirrored dice. "
         "Ctrl-C stops after the current batch and reports the trials done.",
     )
-    parser.add_argument("position_id", metavar="ID", help="GNU Backgammon position ID, side on roll first")
+    parser.add_argument("position_id", metavar="ID",
+                        help="GNU Backgammon position ID (side on roll first) or an XGID")
     parser.add_argument("--games", type=int, default=1296, metavar="N",
                         help="trials (default 1296: every first-two-roll pair once)")
     parser.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
@@ -45,11 +46,16 @@ def run_rollout(args) -> int:
     from bgsim.rollout import rollout
     from bots import make_player
     from bots.registry import BotPlayer
-    from experiments.files import stop_hook
-    from experiments.machine import COMPILING, cap_threads, fast_compile_pending
-    from experiments.progress import Progress
+    from experiments.running.files import stop_hook
+    from experiments.running.machine import COMPILING, cap_threads, fast_compile_pending
+    from experiments.running.progress import Progress
 
-    position = Position.from_position_id(args.position_id)  # a bad ID is a ValueError: one line
+    from bgsim.interchange.xgid import read_position_text
+
+    position, _ = read_position_text(args.position_id)  # a bad ID is a ValueError: one line
+    if position.variant != "standard":  # before the compile: bgsim.rollout says the same
+        raise ValueError(f"rollouts run on the fast engine, which plays only the standard game so far, "
+                         f"not {position.variant}")
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, got {args.games}")
     player = BotPlayer(make_player(args.player).checker)  # cubeless: only the checker bot plays
@@ -76,9 +82,9 @@ def run_rollout(args) -> int:
     if result.interrupted:
         log(f"interrupted: reporting the {result.games} of {result.requested} trials done")
     if args.json:
-        print(json.dumps(result.as_dict(), indent=2))
+        print(json.dumps({**result.as_dict(), "xgid": xgid_of(position)}, indent=2))
         return 0
-    print(f"{result.position_id}, side on roll: {result.games} trials of {result.player}, seed {result.seed}"
+    print(f"{result.position_id} ({xgid_of(position)}), side on roll: {result.games} trials of {result.player}, seed {result.seed}"
           + (", truncated at the bear-off databases" if result.truncated else "")
           + (" (interrupted)" if result.interrupted else ""))
     se = result.se

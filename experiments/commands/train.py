@@ -1,6 +1,6 @@
 """``bgsim train``: train the ``nn`` checker bot from GNU Backgammon's evaluations.
 
-See ``experiments/training/train.py`` for the method.  With the defaults and ``--seed 1`` it
+See ``experiments/studies/training/train.py`` for the method.  With the defaults and ``--seed 1`` it
 reproduces the shipped net (``bots/data/nn.npz``).  Needs ``gnubg-nn`` (``pip install
 'bgsim[train]'``) for the labels; the trained bot itself needs only numpy and Numba.
 """
@@ -11,11 +11,13 @@ import time
 from dataclasses import fields
 from pathlib import Path
 
+from experiments.errors import MissingDependency
+
 DEFAULT_FOLDER = Path("results/tmp/train")
 
 
 def register(subparsers) -> None:
-    from experiments.training.train import Settings
+    from experiments.studies.training.train import Settings
 
     defaults = Settings()
     parser = subparsers.add_parser(
@@ -51,7 +53,7 @@ def register(subparsers) -> None:
 
 
 def settings_from_args(args):
-    from experiments.training.train import Settings
+    from experiments.studies.training.train import Settings
 
     values = {field.name: getattr(args, field.name) for field in fields(Settings)}
     for name in ("rounds", "positions", "samples", "hidden", "batch", "duel_deals", "checkpoint_steps"):
@@ -68,8 +70,6 @@ def settings_from_args(args):
 
 
 def run_train(args) -> int:
-    from experiments.cli import MissingDependency
-
     settings = settings_from_args(args)
     out = Path(args.out)
     if out.suffix != ".npz":
@@ -86,7 +86,7 @@ def run_train(args) -> int:
         import gnubg_nn  # noqa: F401
     except ImportError:
         raise MissingDependency("bgsim train needs gnubg-nn for its labels: pip install 'bgsim[train]'") from None
-    from experiments.training.train import Trainer, plot_curve
+    from experiments.studies.training.train import Trainer, plot_curve
 
     started = time.time()
     net, _ = Trainer(settings, folder).run(resume=args.resume)

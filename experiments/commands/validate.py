@@ -1,77 +1,13 @@
-"""``bgsim validate``: play the same games in both engines and prove they are the same.
-
-Every case (a pairing of players under some rule options, money or match play) is played by the
-fast engine and by the reference engine (in worker processes, it is the slow side) and the rows
-are compared row for row, column for column.  Then legal plays are compared on random
-positions for all 21 rolls.  On the first difference the game is replayed in both engines with
-traces and the ply where they part is printed.  Any difference exits with status 1.
+"""``bgsim validate``: play the same games in both engines and prove they are the same; the cases
+and the comparison are :mod:`experiments.studies.validation`'s.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import re
-import time
-from concurrent.futures import ProcessPoolExecutor
-
-import pandas as pd
 
 from bgsim.cube import Rules
-from experiments.progress import duration
-
-# (white, black, rules, match_to).  The rule options, each played by pairings that use it:
-AGGRESSIVE = "pipdiff(double=2,redouble=3,take=20)"
-RULE_CASES = (
-    ("heuristic+pipdiff(race_only=true)", "pubeval+never-take", Rules(), 0),
-    ("random+" + AGGRESSIVE, "heuristic+pipdiff(double=5,redouble=6,take=30)",
-     Rules(jacoby=True, beaver=True, automatic_doubles=1, max_cube=16), 0),
-    ("pubeval+" + AGGRESSIVE, "racer+pipdiff(double=10,redouble=10,take=15)",
-     Rules(automatic_doubles=2, max_cube=4, backgammon_as_gammon=True), 0),
-    # Beavers played, not just allowed: white doubles on 2 pips, both sides beaver small leads,
-    # and max_cube=8 refuses the beavers of a cube already on 2.
-    ("racer+pipdiff(double=2,redouble=3,take=20,beaver=5)",
-     "heuristic+pipdiff(double=4%,redouble=5%,take=25%,beaver=8%)", Rules(beaver=True, max_cube=8), 0),
-    ("heuristic+thorp", "pubeval+pipdiff", Rules(cube=False), 0),
-    ("heuristic+" + AGGRESSIVE, "pubeval+pipdiff(double=6,redouble=8,take=14)", Rules(), 5),
-)
-
-
-def bot_cases() -> list[tuple[str, str, Rules, int]]:
-    """Every registered bot that claims a fast kernel, with every capability of its layout
-    switched on and off, in both seats, derived from the registries and ``bgsim/layouts.py``.
-
-    Money: checker bot i with cube bot i plays checker bot i+1 with cube bot i+1 (both lists
-    taken round, default rules), the checker bots listed at their defaults and then each with
-    the capabilities that change a money game switched (``bearoff=true``).  Then every cube bot
-    at its defaults in 5-point matches against the next one with its capabilities switched
-    (``score_aware=false``).  A bot added to a registry, or a capability to a layout, is
-    compared with the reference engine without anyone adding it here.
-    """
-    from bots.registry import fast_names, switched_spec
-
-    checkers, cubes = fast_names("checker"), fast_names("cube")
-    checkers += [spec for spec in (switched_spec("checker", name, money=True) for name in checkers) if spec]
-    cubes += [spec for spec in (switched_spec("cube", name, money=True) for name in cubes) if spec]
-    count = max(len(checkers), len(cubes))
-    money = [(f"{checkers[i % len(checkers)]}+{cubes[i % len(cubes)]}",
-              f"{checkers[(i + 1) % len(checkers)]}+{cubes[(i + 1) % len(cubes)]}", Rules(), 0)
-             for i in range(count)]
-    # heuristic checker play: quick, and it reaches races, where the race counts judge
-    cubes = fast_names("cube")
-    match = [(f"heuristic+{cube}",
-              "heuristic+" + (switched_spec("cube", cubes[(i + 1) % len(cubes)], money=False)
-                              or cubes[(i + 1) % len(cubes)]), Rules(), MATCH_CASE_LENGTH)
-             for i, cube in enumerate(cubes)]
-    return money + match
-
-
-MATCH_CASE_LENGTH = 5
-
-
-def default_cases() -> list[tuple[str, str, Rules, int]]:
-    """Every fast bot (from the registries) and every rule option: ``bgsim validate``'s cases."""
-    return bot_cases() + list(RULE_CASES)
+from experiments.studies.validation import default_cases, validate
 
 
 def register(subparsers) -> None:
@@ -102,7 +38,7 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run_validate)
 
 
-def _cases(args):
+def _cases(args) -> list[tuple[str, str, Rules, int]]:
     if args.players:
         rules = Rules(cube=not args.no_cube, max_cube=args.max_cube, jacoby=args.jacoby,
                       beaver=args.beaver, automatic_doubles=args.automatic_doubles,
@@ -111,138 +47,11 @@ def _cases(args):
     return default_cases()
 
 
-def _reference_chunk(white_spec, black_spec, seed, numbers, rules, match_to):
-    from bgsim.series import play_games_reference
-    from bots import make_player
-
-    return play_games_reference(make_player(white_spec), make_player(black_spec), seed, numbers,
-                                rules, match_to)
-
-
-def _reference(pool, white_spec, black_spec, seed, games, rules, match_to, jobs):
-    if pool is None:
-        return _reference_chunk(white_spec, black_spec, seed, range(games), rules, match_to)
-    size = max(1, min(200, games // (4 * jobs) or 1))
-    futures = [pool.submit(_reference_chunk, white_spec, black_spec, seed,
-                           range(start, min(games, start + size)), rules, match_to)
-               for start in range(0, games, size)]
-    return pd.concat([future.result() for future in futures], ignore_index=True)
-
-
-def _rules_text(rules: Rules) -> str:
-    default = Rules()
-    changed = [f"{name}={getattr(rules, name)}" for name in rules.__dataclass_fields__
-               if getattr(rules, name) != getattr(default, name)]
-    return ", ".join(changed) or "default rules"
-
-
-START_CASE = ("heuristic+pipdiff", "pubeval+pipdiff")  # games from random positions, cube on
-
-
-def _compare_starts(games: int, seed: int, given: bool):
-    """Games from random positions instead of the opening (with given first rolls and mirrored
-    dice when ``given``, as rollouts play them) in both engines: how many games agreed, or None
-    after printing the first difference."""
-    from bgsim.fast.sameness import compare_frames, start_case
-    from bgsim.series import play_games
-    from bots import make_player
-
-    white, black = (make_player(spec) for spec in START_CASE)
-    what = (f"{white.name} vs {black.name} from {games} random positions"
-            + (", first two rolls given, every other game's dice mirrored" if given else ""))
-    print(f"start case: {what} ...", flush=True)
-    options = start_case(games, seed, given)
-    count = len(options["start"])
-    fast = play_games(white, black, seed, count, engine="fast", **options)
-    reference = play_games(white, black, seed, count, engine="reference", **options)
-    mismatch = compare_frames(reference, fast)
-    if mismatch is not None:
-        print(f"DIFFERENCE in {what}, seed {seed}: row {mismatch.row} (game {mismatch.game}), "
-              f"column {mismatch.column}: reference {mismatch.reference!r}, fast {mismatch.fast!r}")
-        return None
-    print(f"{count} games identical: {what}", flush=True)
-    return count
-
-
 def run_validate(args) -> int:
-    from bgsim.fast import player_halves
-    from bgsim.fast.sameness import compare_frames, compare_legal_plays, explain_game, random_positions
-    from bgsim.series import play_games
-    from bots import make_player
-
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, got {args.games}")
     if args.positions < 0:
         raise ValueError(f"--positions cannot be negative, got {args.positions}")
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
-    cases = _cases(args)
-    for white_spec, black_spec, rules, match_to in cases:
-        for spec in (white_spec, black_spec):
-            try:
-                player_halves(make_player(spec))  # a ValueError names a bot the fast engine cannot run
-            except ValueError as error:  # its hint (engine='reference') is an option validate lacks
-                reason = re.sub(r";? *use (the reference engine|engine='reference')", "", str(error))
-                raise ValueError(f"{reason}; validate compares the two engines, so both players "
-                                 "must run in the fast engine") from None
-        if match_to:
-            rules.check_for_match()
-
-    total_rows = 0
-    # spawned, not forked: a worker forked after this process ran a parallel kernel is killed by
-    # Numba's OpenMP layer as soon as it runs one itself (exact's match tables do)
-    spawn = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(args.jobs, mp_context=spawn) if args.jobs > 1 else None
-    print(f"validating {len(cases)} cases of {args.games} games or matches each, both engines", flush=True)
-    all_started = time.perf_counter()
-    try:
-        for number, (white_spec, black_spec, rules, match_to) in enumerate(cases, 1):
-            white, black = make_player(white_spec), make_player(black_spec)
-            what = f"{white.name} vs {black.name}, {_rules_text(rules)}" + (
-                f", matches to {match_to}" if match_to else "")
-            print(f"case {number}/{len(cases)}: {what} ...", flush=True)
-            started = time.perf_counter()
-            fast = play_games(white, black, args.seed, args.games, rules, match_to=match_to, engine="fast")
-            fast_seconds = time.perf_counter() - started
-            started = time.perf_counter()
-            reference = _reference(pool, white_spec, black_spec, args.seed, args.games, rules,
-                                   match_to, args.jobs)
-            reference_seconds = time.perf_counter() - started
-            mismatch = compare_frames(reference, fast)
-            if mismatch is not None:
-                print(f"DIFFERENCE in {what}, seed {args.seed}:")
-                print(f"  row {mismatch.row} (game {mismatch.game}, game {mismatch.game_in_match} in match), "
-                      f"column {mismatch.column}: reference {mismatch.reference!r}, fast {mismatch.fast!r}")
-                if mismatch.game >= 0:
-                    ply = explain_game(white, black, args.seed, mismatch.game, rules, match_to)
-                    print("  first differing ply:" if ply else "  the traces agree ply for ply")
-                    if ply:
-                        print("  " + str(ply).replace("\n", "\n  "))
-                return 1
-            total_rows += len(fast)
-            unit = "matches" if match_to else "games"
-            print(f"{args.games} {unit} ({len(fast)} games) identical: {what}  "
-                  f"[fast {fast_seconds:.2f}s, reference {reference_seconds:.1f}s]", flush=True)
-            if number < len(cases):
-                left = (time.perf_counter() - all_started) / number * (len(cases) - number)
-                print(f"  about {duration(left)} left for the other {len(cases) - number} cases", flush=True)
-    finally:
-        if pool is not None:
-            pool.shutdown()
-
-    for given in (False, True):
-        compared_games = _compare_starts(args.games, args.seed, given)
-        if compared_games is None:
-            return 1
-        total_rows += compared_games
-
-    positions = random_positions(args.positions, args.seed) if args.positions else []
-    compared, play_mismatch = compare_legal_plays(positions)
-    if play_mismatch is not None:
-        print(f"DIFFERENCE in legal plays after {compared} position-roll pairs:")
-        print("  " + str(play_mismatch).replace("\n", "\n  "))
-        return 1
-    print(f"legal plays identical on {len(positions)} positions x 21 rolls = {compared} pairs")
-    print(f"validated: {total_rows} games in {len(cases)} cases and {compared} position-roll pairs, "
-          f"no difference")
-    return 0
+    return validate(_cases(args), args.games, args.seed, args.positions, args.jobs)

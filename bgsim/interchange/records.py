@@ -1,0 +1,204 @@
+"""A match as a game record holds it: players, rules, and per game the actions in order.
+
+This is what the readers return and the writers take, whatever the file format: nothing here
+checks a move against the rules (``bgsim.interchange.replay`` does).  Players are numbered as
+GNU Backgammon numbers them: player 0 is the left column of a ``.mat`` file and SGF's White
+(bgsim's white), player 1 the right column and SGF's Black (bgsim's black).
+
+A checker move is ``(from, to)`` in the mover's own numbering: 24..1 the points, 25 the bar,
+0 off.  A roll's moves are the steps as written (``13/7*/5`` is two steps, 13/7 and 7/5); hits
+are not stored, as the board decides them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..board import Position
+
+# what a player can do on a turn
+ROLL = "roll"  # a roll and its moves (none when the roll cannot be played)
+DOUBLE = "double"  # the cube is offered
+BEAVER = "beaver"  # the taker takes and at once redoubles, keeping the cube
+TAKE = "take"
+DROP = "drop"
+RESIGN = "resign"  # the game ends: ``side`` wins ``value`` points (the readers give a file's end in
+# Game.winner and Game.points instead: the replay tells a resignation from the board)
+KINDS = (ROLL, DOUBLE, BEAVER, TAKE, DROP, RESIGN)
+
+STANDARD = "standard"
+
+
+class RecordError(ValueError):
+    """A game record that cannot be written or read (the message names where and why)."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One thing a player did: a roll and its moves, a cube action, or the end by resignation.
+
+    ``side`` is the player who acted (0 or 1); ``value`` is the cube value a double or beaver
+    turns the cube to, or the points won for RESIGN (``side`` is then the winner); ``line`` is
+    the line of the file it was read from (0 when it was not read from a file).
+    """
+
+    kind: str
+    side: int
+    dice: tuple[int, int] | None = None
+    moves: tuple[tuple[int, int], ...] = ()
+    value: int = 0
+    line: int = 0
+    text: str = ""  # as the file wrote it, for messages
+
+    def same_as(self, other: "Action") -> bool:
+        """The same action, wherever it was read from (the order of the dice and of the steps
+        written carries no meaning)."""
+        dice = sorted(self.dice) if self.dice else None
+        other_dice = sorted(other.dice) if other.dice else None
+        return (self.kind, self.side, dice, self.value) == (other.kind, other.side, other_dice, other.value) \
+            and sorted(self.moves) == sorted(other.moves)
+
+
+@dataclass
+class Game:
+    """One game of a match or session, as the record holds it.
+
+    ``score`` is the score before the game as the file states it (None when the file does not
+    say); ``crawford`` likewise (None: follow from the score).  ``winner`` and ``points``: the
+    end the file states (None when it states none).  ``start`` is the position the game starts
+    from, seen from ``first`` (the side that moves first) before its roll, when it is not the
+    opening: then there is no opening roll and ``first`` may double first.
+    """
+
+    number: int  # 1, 2, ... as the file counts
+    score: tuple[int, int] | None = None
+    crawford: bool | None = None
+    actions: list[Action] = field(default_factory=list)
+    winner: int | None = None
+    points: int | None = None
+    resigned: bool = False
+    automatic_doubles: int = 0
+    start: Position | None = None
+    first: int = 0
+    line: int = 0  # where the game starts in the file
+    end_line: int = 0  # where the file states its end
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """The rules a record says its games were played under."""
+
+    cube: bool = True
+    crawford: bool = True  # matches only
+    jacoby: bool = False  # money only
+    beaver: bool = False  # money only
+    cube_limit: int = 0  # 0: unstated
+    variant: str = STANDARD
+
+
+@dataclass
+class Match:
+    """A match (``match_to`` > 0) or a money session (``match_to`` == 0) of games."""
+
+    players: tuple[str, str] = ("player 0", "player 1")
+    match_to: int = 0
+    rules: MatchRules = MatchRules()
+    games: list[Game] = field(default_factory=list)
+    tags: dict[str, str] = field(default_factory=dict)  # event, site, date, ... as read
+    comments: list[str] = field(default_factory=list)
+
+
+def is_crawford(match_to: int, score: tuple[int, int], crawford_rule: bool, crawford_done: bool) -> bool:
+    """Whether a game at ``score`` is the Crawford game: the first game of a match (longer than one
+    point, under the Crawford rule) that a side starts one point from winning."""
+    return bool(match_to) and crawford_rule and match_to > 1 and not crawford_done and match_to - 1 in score
+
+
+def crawford_flags(match: Match) -> list[bool]:
+    """Which games of ``match`` are the Crawford game, from the scores the record states (a
+    game without one continues the score of the games before it)."""
+    flags, done, running = [], False, (0, 0)
+    for game in match.games:
+        score = game.score if game.score is not None else running
+        flag = is_crawford(match.match_to, score, match.rules.crawford, done)
+        flags.append(flag)
+        done = done or flag
+        if game.winner is not None and game.points is not None:
+            new = list(score)
+            new[game.winner] += game.points
+            running = (new[0], new[1])
+    return flags
+
+
+# --- move text ------------------------------------------------------------------------------
+
+_POINT = r"(?:bar|off|b|o|\d{1,2})"
+_STEP = re.compile(rf"({_POINT})((?:/{_POINT}\*?)+)(?:\((\d)\))?", re.IGNORECASE)
+_WORD = re.compile(r"\S+")
+
+
+def point_number(text: str) -> int:
+    text = text.lower()
+    if text in ("bar", "b"):
+        return 25
+    if text in ("off", "o"):
+        return 0
+    number = int(text)
+    if not 0 <= number <= 25:
+        raise RecordError(f"{text} is not a point (0..25, bar or off)")
+    return number
+
+
+def parse_moves(text: str) -> tuple[tuple[int, int], ...]:
+    """The steps of a play written in the usual notation: ``13/7* 8/7``, ``24/18(2)``,
+    ``bar/22``, ``6/off``, ``25/20 20/15*``, ``13/7*/5`` (one checker, two steps), ``11/4``
+    (one checker, both dice: one step here, the replay finds its dice).  RecordError on
+    anything else."""
+    steps: list[tuple[int, int]] = []
+    for word in _WORD.findall(text.replace(",", " ")):
+        found = _STEP.fullmatch(word)
+        if not found:
+            raise RecordError(f"{word!r} is not a checker move (such as 13/7*, bar/22, 6/off)")
+        points = [point_number(found.group(1))] + [
+            point_number(part.rstrip("*")) for part in found.group(2).split("/")[1:]]
+        repeat = int(found.group(3) or 1)
+        path = list(zip(points, points[1:]))
+        for source, target in path:
+            if source == 0 or target == 25 or target >= source:
+                raise RecordError(f"{word!r} does not move a checker forward (from 25..1 to 24..0)")
+        steps.extend(path * repeat)
+    if len(steps) > 4:
+        raise RecordError(f"{text.strip()!r} moves {len(steps)} times; a roll moves at most 4 checkers")
+    return tuple(steps)
+
+
+def format_steps(steps, board) -> list[str]:
+    """Each step as ``from/to`` with ``*`` on a hit, GNU Backgammon's plain style: the board
+    (26 slots from the mover, ``bgsim.board``) says which steps hit; it is not changed."""
+    board = list(board)
+    out = []
+    for source, target in steps:
+        hit = 1 <= target <= 24 and board[target] == -1
+        out.append(f"{source}/{target}{'*' if hit else ''}")
+        board[source] -= 1
+        if 1 <= target <= 24:
+            if hit:
+                board[target] = 0
+                board[0] -= 1
+            board[target] += 1
+    return out
+
+
+def apply_steps(board, steps) -> list[int]:
+    """The board after the steps, each landing on a lone opposing checker hitting it; no legality
+    is checked beyond the squares being there (the replay compares with the legal plays)."""
+    after = list(board)
+    for source, target in steps:
+        after[source] -= 1
+        if 1 <= target <= 24:
+            if after[target] == -1:
+                after[target] = 0
+                after[0] -= 1
+            after[target] += 1
+    return after

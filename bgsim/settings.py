@@ -1,0 +1,60 @@
+"""Every environment variable bgsim reads: its name, its default and what it means.
+
+Nothing else in bgsim, bots or experiments reads the environment (``tests/test_settings.py``
+fails on an ``os.environ`` or ``getenv`` anywhere else), so this list is complete, and the
+README's "Settings" section lists the same names.  A module that needs a variable reads it with
+``SETTING.text()`` here; a child process gets its environment from :func:`environment`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: object  # what applies when the variable is unset or empty
+    meaning: str
+
+    def text(self) -> str | None:
+        """The variable's value as set, or None when it is unset or empty."""
+        return os.environ.get(self.name) or None
+
+
+CACHE = Setting(
+    "BGSIM_CACHE", "the user cache folder + bgsim (~/.cache/bgsim on Linux)",
+    "the folder of the bear-off database files")
+BEAROFF_CHECKERS = Setting(
+    "BGSIM_BEAROFF_CHECKERS", 8,
+    "checkers a side in the two-sided bear-off database (1 to 10; fewer for a machine short of memory)")
+MATCH_BEAROFF_CHECKERS = Setting(
+    "BGSIM_MATCH_BEAROFF_CHECKERS", 6,
+    "checkers a side in the exact match tables (`judge_cube`, `exact` in matches)")
+STOP_AFTER = Setting(
+    "BGSIM_STOP_AFTER", None,
+    "for tests: K or K:SIGNAL makes a run, `bgsim play` or `bgsim rollout` send itself SIGNAL "
+    "(default SIGINT) right after its K-th chunk or batch is written")
+XDG_CACHE_HOME = Setting(
+    "XDG_CACHE_HOME", "~/.cache", "Linux: the user cache folder, when BGSIM_CACHE is not set")
+LOCALAPPDATA = Setting(
+    "LOCALAPPDATA", "~/AppData/Local", "Windows: the user cache folder, when BGSIM_CACHE is not set")
+NUMBA_NUM_THREADS = Setting(
+    "NUMBA_NUM_THREADS", "every core",
+    "read by Numba: the most threads the fast engine may use (--threads asks for fewer)")
+NUMBA_CACHE_DIR = Setting(
+    "NUMBA_CACHE_DIR", "__pycache__ beside the sources",
+    "read by Numba: where compiled kernels are kept; `bgsim bench` gives its cold-compile child "
+    "an empty one")
+
+SETTINGS = (CACHE, BEAROFF_CHECKERS, MATCH_BEAROFF_CHECKERS, STOP_AFTER, XDG_CACHE_HOME, LOCALAPPDATA,
+            NUMBA_NUM_THREADS, NUMBA_CACHE_DIR)
+
+
+def environment(**changes: str) -> dict[str, str]:
+    """This process's environment with ``changes`` (each a setting above), for a child process."""
+    unknown = sorted(set(changes) - {setting.name for setting in SETTINGS})
+    if unknown:
+        raise ValueError(f"not a bgsim setting: {', '.join(unknown)} (declare it in bgsim/settings.py)")
+    return {**os.environ, **changes}

@@ -1,0 +1,1 @@
+"""From rows to answers: summaries, reports, plots and judges."""

@@ -1,0 +1,152 @@
+"""Bots judged by GNU Backgammon: its analysis of their games, as error rates per player.
+
+The games are exported as SGF (the rules ride in the file: a ``.mat`` file would be read under
+gnubg's own Jacoby setting), analysed by the program at a chosen ply, and gnubg's statistics of
+each game are read back: for each player its unforced moves and checker-play error, its close or
+actual cube decisions and cube error, in EMG (equivalent money game, per unit cube).
+
+A player's error rate is GNU Backgammon's: the error summed over its games divided by its
+decisions summed over them, in mEMG (thousandths of EMG) per decision; checker play per unforced
+move, the cube per close or actual cube decision, overall per both.  The 95% interval treats
+games as the unit (a ratio estimate: the spread of ``error - rate * decisions`` over games).
+The rating words are gnubg's for that rate (``arThrsRating`` of its analysis.c: below 2 mEMG
+Supernatural, 5 World class, 8 Expert, 12 Advanced, 18 Intermediate, 26 Casual player,
+35 Beginner, else Awful!).
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from .game_export import Group, Source, replay_group, write_record
+from .gnubg_program import analyse_games
+from experiments.analysis.summary import markdown_table
+from experiments.stats import Z95
+
+# gnubg's rating thresholds, in EMG per decision (analysis.c), best first
+RATINGS = ((0.002, "Supernatural"), (0.005, "World class"), (0.008, "Expert"), (0.012, "Advanced"),
+           (0.018, "Intermediate"), (0.026, "Casual player"), (0.035, "Beginner"))
+KINDS = ("checker", "cube", "overall")
+GAME_COLUMNS = ("group", "game", "player", "side", "unforced_moves", "checker_error", "cube_decisions",
+                "cube_error", "checker_rating", "cube_rating")
+
+
+def rating(rate_memg: float) -> str:
+    """gnubg's words for an error rate in mEMG per decision."""
+    if rate_memg != rate_memg:
+        return "n/a"
+    for threshold, words in RATINGS:
+        if rate_memg / 1000.0 < threshold:
+            return words
+    return "Awful!"
+
+
+def ratio_interval(errors, decisions, z: float = Z95) -> tuple[float, float]:
+    """The rate sum(errors) / sum(decisions) and its interval half-width over the games
+    (NaN with fewer than two games, or no decisions)."""
+    errors = np.asarray(errors, dtype=np.float64)
+    decisions = np.asarray(decisions, dtype=np.float64)
+    total = decisions.sum()
+    if total <= 0:
+        return math.nan, math.nan
+    rate = errors.sum() / total
+    games = len(errors)
+    if games < 2:
+        return rate, math.nan
+    residual = errors - rate * decisions
+    spread = math.sqrt(float((residual ** 2).sum()) / (games - 1) / games)
+    return rate, z * spread / (total / games)
+
+
+@dataclass
+class Analysis:
+    games: pd.DataFrame  # one row per game and player (GAME_COLUMNS)
+    summary: pd.DataFrame  # one row per player
+    plies: int
+    seconds: float
+    gnubg_games: int
+
+
+def analyse_groups(groups: list[Group], source: Source, plies: int = 0, make_player: Callable | None = None,
+                   threads: int | None = None, log=None) -> tuple[Analysis, list[str]]:
+    """Export each group's games as SGF, have gnubg analyse them, and read back each game's
+    statistics; the per-player summary and the replay's differences from the stored rows."""
+    log = log or (lambda text: None)
+    rows, differences = [], []
+    seconds, analysed = 0.0, 0
+    with tempfile.TemporaryDirectory(prefix="bgsim-analyse-") as folder:
+        for index, group in enumerate(groups):
+            replayed = replay_group(group, source, make_player)
+            differences.extend(replayed.differences)
+            for number, (match, numbers) in enumerate(zip(replayed.matches, replayed.numbers)):
+                path = Path(folder) / f"group{index}-{number}.sgf"
+                path.write_text(write_record(match, "sgf"), encoding="utf-8")
+                log(f"gnubg analyses {len(match.games)} games at {plies}-ply: {group.label}")
+                started = time.perf_counter()
+                per_game, _ = analyse_games(path, len(match.games), plies, threads=threads)
+                seconds += time.perf_counter() - started
+                analysed += len(match.games)
+                for game, stats in zip(match.games, per_game):
+                    label = numbers[0] if group.match_to else numbers[game.number - 1]
+                    for side, (spec, figures) in enumerate(zip((group.white, group.black), stats)):
+                        rows.append({
+                            "group": group.label, "game": f"{label}" + (f".{game.number}" if group.match_to else ""),
+                            "player": spec, "side": ("white", "black")[side],
+                            "unforced_moves": figures.unforced_moves, "checker_error": figures.checker_error,
+                            "cube_decisions": figures.cube_decisions, "cube_error": figures.cube_error,
+                            "checker_rating": figures.checker_rating, "cube_rating": figures.cube_rating,
+                        })
+    games = pd.DataFrame(rows, columns=list(GAME_COLUMNS))
+    return Analysis(games, summarize(games), plies, seconds, analysed), differences
+
+
+def summarize(games: pd.DataFrame) -> pd.DataFrame:
+    """Per player: games, decisions, and each error rate (mEMG per decision) with its interval
+    and gnubg's words for it."""
+    out = []
+    for player, mine in games.groupby("player", sort=True):
+        row = {"player": player, "games": len(mine),
+               "unforced_moves": int(mine["unforced_moves"].sum()),
+               "cube_decisions": int(mine["cube_decisions"].sum())}
+        parts = {
+            "checker": (mine["checker_error"], mine["unforced_moves"]),
+            "cube": (mine["cube_error"], mine["cube_decisions"]),
+            "overall": (mine["checker_error"] + mine["cube_error"], mine["unforced_moves"] + mine["cube_decisions"]),
+        }
+        for kind, (errors, decisions) in parts.items():
+            rate, half = ratio_interval(errors, decisions)
+            row[f"{kind}_rate"] = 1000.0 * rate
+            row[f"{kind}_ci"] = 1000.0 * half
+            row[f"{kind}_rating"] = rating(1000.0 * rate)
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def format_analysis(analysis: Analysis) -> str:
+    """The per-player table, in Markdown that also reads in a terminal."""
+
+    def cell(rate, half):
+        if rate != rate:
+            return "n/a"
+        return f"{rate:.1f} ± {half:.1f}" if half == half else f"{rate:.1f}"
+
+    headers = ["player", "games", "checker mEMG/move", "checker rating", "cube mEMG/decision",
+               "cube rating", "overall mEMG", "overall rating"]
+    rows = []
+    for row in analysis.summary.itertuples(index=False):
+        rows.append([row.player, str(row.games), cell(row.checker_rate, row.checker_ci), row.checker_rating,
+                     cell(row.cube_rate, row.cube_ci), row.cube_rating, cell(row.overall_rate, row.overall_ci),
+                     row.overall_rating])
+    per_game = analysis.seconds / analysis.gnubg_games if analysis.gnubg_games else float("nan")
+    return (f"GNU Backgammon's analysis at {analysis.plies}-ply of {analysis.gnubg_games} games "
+            f"({analysis.seconds:.1f} s, {per_game:.2f} s per game); error rates with 95% intervals over games, "
+            "checker play per unforced move, the cube per close or actual cube decision:\n\n"
+            + markdown_table(headers, rows, "l" + "r" * 7))

@@ -1,0 +1,69 @@
+"""``bgsim analyse``: games of a run or a play file judged by GNU Backgammon's analysis."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from experiments.analysis.game_export import groups, load_source
+from experiments.analysis.gnubg_analysis import analyse_groups, format_analysis
+from experiments.running.files import explain, write_text
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "analyse",
+        help="have GNU Backgammon analyse games of a run or play file: error rates per player",
+        description="Export the chosen games (replayed from their seeds) as SGF, have GNU Backgammon's "
+        "program (gnubg, optional: on Debian/Ubuntu apt-get install gnubg) analyse them at --plies, and "
+        "report for each player its checker-play and cube error rates (gnubg's mEMG per decision: per "
+        "unforced move, per close or actual cube decision) with 95%% intervals over games and gnubg's "
+        "rating words.  The table is printed and written beside the rows: gnubg_analysis.md, "
+        "gnubg_analysis.csv (per player) and gnubg_games.csv (per game and player) in a run's folder, "
+        "FILE.gnubg_analysis.* beside a play file.",
+    )
+    parser.add_argument("source", metavar="RUN_OR_FILE", help="a run's results folder or a `bgsim play` Parquet file")
+    parser.add_argument("--games", default="all", metavar="SELECTION",
+                        help="game numbers (match numbers for matches): all, N, A-B or a comma list (default all)")
+    parser.add_argument("--plies", type=int, default=0, metavar="N",
+                        help="gnubg's analysis plies for checker play and cube (default 0; 2 is ~20x slower)")
+    parser.add_argument("--pairing", type=int, default=None, metavar="P", help="only this pairing of a run")
+    parser.add_argument("--leg", type=int, default=None, choices=(0, 1), help="only this seating of a run")
+    parser.add_argument("--threads", type=int, default=None, metavar="N", help="gnubg's threads (default its own)")
+    parser.set_defaults(handler=run_analyse)
+
+
+def output_paths(source) -> dict[str, Path]:
+    """Where the tables go: the run's folder, or beside the play file."""
+    if source.folder is not None:
+        base = source.folder
+        return {"md": base / "gnubg_analysis.md", "csv": base / "gnubg_analysis.csv",
+                "games": base / "gnubg_games.csv"}
+    stem = source.path.with_suffix("")
+    return {"md": Path(f"{stem}.gnubg_analysis.md"), "csv": Path(f"{stem}.gnubg_analysis.csv"),
+            "games": Path(f"{stem}.gnubg_games.csv")}
+
+
+def run_analyse(args) -> int:
+    from experiments.analysis.gnubg_program import find_gnubg
+
+    if not 0 <= args.plies <= 4:
+        raise ValueError(f"--plies must be 0 to 4, got {args.plies}")
+    find_gnubg()  # the install hint before any replay
+    source = load_source(args.source)
+    chosen = groups(source, args.games, args.pairing, args.leg)
+    analysis, differences = analyse_groups(chosen, source, args.plies, threads=args.threads,
+                                           log=lambda text: print(text, file=sys.stderr, flush=True))
+    for difference in differences:
+        print(f"bgsim: warning: {difference}", file=sys.stderr)
+    text = format_analysis(analysis)
+    print(text)
+    paths = output_paths(source)
+    for key, content in (("md", text + "\n"), ("csv", analysis.summary.to_csv(index=False, float_format="%.6g")),
+                         ("games", analysis.games.to_csv(index=False, float_format="%.6g"))):
+        try:
+            write_text(content, paths[key])
+        except OSError as error:
+            raise explain(error, paths[key]) from None
+    print(f"wrote {paths['md']}, {paths['csv']} and {paths['games']}")
+    return 1 if differences else 0

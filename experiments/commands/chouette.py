@@ -1,0 +1,98 @@
+"""``bgsim chouette``: a session of chouette games (box against team, seats rotating), one row per
+game and player, written as the games finish, with a summary per player and per seat.
+
+The session streams as ``bgsim play`` does: games are played in batches of about half a
+second, every batch goes to the output file at once (memory stays bounded), and Ctrl-C keeps
+every finished game, the games of the unfinished batch included.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from bgsim.chouette import CUBE_REGIMES, ENGINES, check_chouette_cubes, check_player_count, chouette_engine, play_session, session_frame
+from bots import make_player
+from experiments.analysis.chouette import ChouetteTally, format_chouette_summary
+from experiments.commands.arguments import rules_from_args
+from experiments.running.stream import check_output, stream_to_file
+
+
+def register(subparsers) -> None:
+    chouette = subparsers.add_parser(
+        "chouette",
+        help="play a chouette session (one box against a team, 3 to 10 players) and write one row per game and player",
+        description="Play a session of chouette games between 3 and 10 players (player specs such "
+        "as 'heuristic+pipdiff'; see `bgsim bots`): seats from the seed, one player in the box "
+        "against the team, whose captain moves the checkers, the seats rotating after each game "
+        "(RULES.md, 'Chouette').  One row per game and player goes to a Parquet file as the games "
+        "finish; a summary per player and per seat is printed.  Ctrl-C stops and keeps the "
+        "finished games.",
+    )
+    chouette.add_argument("specs", nargs="+", metavar="SPEC", help="the players' specs, 3 to 10 of them")
+    chouette.add_argument("--games", type=int, required=True, metavar="N", help="games to play")
+    chouette.add_argument("--seed", type=int, default=1, metavar="S",
+                          help="session seed (default 1): the same seed seats and plays the same games")
+    chouette.add_argument("--out", required=True, metavar="FILE.parquet", help="where the rows go")
+    chouette.add_argument("--cubes", default="team", metavar="REGIME",
+                          help=f"the cube regime: {' or '.join(CUBE_REGIMES)} (default team: the team "
+                          "doubles only if every member agrees; individual: every member has its own cube)")
+    chouette.add_argument("--engine", default="auto", metavar="ENGINE",
+                          help=f"{', '.join(ENGINES)} (default auto); chouettes run in the reference engine for now")
+    chouette.add_argument("--match-to", type=int, default=0, metavar="N",
+                          help="not for chouettes, which are money play: any length is refused")
+    chouette.add_argument("--no-cube", action="store_true", help="play without the doubling cube")
+    chouette.add_argument("--max-cube", type=int, default=64, metavar="V", help="maximum cube value (default 64)")
+    chouette.add_argument("--jacoby", action="store_true", help="Jacoby rule, for every member's cube")
+    chouette.add_argument("--beaver", action="store_true",
+                          help="allow beavers (team cubes: the box's only; individual cubes: both ways)")
+    chouette.add_argument("--automatic-doubles", type=int, default=0, metavar="K",
+                          help="automatic doubles per game on tied opening rolls (default 0)")
+    chouette.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    chouette.add_argument("--no-progress", action="store_true", help="no progress bar")
+    chouette.set_defaults(handler=run_chouette)
+
+
+def run_chouette(args) -> int:
+    log = _log
+    check_player_count(len(args.specs))
+    check_chouette_cubes(args.cubes)
+    if args.match_to:
+        raise ValueError(f"--match-to {args.match_to}: a chouette is money play, it has no match length")
+    if args.games < 1:
+        raise ValueError(f"--games must be at least 1, got {args.games}")
+    path = Path(args.out)
+    check_output(path, args.force)
+    players = [make_player(spec) for spec in args.specs]
+    rules = rules_from_args(args)
+    engine = chouette_engine(args.engine)
+    games = iter(play_session(players, args.seed, args.games, rules, args.cubes))  # checks everything first
+    log(f"playing {args.games:,} chouette games, {len(players)} players, {args.cubes} cubes, "
+        f"seed {args.seed}, {engine} engine → {path}")
+
+    tally = ChouetteTally()
+    finished = []  # the games of the batch being played, kept for Ctrl-C
+
+    def frame(records):
+        return session_frame(records, players, rules, args.cubes)
+
+    def play(numbers):
+        finished.clear()
+        for _ in numbers:
+            finished.append(next(games))
+        records = list(finished)
+        finished.clear()
+        return frame(records)
+
+    count, elapsed = stream_to_file(path, args.games, "games", play, not args.no_progress, log, tally.add,
+                                    salvage=lambda: frame(finished) if finished else None)
+    done = count // len(players)
+    print(format_chouette_summary(tally.summary(), args.cubes))
+    print(f"wrote {count} rows to {path}  ({engine} engine, {elapsed:.1f} s, "
+          f"{done / max(elapsed, 1e-9):,.1f} games/s)")
+    return 0
+
+
+def _log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)

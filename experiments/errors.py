@@ -1,0 +1,25 @@
+"""The errors of experiments, below every layer so that any module may raise them.
+
+``bgsim`` (``experiments/cli.py``) prints each as one line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+
+class MissingDependency(RuntimeError):
+    """An optional dependency a command needs is not installed."""
+
+
+class ExperimentError(ValueError):
+    """An experiment file (or a flag overriding it) that cannot be run as written."""
+
+
+class RunError(RuntimeError):
+    """A run that cannot start or go on (the message says what to do about it)."""
+
+
+class WriteError(OSError):
+    """A file that could not be written; the message names it and what to do about it."""
+
+    def __str__(self) -> str:  # the message alone, without OSError's "[Errno 28]" prefix
+        return self.strerror or super().__str__()

@@ -1,0 +1,290 @@
+"""The runner: an experiment in, a results folder of raw rows out.
+
+The pieces live along their seams: what is played (pairings, seeds, chunks, the task of one
+chunk) in :mod:`experiments.running.plan`; the results folder and its ``run.json`` in
+:mod:`experiments.running.folder`; which chunks are done, sequential stopping and the joined
+rows in :mod:`experiments.running.chunks`; whole-or-nothing writes in
+:mod:`experiments.running.files`; the bar in :mod:`experiments.running.progress`.  This module
+runs a session: it plays the missing chunks, writes each one at once, and when all are there
+joins them and hands the rows to ``summarize`` (the analysis layer's, given by the caller:
+:func:`experiments.studies.experiment.run_experiment` is both).
+
+Every finished chunk goes to ``chunks/pairing-PPP-chunk-CCCC.parquet`` (written under a
+temporary name, then renamed, so a file that exists is whole).  Killing the run loses at most
+the chunks being played; ``resume=True`` plays only the missing ones.  When all are there they
+are joined, in a canonical order, into ``games.parquet``, and every summary, table and plot is
+computed from that file.
+
+For tests, the environment variable ``BGSIM_STOP_AFTER=K[:SIGNAL]`` makes a run send itself
+SIGNAL (default SIGINT) right after its K-th chunk file of the session is written, so an
+interruption happens at a known point instead of racing a timer (:func:`files.stop_hook`).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from bgsim.series import engine_for
+from experiments.errors import RunError
+
+from .chunks import Chunks, assemble
+from .config import Experiment, default_player_factory
+from .files import explain, stop_hook, write_table
+from .folder import (
+    CHUNK_DIR,
+    DEFAULT_RUNS,
+    EXPERIMENT_RUN,
+    GAMES_FILE,
+    RunFolder,
+    default_folder,
+    git_state,
+    latest_unfinished,
+    load_rows,
+    now,
+)
+from .machine import COMPILING, fast_compile_pending
+from .plan import Pairing, cached_player, chunk_name, make_task, plan_pairings, play_chunk
+from .progress import Progress, duration
+
+
+@dataclass
+class RunResult:
+    folder: Path
+    frame: pd.DataFrame
+    report: Any  # what ``summarize`` returned: experiments.analysis.report.Report
+    played: int  # games played in this session
+    elapsed: float
+    already_finished: bool = False
+
+
+# summarize(folder, frame, experiment, run, make_player=, progress=, log=): write the summaries
+# of a finished run's rows (run: its run.json) and return what they say.
+Summarize = Callable[..., Any]
+
+
+def play_experiment(
+    experiment: Experiment,
+    out: str | Path | None = None,
+    *,
+    summarize: Summarize,
+    resume: bool = False,
+    force: bool = False,
+    dask: str | None = None,
+    make_player: Callable[[str], Any] | None = None,
+    progress: bool = True,
+    command: list[str] | None = None,
+    log=None,
+    dask_options: dict | None = None,
+) -> RunResult:
+    """Play ``experiment`` into the results folder ``out`` and summarize it from the rows."""
+    log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+    if not dask:
+        return _Session(experiment, out, resume, force, None, None, make_player, progress,
+                        command, log, dask_options, summarize).run()
+    from .dask_backend import Cluster, check_address
+
+    check_address(dask)
+    options = dict(dask_options or {})
+    # Connect before any folder is made: an unreachable scheduler leaves nothing behind.
+    cluster = Cluster(dask, processes=options.pop("processes", True), timeout=options.pop("timeout", None))
+    try:
+        return _Session(experiment, out, resume, force, dask, cluster, make_player, progress,
+                        command, log, options, summarize).run()
+    finally:
+        cluster.close()
+
+
+class _Session:
+    """One invocation of a run: from the folder check to the summaries (or to an interruption)."""
+
+    def __init__(self, experiment, out, resume, force, dask, cluster, make_player, progress, command,
+                 log, dask_options, summarize) -> None:
+        self.experiment = experiment
+        self.out, self.resume, self.force = out, resume, force
+        self.dask, self.cluster, self.dask_options = dask, cluster, dask_options or {}
+        self.make_player = make_player
+        self.progress = progress
+        self.command_text = shlex.join(command if command is not None else sys.argv)
+        self.log = log
+        self.summarize = summarize
+        self.played_rows = 0
+        self.written = 0
+        self.units_played = 0
+        self.timed = None  # (time, units) when the first chunk was in: it may carry the compile
+
+    def run(self) -> RunResult:
+        experiment = self.experiment
+        folder = self._folder()
+        self.run_folder = RunFolder(folder, EXPERIMENT_RUN)
+        stored = self.run_folder.open(experiment.identity(), resume=self.resume, force=self.force)
+        if stored is not None and stored.get("status") == "finished" and (folder / GAMES_FILE).exists():
+            frame = load_rows(folder)
+            report = self._summarize(folder, frame, stored)  # stopped while summarizing: again
+            self.log(f"{folder} holds a finished run: nothing left to play (summaries rewritten from its rows)")
+            return RunResult(folder, frame, report, 0, 0.0, already_finished=True)
+
+        pairings = plan_pairings(experiment)
+        threads = experiment.threads or None
+        self._open(folder, stored, pairings)
+        chunks = Chunks(experiment, pairings, folder)
+        unit = "matches" if experiment.plays_matches else "games"
+        total = 2 * experiment.games * len(pairings)
+        self.log(f"{experiment.name}: {len(pairings)} pairings × {experiment.games:,} deals × 2 seatings = "
+                 f"{total:,} {unit}{' (duplicate dice)' if experiment.duplicate else ''}, engine {experiment.engine}, "
+                 f"{'every core' if not threads else f'{threads} threads'}"
+                 f"{f', Dask {self.dask}' if self.dask else ''} → {folder}")
+        factory = self.make_player or default_player_factory()
+        everyone = [cached_player(factory, name) for name in experiment.everyone]
+        if "fast" in self._engines_used(pairings) and fast_compile_pending(everyone):
+            self.log(COMPILING)
+        if chunks.done_units:
+            self.log(f"resuming: {len(chunks.on_disk)} finished chunks on disk, {chunks.done_units} {unit} not replayed")
+        bar = Progress(total, chunks.done_units, unit, self.progress)
+        self.started = time.perf_counter()
+
+        def finished(task: dict, frame: pd.DataFrame) -> None:
+            path = folder / CHUNK_DIR / chunk_name(task["pairing"], task["chunk"])
+            try:
+                write_table(frame, path)
+            except OSError as error:
+                raise explain(error, path, f"and finish with --resume (the {len(chunks.on_disk)} finished "
+                                           f"chunks in {folder / CHUNK_DIR} are kept)") from None
+            chunks.record(task["pairing"], task["chunk"], path, frame)
+            self.played_rows += len(frame)
+            self.written += 1
+            units = 2 * (task["stop"] - task["start"])
+            bar.update(units)
+            self._estimate(units, total - chunks.done_units - self.units_played, unit)
+            stop_hook(self.written)
+
+        try:
+            if self.dask:
+                from .dask_backend import run_on_dask
+
+                run_on_dask(self.dask, chunks, lambda p, c: make_task(experiment, p, c, threads), finished,
+                            self.make_player, cluster=self.cluster, **self.dask_options)
+            else:
+                while (ready := chunks.next_task()) is not None:
+                    task = make_task(experiment, *ready, threads)
+                    finished(task, play_chunk(task, self.make_player))
+        except BaseException as error:
+            bar.close()
+            try:
+                self._close_session(folder)
+            except OSError:  # the chunks matter, the session's timing does not
+                pass
+            if isinstance(error, KeyboardInterrupt):
+                self.log(f"interrupted: {len(chunks.on_disk)} finished chunks are kept in {folder / CHUNK_DIR}; "
+                         f"finish with: {_resume_command(self.command_text, folder)}")
+            raise
+        bar.close()
+        return self._finish(folder, chunks, pairings)
+
+    def _estimate(self, units: int, left_before: int, unit: str) -> None:
+        """Once, after the third chunk: roughly how long the rest will take, from chunks 2 and 3."""
+        self.units_played += units
+        if self.written == 1:
+            self.timed = (time.perf_counter(), self.units_played)
+        elif self.written == 3:
+            seconds = time.perf_counter() - self.timed[0]
+            rate = (self.units_played - self.timed[1]) / seconds if seconds > 0 else 0
+            left = left_before - units
+            if rate > 0 and left > 0:
+                self.log(f"about {duration(left / rate)} to go at ~{rate:,.0f} {unit}/s "
+                         "(Ctrl-C stops and keeps the finished chunks; --resume goes on)")
+
+    def _folder(self) -> Path:
+        if self.out is not None:
+            return Path(self.out)
+        name = self.experiment.name
+        if self.resume:
+            found = latest_unfinished(name)
+            if found is None:
+                raise RunError(f"no unfinished run of {name} under {DEFAULT_RUNS} to resume: "
+                               "name its folder with --out")
+            return found
+        return default_folder(name)
+
+    def _open(self, folder: Path, stored: dict | None, pairings: list[Pairing]) -> None:
+        """Create the folder and record this session in ``run.json`` before any game is played."""
+        experiment = self.experiment
+        if stored is None:
+            self.record = self.run_folder.record(
+                self.command_text, experiment.identity(), name=experiment.name, config=experiment.to_dict(),
+                seed=experiment.seed,
+                pairings=[{"index": p.index, "first": p.first, "second": p.second,
+                           "condition": p.condition, "seed": p.seed} for p in pairings],
+                sessions=[])
+        else:
+            self.record = self.run_folder.resumed(stored)
+        self.record["status"] = "running"
+        commit, dirty = git_state()
+        self.session = {"started": now(), "command": self.command_text, "engine": experiment.engine,
+                        "threads": experiment.threads, "dask": self.dask, "git_commit": commit,
+                        "git_dirty": dirty, "games": 0, "elapsed_s": 0.0}
+        self.record["sessions"].append(self.session)
+        self.run_folder.save(self.record)
+        self.run_folder.chunks.mkdir(exist_ok=True)
+
+    def _close_session(self, folder: Path) -> None:
+        self.session["elapsed_s"] = round(time.perf_counter() - self.started, 3)
+        self.session["games"] = self.played_rows
+        self.run_folder.save(self.record)
+
+    def _finish(self, folder: Path, chunks: Chunks, pairings: list[Pairing]) -> RunResult:
+        experiment = self.experiment
+        elapsed = time.perf_counter() - self.started
+        frame = assemble(folder, chunks.plan())
+        self.session["games"] = self.played_rows
+        self.session["elapsed_s"] = round(elapsed, 3)
+        rate = round(self.played_rows / elapsed, 1) if elapsed > 0 and self.played_rows else None
+        # Finished once the rows are whole: a kill while the summaries are written leaves a run
+        # that --resume completes by summarizing its games.parquet again.
+        self.run_folder.finish(self.record, **{
+            "engine": experiment.engine,
+            "engines_used": sorted(self._engines_used(pairings)),
+            "threads": experiment.threads or os.cpu_count(),
+            "dask": self.dask,
+            "games": int(len(frame)),
+            "sessions_count": len(self.record["sessions"]),
+            # The speed of the session that finished the run: its own games over its own time
+            # (an earlier session may have been killed before it could record either).
+            "elapsed_s": round(elapsed, 3),
+            "games_played_last_session": self.played_rows,
+            "games_per_s": rate,
+        })
+        report = self._summarize(folder, frame, self.record)
+        shutil.rmtree(folder / CHUNK_DIR, ignore_errors=True)
+        shown = self.played_rows / elapsed if elapsed > 0 else float("nan")
+        self.log(f"played {self.played_rows} games in {elapsed:.1f} s ({shown:,.0f} games/s); results in {folder}")
+        return RunResult(folder, frame, report, self.played_rows, elapsed)
+
+    def _summarize(self, folder: Path, frame: pd.DataFrame, run: dict):
+        return self.summarize(folder, frame, self.experiment, run, make_player=self.make_player,
+                              progress=self.progress, log=self.log)
+
+    def _engines_used(self, pairings: list[Pairing]) -> set[str]:
+        engine = self.experiment.engine
+        if engine != "auto":
+            return {engine}
+        factory = self.make_player or default_player_factory()
+        return {engine_for(engine, cached_player(factory, p.first), cached_player(factory, p.second), p.rules)
+                for p in pairings}
+
+
+def _resume_command(command: str, folder: Path) -> str:
+    words = shlex.split(command)
+    if "--resume" not in words:
+        words.append("--resume")
+    if "--out" not in words and not any(w.startswith("--out=") for w in words):
+        words += ["--out", str(folder)]
+    return shlex.join(words)

@@ -1,0 +1,1 @@
+"""Questions answered by runs of their own: the cube audit, the cross-check, match equity, the nn net."""

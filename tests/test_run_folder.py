@@ -1,0 +1,99 @@
+"""One run-folder lifecycle for every long command: what a folder may hold before a run starts,
+what --force removes, what a resume must ask again (experiments/running/folder.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from experiments.errors import RunError
+from experiments.running.folder import EXPERIMENT_RUN, RunFolder
+from experiments.studies.cross_check import CROSS_CHECK
+from experiments.studies.cube_audit import AUDIT
+
+KINDS = {"run": EXPERIMENT_RUN, "cube audit": AUDIT, "cross-check": CROSS_CHECK}
+
+
+def stored(folder, **record) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "run.json").write_text(json.dumps(record))
+
+
+@pytest.mark.parametrize("kind", KINDS.values(), ids=KINDS.keys())
+def test_a_folder_holding_only_a_killed_write_is_empty_to_every_command(tmp_path, kind):
+    (tmp_path / ".run.json.tmp").write_text("{")  # what a kill while writing run.json leaves
+    assert RunFolder(tmp_path, kind).open({"seed": 1}) is None
+
+
+@pytest.mark.parametrize("kind, other, title", [
+    (EXPERIMENT_RUN, "cube-audit", "bgsim run"),
+    (AUDIT, None, "bgsim cube audit"),
+    (CROSS_CHECK, "cube-audit", "bgsim cross-check"),
+], ids=KINDS.keys())
+def test_a_folder_of_another_command_is_refused_by_name(tmp_path, kind, other, title):
+    stored(tmp_path, **({"kind": other} if other else {}), status="finished", identity={})
+    with pytest.raises(RunError, match=f"is not empty and holds no {title}: choose another --out"):
+        RunFolder(tmp_path, kind).open({}, force=True)
+
+
+@pytest.mark.parametrize("kind, noun", [(EXPERIMENT_RUN, "run"), (AUDIT, "audit"), (CROSS_CHECK, "cross-check")],
+                         ids=KINDS.keys())
+def test_a_finished_run_is_replaced_only_with_force(tmp_path, kind, noun):
+    stored(tmp_path, **({"kind": kind.kind} if kind.kind else {}), status="finished", identity={})
+    with pytest.raises(RunError, match=f"holds a finished {noun}: choose another --out, or pass --force"):
+        RunFolder(tmp_path, kind).open({})
+
+
+def test_an_unfinished_run_needs_resume_or_force_where_runs_resume(tmp_path):
+    stored(tmp_path / "audit", kind="cube-audit", status="running", identity={})
+    with pytest.raises(RunError, match="holds an unfinished audit: pass --resume to finish it, or --force"):
+        RunFolder(tmp_path / "audit", AUDIT).open({})
+    stored(tmp_path / "cross", kind="cross-check", status="running", identity={})  # cross-checks do not resume
+    assert RunFolder(tmp_path / "cross", CROSS_CHECK).open({}) is None
+    assert not (tmp_path / "cross" / "run.json").exists()  # the killed one is gone, a new one starts
+
+
+def test_force_removes_the_run_its_outputs_and_chunks_and_nothing_else(tmp_path):
+    stored(tmp_path, status="finished", identity={})
+    for name in ("games.parquet", "summary.md", "summary.csv", "payoff_matrix-five.csv", "points_per_game.png",
+                 "notes.txt"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "chunks").mkdir()
+    (tmp_path / "chunks" / "pairing-000-chunk-0000.parquet").write_text("x")
+    assert RunFolder(tmp_path, EXPERIMENT_RUN).open({}, force=True) is None
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_a_resume_must_ask_for_the_same_identity(tmp_path):
+    stored(tmp_path, kind="cube-audit", status="running", identity={"seed": 1, "players": ["keith"]},
+           command="bgsim cube-audit --seed 1")
+    with pytest.raises(RunError, match=r"cannot resume .*: it was started with other options \(seed: 1 in the run, "
+                                       r"2 now\); repeat its command with --resume: bgsim cube-audit --seed 1"):
+        RunFolder(tmp_path, AUDIT).open({"seed": 2, "players": ["keith"]}, resume=True)
+    found = RunFolder(tmp_path, AUDIT).open({"seed": 1, "players": ["keith"]}, resume=True)
+    assert found["command"] == "bgsim cube-audit --seed 1"
+
+
+def test_nothing_to_resume_where_no_run_of_the_kind_is(tmp_path):
+    with pytest.raises(RunError, match="nothing to resume in .*: it holds no run.json"):
+        RunFolder(tmp_path / "none", EXPERIMENT_RUN).open({}, resume=True)
+    stored(tmp_path / "audit", kind="cube-audit", status="running", identity={})
+    with pytest.raises(RunError, match="nothing to resume in .*: it holds no bgsim run"):
+        RunFolder(tmp_path / "audit", EXPERIMENT_RUN).open({}, resume=True)
+
+
+def test_a_run_resumed_on_other_code_is_marked_dirty(tmp_path):
+    record = {"git_commit": "0" * 40, "git_dirty": False}  # no commit of this repository
+    assert RunFolder(tmp_path, AUDIT).resumed(record)["git_dirty"] is True
+
+
+def test_finish_adds_this_session_s_seconds_to_the_earlier_ones(tmp_path):
+    folder = RunFolder(tmp_path / "out", AUDIT)
+    record = folder.record("bgsim cube-audit", {"seed": 1})
+    assert record["kind"] == "cube-audit" and record["status"] == "running"
+    record["seconds"] = 2.5  # an earlier, killed session's
+    folder.finish(record, seconds=1.25)
+    saved = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert saved["status"] == "finished" and saved["seconds"] == 3.8  # 3.75, to a tenth
+    assert "finished" in saved and saved["identity"] == {"seed": 1}
