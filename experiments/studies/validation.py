@@ -81,6 +81,13 @@ def _reference_chunk(white_spec, black_spec, seed, numbers, rules, match_to):
                                 rules, match_to)
 
 
+def reference_pool(jobs: int) -> ProcessPoolExecutor:
+    """The worker processes that play the reference side, started fresh (spawned)."""
+    # not forked: a worker forked after this process ran a parallel kernel (the fast engine's game
+    # loop) is killed by Numba's OpenMP layer as soon as it runs one itself (exact's match tables)
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+
+
 def _reference(pool, white_spec, black_spec, seed, games, rules, match_to, jobs):
     if pool is None:
         return _reference_chunk(white_spec, black_spec, seed, range(games), rules, match_to)
@@ -148,10 +155,7 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
             rules.check_for_match()
 
     total_rows = 0
-    # spawned, not forked: a worker forked after this process ran a parallel kernel is killed by
-    # Numba's OpenMP layer as soon as it runs one itself (exact's match tables do)
-    spawn = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(jobs, mp_context=spawn) if jobs > 1 else None
+    pool = reference_pool(jobs) if jobs > 1 else None
     print(f"validating {len(cases)} cases of {games} games or matches each, both engines", flush=True)
     all_started = time.perf_counter()
     try:
