@@ -30,7 +30,7 @@ from .bearoff import (
 from .bearoff import CENTRED as CENTRED_STATE
 from .bearoff import OWNED as OWNED_STATE
 from .board import checkers_on, is_race, pip_counts
-from .compile import jit
+from .compile import alloc_jit, jit
 from .cube import BEAVER, DROP, TAKE
 from .match_cube import (
     VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD, VIEW_VALUE, equity,
@@ -84,7 +84,7 @@ def match_successors(checkers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 # --- money and the estimates: bots.exact.cube_equities ------------------------------------
 
-@jit
+@alloc_jit
 def one_sided_probabilities(one_sided, own, opponent):
     """bgsim.bearoff.OneSided.probabilities, in numpy's order: the tails are cumulative sums
     from the last slot, and each dot product sums from slot 0 up (numpy's dot of a reversed
@@ -122,7 +122,7 @@ def one_sided_probabilities(one_sided, own, opponent):
     return probabilities
 
 
-@jit
+@alloc_jit
 def cube_equities(params, offsets, float64s, int32s, int64s, board, jacoby_centred, at_score):
     """bots.exact.cube_equities: (centred, owned, double/take, probabilities, efficiency).
     The two-sided table's cubeless win is read only ``at_score`` (only match play asks it, and
@@ -176,7 +176,7 @@ def dead_level(away, opponent_away):
     return level
 
 
-@jit
+@alloc_jit
 def _descendants(start, starts, targets, size):
     """Position ``start`` and every position its plays can reach (not 0, all off): a mask."""
     seen = np.zeros(size, dtype=np.bool_)
@@ -196,7 +196,7 @@ def _descendants(start, starts, targets, size):
     return seen
 
 
-@jit
+@alloc_jit
 def _by_pips(seen, pips):
     """The positions of a mask sorted by pips, ``first[p]`` the first with ``p`` pips or more,
     and each position's place in that list (-1 when not in it)."""
@@ -222,7 +222,7 @@ def _by_pips(seen, pips):
     return ordered, first, place
 
 
-@jit
+@alloc_jit
 def match_cube_values(own, opponent, cube_value, centred, away, opponent_away, post_crawford,
                       float64s, pre, post, win, starts, targets, pips):
     """bgsim.bearoff.match.match_cube for the side on roll at position ``own`` against
@@ -292,7 +292,7 @@ def match_cube_values(own, opponent, cube_value, centred, away, opponent_away, p
     return True, values_a[0, state, i, j], values_a[1, OPPONENT_OWNS, i, j], mine_win[0]
 
 
-@jit
+@alloc_jit
 def _exact_at_score(params, offsets, float64s, int32s, int64s, board, view):
     """bots.exact.Exact._exact_at_score: (covered, may_double, no double, double/take,
     double/pass); ``covered`` False where the match tables do not hold the position."""
@@ -318,7 +318,7 @@ def _exact_at_score(params, offsets, float64s, int32s, int64s, board, view):
     return True, may_double, no_double, double_take, double_pass
 
 
-@jit
+@alloc_jit
 def _match_equities(params, offsets, float64s, int32s, int64s, board, view):
     _, _, _, probabilities, efficiency = cube_equities(params, offsets, float64s, int32s, int64s, board,
                                                        False, True)
@@ -327,7 +327,7 @@ def _match_equities(params, offsets, float64s, int32s, int64s, board, view):
                           view[VIEW_POST_CRAWFORD] != 0)
 
 
-@jit
+@alloc_jit
 def exact_offers(code, params, offsets, float64s, int32s, int64s, board, view):
     """bots.exact.Exact.wants_double."""
     at_score = score_in_table(params[SCORE_AWARE], view)
@@ -347,7 +347,7 @@ def exact_offers(code, params, offsets, float64s, int32s, int64s, board, view):
     return min(double_take, 1.0) > no_double
 
 
-@jit
+@alloc_jit
 def exact_answer(code, params, offsets, float64s, int32s, int64s, board, view):
     """bots.exact.Exact.respond (``board`` from the doubler)."""
     at_score = score_in_table(params[SCORE_AWARE], view)
