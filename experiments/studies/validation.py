@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
 
 from bgsim.cube import Rules
 from experiments.running.progress import duration
+from experiments.running.workers import worker_pool
 
 # (white, black, rules, match_to).  The rule options, each played by pairings that use it:
 AGGRESSIVE = "pipdiff(double=2,redouble=3,take=20)"
@@ -140,10 +140,9 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
             rules.check_for_match()
 
     total_rows = 0
-    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
     print(f"validating {len(cases)} cases of {games} games or matches each, both engines", flush=True)
     all_started = time.perf_counter()
-    try:
+    with worker_pool(jobs) as pool:  # fresh processes: this one may have run a parallel kernel
         for number, (white_spec, black_spec, rules, match_to) in enumerate(cases, 1):
             white, black = make_player(white_spec), make_player(black_spec)
             what = f"{white.name} vs {black.name}, {_rules_text(rules)}" + (
@@ -174,9 +173,6 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
             if number < len(cases):
                 left = (time.perf_counter() - all_started) / number * (len(cases) - number)
                 print(f"  about {duration(left)} left for the other {len(cases) - number} cases", flush=True)
-    finally:
-        if pool is not None:
-            pool.shutdown()
 
     for given in (False, True):
         compared_games = _compare_starts(games, seed, given)
