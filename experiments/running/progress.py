@@ -98,5 +98,6 @@ class Phase:
 
 
 def phase_line(times: dict) -> str:
-    """'sampling 12 s, judging 3 min': every phase's time, for a command's last line."""
-    return ", ".join(f"{name} {duration(seconds)}" for name, seconds in times.items())
+    """'sampling 12.3 s, judging 3 min': every phase's time, for a command's last line."""
+    return ", ".join(f"{name} {seconds:.1f} s" if seconds < 60 else f"{name} {duration(seconds)}"
+                     for name, seconds in times.items())
