@@ -309,3 +309,45 @@ def test_validate_with_two_workers_after_a_parallel_kernel_ran(capsys, monkeypat
     out = capsys.readouterr().out
     assert "validated:" in out and "no difference" in out
     assert pools == [2]
+
+
+# --- bad input stops before anything is made ---------------------------------------------------------
+
+def test_a_sampler_without_a_fast_kernel_is_refused_before_the_audit_folder_is_made(tmp_path, capsys):
+    assert cli.main(["cube-audit", "--players", "keith", "--positions", "5", "--sampler", "gnubg",
+                     "--out", str(tmp_path / "audit"), "--no-progress"]) == 2
+    assert "the sampler 'gnubg' has no fast-engine kernel" in one_error_line(capsys)
+    assert list(tmp_path.iterdir()) == []  # no folder with a run.json of an audit that never ran
+
+
+@pytest.mark.parametrize("words, why", [
+    (["gnubg", "random"], "gnubg vs random is played by the reference engine"),  # a bot the fast engine lacks
+    (["random", "random", "--variant", "nackgammon"], "nackgammon is played by the reference engine"),
+])
+def test_threads_where_the_reference_engine_plays_is_an_error_that_says_why(words, why, tmp_path, capsys):
+    out = tmp_path / "games.parquet"
+    assert cli.main(["play", *words, "--games", "2", "--threads", "2", "--out", str(out), "--no-progress"]) == 2
+    assert f"--threads has no effect here: {why}, on one core" in one_error_line(capsys)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_output_that_cannot_be_claimed_is_named_as_the_user_named_it(tmp_path, capsys, monkeypatch):
+    import errno
+    import os
+
+    real_open = os.open
+
+    def refused(path, flags, *rest):
+        if str(path).endswith(".claim"):  # as in a folder this user may read but not write
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_open(path, flags, *rest)
+
+    monkeypatch.setattr(os, "open", refused)
+    out = tmp_path / "games.parquet"
+    assert cli.main(["play", "random", "random", "--games", "2", "--engine", "reference", "--out", str(out),
+                     "--no-progress"]) == 2
+    error = one_error_line(capsys)
+    assert f"cannot write {out}: Permission denied; no permission to write there" in error
+    assert ".claim" not in error  # a file the user never named
+    assert list(tmp_path.iterdir()) == []
+

@@ -239,7 +239,7 @@ def claim(target: Path, what: str = "output"):
             _take_over(path, holder, target)
             continue
         except OSError as error:
-            raise explain(error, path) from None
+            raise explain(error, target) from None  # the output the user named, not the claim
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         break

@@ -18,6 +18,7 @@ import pandas as pd
 
 from bgsim.cube import Rules
 from bgsim.series import engine_for, play_games
+from bgsim.variants import STANDARD
 
 from .files import RowFile, claim, stop_hook
 from .machine import COMPILING, cap_threads, fast_compile_pending
@@ -69,6 +70,10 @@ def play_to_file(white, black, games: int, seed: int, path: Path, rules: Rules, 
     if match_to:
         rules.check_for_match()
     played_on = engine_for(engine, white, black, rules)
+    if threads is not None and played_on == "reference":
+        what = (f"{rules.variant} is played" if rules.variant != STANDARD
+                else f"{white.name} vs {black.name} is played")
+        raise ValueError(f"--threads has no effect here: {what} by the reference engine, on one core")
     threads = cap_threads(threads, log) if played_on == "fast" else threads
     # Playing no game checks every argument (seed, rules, whether the engine can run both
     # players) before anything is printed or written.

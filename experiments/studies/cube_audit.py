@@ -81,6 +81,17 @@ def bucket_of(pips: int) -> str:
 # --- positions -------------------------------------------------------------------------------
 
 
+def check_sampler(sampler: str):
+    """The sampler's player, or a ValueError when it is no fast checker bot (before any folder)."""
+    from bgsim.fast import supports
+    from bots import make_player
+
+    player = make_player(sampler)
+    if not supports(player):
+        raise ValueError(f"the sampler {sampler!r} has no fast-engine kernel: choose a fast checker bot")
+    return player
+
+
 def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3,
                      found_more: Callable[[int], None] = lambda count: None) -> list[tuple[str, int]]:
     """``count`` race positions as (ID, game): the ID with the side on roll, the number of the
@@ -89,15 +100,12 @@ def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3,
     that game's race positions, so long races do not crowd out the rest.  Positions of one game
     are alike (one race at several lengths): the intervals take the game as their unit.
     ``found_more(k)`` is told as each game adds k positions (the progress bar)."""
-    from bgsim.fast import supports, trace_game
+    from bgsim.fast import trace_game
     from bgsim.fast.game import TRACE_HEAD
-    from bots import make_player
 
     if count < 1:
         raise ValueError(f"--positions must be at least 1, got {count}")
-    player = make_player(sampler)
-    if not supports(player):
-        raise ValueError(f"the sampler {sampler!r} has no fast-engine kernel: choose a fast checker bot")
+    player = check_sampler(sampler)
     rng = random.Random(seed)
     found: list[tuple[str, int]] = []
     number = 0
@@ -532,6 +540,8 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
     results folder ``out``; ``command`` (the one that repeats the run) goes to run.json.  The
     folder is claimed while the audit works in it; resuming a finished audit gives its results."""
     rules = make_rules(specs)  # bad specs fail before anything is written
+    if source is None:
+        check_sampler(sampler)  # and a bad sampler
     identity = audit_identity(specs, positions, seed, sampler, per_game, source)
     folder = RunFolder(out, AUDIT)
     with folder.claimed():
