@@ -12,7 +12,6 @@ from pathlib import Path
 from experiments.commands.arguments import (check_resume_force, cube_rules_flag, positions_flag, run_folder_flags,
                                            seed_flag, threads_flag)
 from experiments.running.config import split_specs
-from experiments.studies.bearoff import announce_builds
 from experiments.running.folder import choose_folder
 from experiments.running.progress import duration, phase_line
 from experiments.stats import SMALL_SAMPLE
@@ -55,7 +54,6 @@ def run(args) -> int:
     command = ["bgsim", "cross-check", "--players", ",".join(specs), "--positions", str(args.positions),
                "--seed", str(args.seed), "--threads", str(threads), "--out", str(out)]
     log = (lambda text: print(text, file=sys.stderr, flush=True))
-    announce_builds(log)  # the databases are the truth: built on first use
     check = run_cross_check(Path(out), specs, shlex.join(command), args.positions, args.seed, threads,
                             args.force, not args.no_progress, log, resume=args.resume)
     if check.already_finished:

@@ -12,7 +12,6 @@ from pathlib import Path
 from experiments.commands.arguments import (check_resume_force, cube_rules_flag, positions_flag, positive,
                                            refuse_given, run_folder_flags, seed_flag)
 from experiments.running.config import split_specs
-from experiments.studies.bearoff import announce_builds
 from experiments.running.folder import choose_folder
 from experiments.running.progress import duration, phase_line
 from experiments.stats import SMALL_SAMPLE
@@ -85,7 +84,6 @@ def run(args) -> int:
     specs = split_specs(args.players)
     out = choose_folder(args.out, "cube-audit", args.resume, AUDIT)
     log = (lambda text: print(text, file=sys.stderr, flush=True))
-    announce_builds(log)  # the databases are the truth: built on first use
     audit = run_audit(out, specs, shlex.join(_command(args, specs, out)), args.positions, args.seed,
                       args.sampler, args.per_game, args.source, args.resume, args.force,
                       not args.no_progress, log)

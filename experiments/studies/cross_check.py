@@ -52,6 +52,7 @@ from experiments.running.folder import RunFolder, RunKind
 from experiments.running.progress import Phase
 from experiments.running.workers import worker_pool
 from experiments.stats import SMALL_SAMPLE, nonnegative_interval
+from experiments.studies.bearoff import announce_builds
 
 from . import cube_audit
 
@@ -405,6 +406,7 @@ def run_cross_check(out: Path, specs: list[str], command: str, starts: int = 200
             found = int(summary["starts"].iloc[0])
             return CrossCheck(folder.path, summary, found, found * (1 + 2 * len(specs)),
                               float(stored.get("seconds", 0.0)), dict(stored.get("phases") or {}), True)
+        announce_builds(log)  # the databases are the truth, built on first use: said once the input holds
         return _check(folder, stored, specs, command, identity, starts, seed, jobs, progress, log)
 
 

@@ -56,6 +56,7 @@ from experiments.running.files import stop_hook, write_atomic, write_table, writ
 from experiments.running.folder import RunFolder, RunKind
 from experiments.running.progress import Phase
 from experiments.stats import SMALL_SAMPLE, nonnegative_interval, proportion_interval
+from experiments.studies.bearoff import announce_builds
 
 BUCKETS = (("<=30", 0, 30), ("31-60", 31, 60), ("61-90", 61, 90), (">90", 91, 10_000))
 ALL = "all"
@@ -548,6 +549,7 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
         stored = folder.open(identity, resume=resume, force=force)
         if stored is not None and stored.get("status") == "finished":
             return _finished(folder, stored, specs)
+        announce_builds(log)  # the databases are the truth, built on first use: said once the input holds
         return _audit(folder, stored, rules, specs, command, identity, positions, seed, sampler, per_game,
                       source, progress, log)
 
