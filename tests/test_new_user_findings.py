@@ -351,3 +351,81 @@ def test_an_output_that_cannot_be_claimed_is_named_as_the_user_named_it(tmp_path
     assert ".claim" not in error  # a file the user never named
     assert list(tmp_path.iterdir()) == []
 
+
+# --- every command stopped by Ctrl-C exits 130 -----------------------------------------------------
+
+def test_a_rollout_stopped_by_ctrl_c_exits_130_like_every_command(capsys, monkeypatch):
+    monkeypatch.setenv("BGSIM_STOP_AFTER", "1")  # Ctrl-C once the first batch of trials is done
+    assert cli.main(["rollout", race_id(), "--games", "1440", "--player", "heuristic", "--threads", "1",
+                     "--no-progress"]) == 130
+    captured = capsys.readouterr()
+    assert "interrupted: reporting the 144 of 1440 trials done" in captured.err
+    assert "Traceback" not in captured.err and "KeyboardInterrupt" not in captured.err
+    assert "144 trials" in captured.out  # what was finished is reported, not thrown away
+
+
+def test_a_cross_check_stopped_by_ctrl_c_ends_its_workers_without_a_traceback(tmp_path, capfd, monkeypatch):
+    words = ["cross-check", "--players", "keith", "--positions", "6", "--seed", "3", "--threads", "2",
+             "--out", str(tmp_path / "parts"), "--no-progress"]
+    monkeypatch.setenv("BGSIM_STOP_AFTER", "1")  # Ctrl-C once the first block of starts is kept
+    assert cli.main(words) == 130
+    err = capfd.readouterr().err  # the workers' own stderr too: they share this process's
+    assert "interrupted: 1 of 6 blocks of starts are played and kept" in err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err and "BrokenProcessPool" not in err
+    assert len(list((tmp_path / "parts" / "chunks").glob("block-*.parquet"))) == 1
+    monkeypatch.delenv("BGSIM_STOP_AFTER")
+    assert cli.main(words + ["--resume"]) == 0  # and the workers started again finish it
+
+
+# --- long phases speak -------------------------------------------------------------------------
+
+def test_building_the_bear_off_databases_says_first_what_and_how_long(tmp_path, capsys, monkeypatch):
+    from experiments.studies import bearoff
+
+    monkeypatch.setenv("BGSIM_CACHE", str(tmp_path))  # nothing built yet
+    monkeypatch.setenv("BGSIM_BEAROFF_CHECKERS", "2")
+    assert [kind for kind, _, _ in bearoff.pending_builds()] == ["one-sided", "two-sided"]
+    said = []
+    bearoff.announce_builds(said.append)  # what cube-audit and cross-check say before their work
+    assert [line.split(" (")[0] for line in said] == ["building the one-sided bear-off database",
+                                                      "building the two-sided bear-off database"]
+    assert all(": about " in line and "`bgsim bearoff build`" in line for line in said)
+    assert cli.main(["bearoff", "build"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(" (")[0] for line in err] == ["building the one-sided database", "building the two-sided database"]
+    assert all(": about " in line for line in err)
+    assert bearoff.pending_builds() == []  # built and kept: the next command says nothing
+    assert cli.main(["bearoff", "build"]) == 0
+    assert "building" not in capsys.readouterr().err
+
+
+# --- one vocabulary: a results folder is optional everywhere ------------------------------------------
+
+def test_a_results_folder_defaults_to_results_runs_in_every_command_that_keeps_one(tmp_path, capsys, monkeypatch):
+    PARSER = cli.build_parser()
+    keeping = {name: command for name, command in cli.commands(PARSER).items()
+               if any("--resume" in action.option_strings for action in command._actions)
+               and any(action.metavar == "DIR" for action in command._actions if "--out" in action.option_strings)}
+    assert {"run", "tournament", "cube-audit", "cross-check"} <= set(keeping)
+    for name, command in keeping.items():
+        (out,) = [action for action in command._actions if "--out" in action.option_strings]
+        assert not out.required and out.default is None, name
+        named = "NAME" if name in ("run", "tournament") else name  # run: the experiment's name
+        assert f"default results/runs/{named}-TIMESTAMP" in out.help, name
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "races.txt").write_text(race_id() + "\n")
+    assert cli.main(["cube-audit", "--players", "keith", "--from", "races.txt", "--no-progress"]) == 0
+    (folder,) = (tmp_path / "results" / "runs").iterdir()
+    assert folder.name.startswith("cube-audit-") and (folder / "summary.md").exists()
+
+
+# --- honest small samples ----------------------------------------------------------------------
+
+def test_a_cross_check_of_ten_starts_never_says_disagree_without_saying_too_few():
+    from experiments.stats import SMALL_SAMPLE
+    from experiments.studies.cross_check import verdict
+
+    assert verdict(0.01, 0.05, 10) == "disagree (only 10 starts: too few for the interval to be trusted)"
+    assert verdict(-0.01, 0.05, 10).endswith("(only 10 starts: too few for the interval to be trusted)")
+    assert verdict(0.01, 0.05, SMALL_SAMPLE) == "disagree"  # enough starts: the plain verdict
+    assert verdict(0.0, 0.0, 10) == "agree exactly"  # no interval to doubt
