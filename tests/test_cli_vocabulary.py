@@ -142,6 +142,18 @@ def test_old_spellings_work_for_one_release_with_a_deprecation_line(name, old, n
     assert old not in COMMANDS[name].format_help()
 
 
+def test_an_old_spelling_is_named_before_what_its_value_says(capsys):
+    from experiments.running.machine import thread_limit
+
+    args = parse("cross-check", "--jobs", "100")
+    assert args.threads == thread_limit()  # --jobs 100 never starts 100 processes
+    assert capsys.readouterr().err.splitlines() == [
+        "bgsim: warning: --jobs is now --threads (the old name goes in the next release)",
+        f"bgsim: --threads 100: this machine runs at most {thread_limit()} threads; using {thread_limit()}"]
+    with pytest.raises(arguments.BadArguments, match=r"^--jobs must be at least 1, got 0"):
+        parse("validate", "--jobs", "0")  # a bad value is blamed on the flag the user typed
+
+
 def test_a_flag_argparse_refuses_is_one_line_and_exit_2(capsys):
     assert cli.main(["play", "random", "random", "--games", "0", "--out", "x.parquet"]) == 2
     err = capsys.readouterr().err

@@ -189,19 +189,13 @@ def cube_rules_flag(parser, example: str) -> None:
 def deprecated(parser, old: str, new: str, kind) -> None:
     """``old`` still sets ``new`` for one release, with a line on stderr saying so; it is not in
     ``--help``."""
-    parser.add_argument(old, dest=new.lstrip("-").replace("-", "_"), type=kind, action=_Deprecated,
-                        new=new, help=argparse.SUPPRESS)
+    def read(text: str):
+        # said as the value is read, before what reading it says (``--jobs 100``: then the cap)
+        _note(f"warning: {old} is now {new} (the old name goes in the next release)")
+        return kind(text)
 
-
-class _Deprecated(argparse.Action):
-    def __init__(self, option_strings, dest, new: str, **kwargs) -> None:
-        self.new = new
-        super().__init__(option_strings, dest, **kwargs)
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        print(f"bgsim: warning: {option_string} is now {self.new} (the old name goes in the next release)",
-              file=sys.stderr, flush=True)
-        setattr(namespace, self.dest, values)
+    read.__name__ = kind.__name__
+    parser.add_argument(old, dest=new.lstrip("-").replace("-", "_"), type=read, help=argparse.SUPPRESS)
 
 
 # --- options that only mean something together ---------------------------------------------------
