@@ -18,7 +18,6 @@ import json
 import random
 import subprocess
 import sys
-from dataclasses import replace
 
 import gnubg_nn
 import pytest
@@ -70,7 +69,7 @@ def random_game_positions(variant: str, count: int, seed: int) -> list[Position]
             keys = sorted(gnubg_nn.moves(to_gnubg_board(position), *roll))
             if keys:
                 opponent, mover = gnubg_nn.board_from_position_key(rng.choice(keys))
-                position = replace(from_gnubg_board(opponent, mover), variant=variant)
+                position = Position(from_gnubg_board(opponent, mover), variant)
             if position.finished:
                 break
             position = position.turned()
