@@ -330,7 +330,7 @@ def test_report_on_a_play_output_prints_its_summary(tmp_path, capsys):
     (folder / "games.parquet").write_bytes(out.read_bytes())
     assert cli.main(["report", str(folder)]) == 0
     assert cli.main(["report", str(tmp_path / "nothing")]) == 2
-    assert "no such results folder or Parquet file" in one_error_line(capsys)
+    assert "no such results folder or file" in one_error_line(capsys)
 
 
 # --- the Python API --------------------------------------------------------------------------
