@@ -42,7 +42,7 @@ import pandas as pd
 
 from experiments.errors import RunError, WriteError
 
-from .files import claim, explain, is_temporary, reason, write_json
+from .files import claim, is_temporary, reason, write_json
 
 CHUNK_DIR = "chunks"
 RUN_FILE = "run.json"
@@ -88,7 +88,7 @@ class RunFolder:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise explain(error, self.path) from None
+            raise self._unwritable(error) from None
         return claim(self.path, f"results folder ({self.kind.title})")
 
     def open(self, identity: dict, *, resume: bool = False, force: bool = False) -> dict | None:
@@ -150,7 +150,10 @@ class RunFolder:
             self.path.mkdir(parents=True, exist_ok=True)
             write_json(record, self.path / RUN_FILE)
         except OSError as error:
-            raise WriteError(error.errno, f"cannot write to results folder {self.path}: {reason(error)}") from None
+            raise self._unwritable(error) from None
+
+    def _unwritable(self, error: OSError) -> WriteError:
+        return WriteError(error.errno, f"cannot write to results folder {self.path}: {reason(error)}")
 
     def finish(self, record: dict, seconds: float | None = None, **fields) -> dict:
         """Mark the run finished (``seconds`` of work added to any earlier sessions') and save it."""
