@@ -99,3 +99,59 @@ def test_the_bench_times_the_fast_engine_on_the_reference_games(monkeypatch):
     reference = asked["reference heuristic+pipdiff"][0]
     same = [games for games in asked["heuristic+pipdiff"] if not isinstance(games, int)]
     assert same and set(same[0]) == set(range(reference)) and len(same[0]) > reference
+
+
+def test_compare_holds_the_nn_kernel_and_rollouts_to_the_best_move_loop():
+    def run(nn, loop):
+        return {"figures": {"fast_nn_1thread": {"per_s": nn, "plies_per_s": 0.0},
+                            "rollout_nn_1thread": {"per_s": 2 * nn, "plies_per_s": 0.0},
+                            "gnubg_nn_best_move": {"per_s": loop, "plies_per_s": 0.0}}}
+
+    baseline = run(1000.0, 200.0)
+    assert compare(run(500.0, 100.0), baseline, 0.3) == []  # a machine half as fast
+    slower = compare(run(500.0, 200.0), baseline, 0.3)
+    assert [line.split(":")[0] for line in slower] == ["fast_nn_1thread", "rollout_nn_1thread"]
+    assert "gnubg_nn_best_move loop" in slower[0]
+
+
+def test_compare_names_a_baseline_from_another_processor():
+    from experiments.studies.bench import machine_differences
+
+    here = {"machine": {"cpu": "Xeon A", "vector_extensions": ["avx2", "avx512f"]}}
+    assert machine_differences(here, here) == []
+    there = {"machine": {"cpu": "Xeon B", "vector_extensions": ["avx2"]}}
+    notes = machine_differences(here, there)
+    assert any("Xeon A now, Xeon B" in note for note in notes)
+    assert any("avx512f here only" in note for note in notes)
+    assert machine_differences(here, {"machine": {}}) == []  # an old baseline says nothing
+
+
+def test_ratios_set_this_checkout_against_the_other_and_per_cpu_second():
+    figures = {"fast_nn_1thread": {"per_s": 390.0, "plies_per_s": 0.0, "per_cpu_s": 400.0},
+               "against_fast_nn_1thread": {"per_s": 300.0, "plies_per_s": 0.0, "per_cpu_s": 250.0},
+               "gnubg_nn_best_move": {"per_s": 100.0, "plies_per_s": 0.0, "per_cpu_s": 80.0}}
+    out = ratios(figures)
+    assert out["fast_nn_1thread_vs_against"] == 1.3
+    assert out["fast_nn_1thread_vs_against_per_cpu"] == 1.6
+    assert out["fast_nn_1thread_vs_gnubg_nn_best_move"] == 3.9
+    assert out["fast_nn_1thread_vs_gnubg_nn_best_move_per_cpu"] == 5.0
+    assert not any(name.startswith("against_") for name in out)
+
+
+def test_the_bench_runs_another_checkouts_engine_in_a_worker():
+    import sys
+
+    from experiments.studies.bench import Against
+
+    against = Against(sys.executable)
+    try:
+        games_per_s, plies_per_s, cores = against.ask(kind="fast", player="random", seed=1, games=3, threads=1)
+        assert games_per_s > 0 and plies_per_s > games_per_s and cores >= 0
+        assert against.commit  # this checkout, found from where the worker imported bgsim
+    finally:
+        against.close()
+
+
+def test_the_bench_refuses_a_missing_interpreter_for_against(tmp_path):
+    assert main(["bench", "--games", "100", "--no-compile", "--out", str(tmp_path),
+                 "--against", str(tmp_path / "nopython")]) == 2

@@ -17,7 +17,7 @@ import numpy as np
 from numba import prange
 
 from .board import checkers_on
-from .compile import jit, parallel_jit
+from .compile import alloc_jit, jit, parallel_jit, stack_empty
 from .moves import BOARD_BYTES, generate, new_buffers, play_before
 
 POINTS = 6
@@ -73,7 +73,7 @@ def rank(counts, binomials):
     return number
 
 
-@jit
+@alloc_jit
 def all_positions(checkers, binomials):
     """``positions[number]`` = the six counts of every position of up to ``checkers`` checkers."""
     total = binomials[checkers + POINTS, POINTS]
@@ -143,7 +143,7 @@ def _record(counts, binomials, seen, stamp, out, found):
     return found
 
 
-@jit
+@alloc_jit
 def plays(counts, die1, die2, binomials, seen, stamp, out):
     """The distinct positions a roll can leave, as numbers in ``out``; returns how many.
 
@@ -204,7 +204,7 @@ def plays(counts, die1, die2, binomials, seen, stamp, out):
     return found
 
 
-@jit
+@alloc_jit
 def successors(positions, rolls, binomials):
     """Every position's plays for each of the 21 rolls, packed: with ``k = position * 21 +
     roll``, the plays are ``targets[starts[k]:starts[k + 1]]`` (none for position 0)."""
@@ -237,7 +237,7 @@ def successors(positions, rolls, binomials):
     return starts, targets
 
 
-@jit
+@alloc_jit
 def pips_of(positions):
     pips = np.zeros(positions.shape[0], dtype=np.int64)
     for position in range(positions.shape[0]):
@@ -246,7 +246,7 @@ def pips_of(positions):
     return pips
 
 
-@jit
+@alloc_jit
 def one_sided(positions, starts, targets, weights, full):
     """Distributions of the number of rolls to bear off, for every position.
 
@@ -304,7 +304,7 @@ def one_sided(positions, starts, targets, weights, full):
     return rolls_off, first_off, mean
 
 
-@jit
+@alloc_jit
 def by_pips(positions):
     """The positions ordered by pip count, for filling pairs by increasing total pips:
     ``(pips, order, first_with, most)`` with ``first_with[p]`` the first index in ``order`` with
@@ -415,7 +415,7 @@ WINS = 3.0  # bearing off the last checker: above every other play's score (at m
 def _home_number(board, own, binomials):
     """Bear-off number of one side's home board of a 26-slot board (``own``: the side on roll,
     points 1..6; else the opponent, points 24..19)."""
-    counts = np.zeros(POINTS, dtype=np.int64)
+    counts = stack_empty(POINTS, np.int64)  # every count set below
     for point in range(1, POINTS + 1):
         if own:
             counts[point - 1] = max(board[point], 0)
@@ -492,7 +492,7 @@ def bearoff_choose(board, plays, keys, count, rolls, first, win, checkers):
     return best
 
 
-@jit
+@alloc_jit
 def bearoff_pick(board, die1, die2, rolls, first, win, checkers):
     """The board ``bearoff_choose`` leaves after a roll, through the engine's own move
     generator (plays in table order, not canonical); for the tests that hold the two players

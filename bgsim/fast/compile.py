@@ -4,6 +4,20 @@ No fastmath: the fast engine must reproduce the reference engine's float64 arith
 bit (same operations, same order), or an evaluation bot could break a tie differently.
 ``error_model="numpy"`` only drops Python's division-by-zero checks, which no kernel relies on.
 
+**Kernels count no references** (``jit``).  By default Numba keeps a reference count on every
+array, and a compiled function that calls another one or may raise keeps its array arguments
+counted for the whole call: two atomic operations per array argument, about 150 ns for a call
+with seven arrays on this engine's machines, paid on every ply by the move generator, the bot
+dispatch, the cube questions and every scored play.  So ``jit`` compiles without Numba's
+reference counting (its ``_nrt`` option off): a kernel reads and writes the arrays it is given,
+takes views of them, and gets small scratch arrays from ``stack_empty``, but never creates an
+array that outlives it.  A kernel that must (tables, buffers, results for Python) is an
+``alloc_jit`` one; ``jit`` kernels may call it, as long as it hands back no array.  A ``jit``
+kernel that calls ``np.empty`` fails to compile with "Only accept returning of array passed into
+the function as argument": make it ``alloc_jit`` or use ``stack_empty``.  Every kernel says which
+it is, because Numba compiles a function that says neither the way its first caller does and
+keeps that one version, on disk too.
+
 Numba's on-disk cache checks only the source file of the function it caches, not the files of
 the functions it calls: after an edit of ``moves.py`` a cached ``game.py`` kernel would still
 run the old move generator.  So the cache files of this package are dropped whenever any of its
@@ -17,14 +31,79 @@ import types
 from pathlib import Path
 
 import numba
+from numba.core import cgutils
+from numba.core import types as nbtypes
+from numba.core.errors import TypingError
+from numba.extending import intrinsic
 
 OPTIONS = dict(cache=True, nogil=True, error_model="numpy", boundscheck=False)
 
-jit = numba.njit(**OPTIONS)
-parallel_jit = numba.njit(parallel=True, **OPTIONS)
-# For small helpers in hot loops.  Numba calls another compiled function with each array
-# exploded into many arguments plus reference counting; inlining at Numba IR level avoids that.
+jit = numba.njit(_nrt=False, **OPTIONS)
+alloc_jit = numba.njit(_nrt=True, **OPTIONS)
+parallel_jit = numba.njit(parallel=True, _nrt=True, **OPTIONS)  # allocates each block's buffers
+# For small helpers in hot loops: inlined at Numba IR level, so compiled the way their caller is.
 inline_jit = numba.njit(inline="always", **OPTIONS)
+
+
+@intrinsic
+def stack_empty(typingctx, shape, dtype):
+    """``np.empty(shape, dtype)`` on the stack of the calling kernel, for ``jit`` kernels.
+
+    ``shape`` is a constant (an int or a tuple of ints).  Nothing is allocated or counted, and
+    the array is valid only until the kernel that asked for it returns: never return it or
+    keep it.  Like ``np.empty`` it is not initialised.
+    """
+    if isinstance(shape, nbtypes.IntegerLiteral):
+        dims = (shape.literal_value,)
+    elif isinstance(shape, nbtypes.BaseTuple) and all(
+            isinstance(size, nbtypes.IntegerLiteral) for size in shape.types):
+        dims = tuple(size.literal_value for size in shape.types)
+    else:
+        raise TypingError(f"stack_empty needs a constant shape (an int or a tuple of ints written "
+                          f"as numbers or module constants), got {shape}")
+    item = dtype.dtype
+    array_type = nbtypes.Array(item, len(dims), "C")
+
+    def codegen(context, builder, signature, args):
+        data_type = context.get_data_type(item)
+        itemsize = context.get_abi_sizeof(data_type)
+        count = 1
+        for size in dims:
+            count *= size
+        data = cgutils.alloca_once(builder, data_type, size=count)  # in the entry block
+        strides = []
+        step = itemsize
+        for size in reversed(dims):
+            strides.insert(0, step)
+            step *= size
+        constant = lambda value: context.get_constant(nbtypes.intp, value)  # noqa: E731
+        array = context.make_array(array_type)(context, builder)
+        context.populate_array(array, data=data,
+                               shape=cgutils.pack_array(builder, [constant(size) for size in dims]),
+                               strides=cgutils.pack_array(builder, [constant(size) for size in strides]),
+                               itemsize=constant(itemsize), meminfo=None)
+        return array._getvalue()
+
+    return array_type(shape, dtype), codegen
+
+
+WIDE_VECTORS = '"prefer-vector-width"="512"'
+
+
+@intrinsic
+def prefer_wide_vectors(typingctx):
+    """Let the compiler use the processor's widest vectors in the calling kernel.
+
+    LLVM vectorizes with 256-bit registers on processors with 512-bit ones unless a function
+    asks for more (clang's ``-mprefer-vector-width=512``): this puts that request on the kernel
+    that calls it.  On a processor without 512-bit vectors it changes nothing.
+    """
+    def codegen(context, builder, signature, args):
+        # a string attribute: llvmlite's attribute set only lists keyword attributes by name
+        set.add(builder.function.attributes, WIDE_VECTORS)
+        return context.get_dummy_value()
+
+    return nbtypes.none(), codegen
 
 
 def rebind(dispatcher, qualname: str | None = None, **names):
@@ -64,3 +143,4 @@ def _drop_stale_cache() -> None:
 
 
 _drop_stale_cache()
+

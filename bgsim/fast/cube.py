@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import layouts
 from .board import is_race, pip_counts
-from .compile import inline_jit, jit
+from .compile import inline_jit, jit, stack_empty
 from .match_cube import (
     FORCE_DOUBLE, NO_FORCE, VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_OPP_AWAY,
     VIEW_POST_CRAWFORD, VIEW_VALUE, forced_offer, match_equities, race_chance, score_in_table,
@@ -154,9 +154,9 @@ def _nn_match_equities(params, offsets, float64s, int32s, int64s, board, view):
     """bots.match_cube.match_equities on the net's probabilities (bots.nn.evaluate: k / UNIT)."""
     hidden = np.int64(params[CUBE_HIDDEN])
     tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
-    raw = np.empty(OUTPUTS, dtype=np.int64)
+    raw = stack_empty(OUTPUTS, np.int64)
     evaluate(board, tables, bias, race, weights2, bias2, sigmoid, raw)
-    probabilities = np.empty(OUTPUTS, dtype=np.float64)
+    probabilities = stack_empty(OUTPUTS, np.float64)
     for k in range(OUTPUTS):
         probabilities[k] = raw[k] / float(UNIT)
     return match_equities(probabilities, params[CUBE_X], float64s, offsets[NN_MET_PRE], offsets[NN_MET_POST],

@@ -46,9 +46,11 @@ def next64(streams, row):
     return mix64(streams[row, 0] + streams[row, 1] * GOLDEN)
 
 
-@jit
+@inline_jit
 def below(streams, row, n):
     """A uniform whole number in 0..n-1, by the reference's rejection rule.
+
+    Inlined: for a die ``n`` is the constant 6, so both remainders become multiplications.
 
     The reference accepts draws below the largest multiple of n that fits in 2**64; that bound
     is 2**64 - (2**64 mod n), and 2**64 mod n is (0 - n) mod n in uint64 arithmetic.

@@ -30,7 +30,7 @@ from .bearoff import (
 from .bearoff import CENTRED as CENTRED_STATE
 from .bearoff import OWNED as OWNED_STATE
 from .board import checkers_on, is_race, pip_counts
-from .compile import jit
+from .compile import alloc_jit, jit
 from .match_cube import (
     FORCE_DOUBLE, NO_FORCE, VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_OPP_AWAY,
     VIEW_POST_CRAWFORD, VIEW_VALUE, equity, forced_offer, match_equities, score_in_table,
@@ -83,7 +83,7 @@ def match_successors(checkers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 # --- money and the estimates: bots.exact.cube_equities ------------------------------------
 
-@jit
+@alloc_jit
 def one_sided_probabilities(one_sided, own, opponent):
     """bgsim.bearoff.OneSided.probabilities, in numpy's order: the tails are cumulative sums
     from the last slot, and each dot product sums from slot 0 up (numpy's dot of a reversed
@@ -121,7 +121,7 @@ def one_sided_probabilities(one_sided, own, opponent):
     return probabilities
 
 
-@jit
+@alloc_jit
 def cube_equities(params, offsets, float64s, int32s, int64s, board, jacoby_centred, at_score):
     """bots.exact.cube_equities: (centred, owned, double/take, probabilities, efficiency).
     The two-sided table's cubeless win is read only ``at_score`` (only match play asks it, and
@@ -175,7 +175,7 @@ def dead_level(away, opponent_away):
     return level
 
 
-@jit
+@alloc_jit
 def _descendants(start, starts, targets, size):
     """Position ``start`` and every position its plays can reach (not 0, all off): a mask."""
     seen = np.zeros(size, dtype=np.bool_)
@@ -195,7 +195,7 @@ def _descendants(start, starts, targets, size):
     return seen
 
 
-@jit
+@alloc_jit
 def _by_pips(seen, pips):
     """The positions of a mask sorted by pips, ``first[p]`` the first with ``p`` pips or more,
     and each position's place in that list (-1 when not in it)."""
@@ -221,7 +221,7 @@ def _by_pips(seen, pips):
     return ordered, first, place
 
 
-@jit
+@alloc_jit
 def match_cube_values(own, opponent, cube_value, centred, away, opponent_away, post_crawford,
                       float64s, pre, post, win, starts, targets, pips):
     """bgsim.bearoff.match.match_cube for the side on roll at position ``own`` against
@@ -291,7 +291,7 @@ def match_cube_values(own, opponent, cube_value, centred, away, opponent_away, p
     return True, values_a[0, state, i, j], values_a[1, OPPONENT_OWNS, i, j], mine_win[0]
 
 
-@jit
+@alloc_jit
 def _exact_at_score(params, offsets, float64s, int32s, int64s, board, view):
     """bots.exact.Exact._exact_at_score: (covered, may_double, no double, double/take,
     double/pass); ``covered`` False where the match tables do not hold the position."""
@@ -317,7 +317,7 @@ def _exact_at_score(params, offsets, float64s, int32s, int64s, board, view):
     return True, may_double, no_double, double_take, double_pass
 
 
-@jit
+@alloc_jit
 def _match_equities(params, offsets, float64s, int32s, int64s, board, view):
     _, _, _, probabilities, efficiency = cube_equities(params, offsets, float64s, int32s, int64s, board,
                                                        False, True)
@@ -326,7 +326,7 @@ def _match_equities(params, offsets, float64s, int32s, int64s, board, view):
                           view[VIEW_POST_CRAWFORD] != 0)
 
 
-@jit
+@alloc_jit
 def exact_offers(params, offsets, float64s, int32s, int64s, board, view):
     """bots.exact.Exact.offer_double."""
     if params[SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0:
@@ -350,7 +350,7 @@ def exact_offers(params, offsets, float64s, int32s, int64s, board, view):
     return min(double_take, 1.0) > no_double
 
 
-@jit
+@alloc_jit
 def exact_answer(params, offsets, float64s, int32s, int64s, board, view, take, drop, beaver):
     """bots.exact.Exact.respond (``board`` from the doubler): one of ``take``, ``drop``, ``beaver``
     (bgsim.fast.cube's codes)."""

@@ -24,13 +24,17 @@ import numpy as np
 from numba import prange
 
 from .checker import choose
-from .compile import inline_jit, jit, parallel_jit
+from .compile import alloc_jit, inline_jit, jit, parallel_jit, stack_empty
 from .cube import BEAVER, DOUBLE, DROP, NO_KERNEL, offer_double, respond
 from .match_cube import (
     VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_MAX, VIEW_OPP_AWAY,
     VIEW_POST_CRAWFORD, VIEW_SIZE, VIEW_VALUE,
 )
 from .bearoff import is_pure_bearoff
+from .clock import (
+    PHASE_BOOKKEEPING, PHASE_CHOOSE, PHASE_CUBE, PHASE_DICE, PHASE_GENERATE, PHASE_ROW,
+    PHASE_SETUP, cycles, lap,
+)
 from .dice import die, open_stream
 from .moves import BOARD_BYTES, generate, new_buffers, play_before
 
@@ -62,6 +66,10 @@ ERROR_NONE, ERROR_TOO_LONG, ERROR_BAD_BEAVER, ERROR_NO_CHECKER_KERNEL, ERROR_NO_
 TRACE_HEAD = 8
 TRACE_SIZE = TRACE_HEAD + 52
 CUBE_ACTION_TAKE, CUBE_ACTION_BEAVER, CUBE_ACTION_DROP = 1, 2, 3
+
+# Off in the engine's kernels: ``bgsim.fast.timing`` compiles a copy of the game loop with it on,
+# which charges the cycles of every phase to ``clock`` (see ``bgsim.fast.clock``).
+PROFILE = False
 
 
 @jit
@@ -176,8 +184,10 @@ def _die(streams, mirror):
 @jit
 def play_one(seed, number, game_in_match, match_to, white_score, black_score, crawford,
              post_crawford, rules, codes, params, offsets, float64s, int32s, int64s, row, plays,
-             keys, slots, table, order, trace, tcount, tracing, start, setup, stop_bearoff, final):
+             keys, slots, table, order, trace, tcount, tracing, start, setup, stop_bearoff, final,
+             clock):
     """Play one game into ``row`` (see ``bgsim.game.play_game``)."""
+    mark = cycles() if PROFILE else 0
     in_match = match_to > 0
     row[COL_GAME] = number
     row[COL_MATCH_TO] = match_to
@@ -188,7 +198,7 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     row[COL_ERROR] = ERROR_NONE
 
     base = 4 * game_in_match
-    streams = np.empty((3, 2), dtype=np.uint64)  # dice, white's choices, black's choices
+    streams = stack_empty((3, 2), np.uint64)  # dice, white's choices, black's choices
     open_stream(streams, 0, seed, number, base)
     open_stream(streams, 1, seed, number, base + 1)
     open_stream(streams, 2, seed, number, base + 2)
@@ -198,12 +208,17 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     value = 1
     owner = CENTRE
     automatic = 0
-    board = np.zeros(BOARD_BYTES, dtype=np.int8)
-    before = np.zeros(BOARD_BYTES, dtype=np.int8)
+    board = stack_empty(BOARD_BYTES, np.int8)
+    before = stack_empty(BOARD_BYTES, np.int8)
+    for j in range(BOARD_BYTES):  # the padding stays 0
+        board[j] = 0
+        before[j] = 0
     side = WHITE
     opening = False
     d1 = 0
     d2 = 0
+    if PROFILE:
+        mark = lap(clock, PHASE_SETUP, mark)
     if start.shape[0] == 0:
         while True:
             white_die = _die(streams, mirror)
@@ -222,7 +237,11 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     else:
         for j in range(26):  # element by element: see ``before`` below; the padding stays 0
             board[j] = start[j]
-    view = np.zeros(VIEW_SIZE, dtype=np.int64)
+    view = stack_empty(VIEW_SIZE, np.int64)
+    for j in range(VIEW_SIZE):
+        view[j] = 0
+    if PROFILE:
+        mark = lap(clock, PHASE_DICE, mark)  # the opening roll
     plies = 0
     doubles = 0
     beavers = 0
@@ -232,6 +251,8 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     winner = -1  # set when the game ends: a drop or the last checker off
     result = SINGLE
     while plies < MAX_PLIES:
+        if PROFILE:
+            mark = lap(clock, PHASE_BOOKKEEPING, mark)
         action = 0
         if stop_bearoff != 0 and is_pure_bearoff(board):
             for j in range(26):  # ``final`` has no padding
@@ -294,19 +315,27 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                         owner = other + 1
                         doubles += 1
                         action = CUBE_ACTION_TAKE
+            if PROFILE:
+                mark = lap(clock, PHASE_CUBE, mark)
             if plies < given:
                 d1 = setup[SETUP_DICE + 2 * plies]
                 d2 = setup[SETUP_DICE + 2 * plies + 1]
             else:
                 d1 = _die(streams, mirror)
                 d2 = _die(streams, mirror)
+            if PROFILE:
+                mark = lap(clock, PHASE_DICE, mark)
         opening = False
         plies += 1
         count = generate(board, d1, d2, plays, keys, slots, table, order)
+        if PROFILE:
+            mark = lap(clock, PHASE_GENERATE, mark)
         rank = -1
         if count > 0:
             index = choose(codes[side], params[side], offsets[side], float64s, int32s, int64s, board,
                            plays, keys, count, order, streams, 1 + side)
+            if PROFILE:
+                mark = lap(clock, PHASE_CHOOSE, mark)
             if index < 0:
                 row[COL_ERROR] = ERROR_NO_CHECKER_KERNEL
                 return
@@ -331,6 +360,8 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
             break
         _turn(board)
         side = 1 - side
+    if PROFILE:
+        mark = lap(clock, PHASE_BOOKKEEPING, mark)
     if winner < 0:
         row[COL_ERROR] = ERROR_TOO_LONG
         return
@@ -340,12 +371,14 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
             first_doubler, plies, board, rules, in_match)
     if result == RESULT_STOPPED:
         row[COL_POINTS] = 0
+    if PROFILE:
+        lap(clock, PHASE_ROW, mark)
 
 
 @jit
 def play_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
                 rows, first_row, plays, keys, slots, table, order, trace, tcount, tracing, start,
-                setup, stop_bearoff, final):
+                setup, stop_bearoff, final, clock):
     """Game ``number`` (money) or match ``number`` (``match_to`` > 0) into ``rows[first_row:]``.
 
     Returns how many rows (games) it wrote.  Follows ``bgsim.match.play_match``.
@@ -366,7 +399,7 @@ def play_number(seed, number, match_to, rules, codes, params, offsets, float64s,
         play_one(seed, number, games, match_to, white_score, black_score, crawford,
                  crawford_done and not crawford, rules, codes, params, offsets, float64s, int32s,
                  int64s, row, plays, keys, slots, table, order, trace, tcount, tracing, start, setup,
-                 stop_bearoff, final)
+                 stop_bearoff, final, clock)
         games += 1
         if match_to == 0 or row[COL_ERROR] != ERROR_NONE:
             return games
@@ -400,6 +433,7 @@ def play_batch(seed, numbers, match_to, rules, codes, params, offsets, float64s,
         tcount = np.zeros(1, dtype=np.int64)
         opening = np.zeros(0, dtype=np.int8)
         no_setup = np.zeros(0, dtype=np.int64)
+        clock = np.zeros((2, 0), dtype=np.int64)  # the engine's kernels do not profile
         low = block * total // blocks
         high = (block + 1) * total // blocks
         for i in range(low, high):
@@ -409,15 +443,16 @@ def play_batch(seed, numbers, match_to, rules, codes, params, offsets, float64s,
             counts[i] = play_number(seed, numbers[i], match_to, rules, codes, params, offsets,
                                     float64s, int32s, int64s, rows, i * per, plays, keys, slots,
                                     table, order, trace, tcount, False, start, setup, stop_bearoff,
-                                    final)
+                                    final, clock)
 
 
-@jit
+@alloc_jit
 def trace_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
                  rows, trace, tcount, start, setup):
     """One game or match, recording every ply into ``trace`` (rows beyond its size are dropped)."""
     plays, keys, slots, table, order = new_buffers()
     final = np.zeros(0, dtype=np.int8)
+    clock = np.zeros((2, 0), dtype=np.int64)
     return play_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s,
                        int64s, rows, 0, plays, keys, slots, table, order, trace, tcount, True, start,
-                       setup, np.int64(0), final)
+                       setup, np.int64(0), final, clock)

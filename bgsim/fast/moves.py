@@ -13,8 +13,9 @@ The reference tries every die on every checker and keeps the longest sequences. 
   other second move repeats a result of the first order (below);
 * the legal sources of a die are computed as a bit mask of points (held, not moving onto an
   opponent point, bearing off only when allowed) and taken highest first;
-* results are deduplicated on the fly in an open-addressing table keyed on the Zobrist key of
-  ``bgsim.board`` (kept up to date move by move), with a full board compare on a key match.
+* results of a non-double are deduplicated on the fly in an open-addressing table keyed on the
+  Zobrist key of ``bgsim.board`` (kept up to date move by move), with a full board compare on a
+  key match.  A double needs no table: its walk never reaches one result twice (below).
 
 Why the second order may skip those moves.  Let the smaller die ``l`` move a checker from ``s``
 (not the bar) and then the larger die ``h`` move a checker from ``t`` to ``t - h >= 1``, with
@@ -34,6 +35,15 @@ the maximum: results with one die are then not plays, and the leaf and maximum-d
 sees no difference.  Order matters only for bar entry and for bearing off (a first move can
 bring the last checker home or clear the points above), and those are still walked.
 
+Why a double's walk reaches every result once.  It walks each multiset of sources once (in
+non-increasing order), and two different multisets ``A`` and ``B`` of moves of one die ``d``
+leave different boards.  Let ``p`` be the highest source that ``A`` and ``B`` use a different
+number of times, ``n_A(p) != n_B(p)``.  The side on roll has checkers on ``p`` before the roll,
+so no opponent checker is there before or after, and slot ``p`` ends up holding that side's
+``own(p) - n(p) + n(p + d)`` checkers (no landing term from above the bar, and a checker that
+bears off lands nowhere).  ``n(p + d)`` is the same for both, ``n(p)`` is not, so slot ``p``
+differs.  Only the deepest leaves are kept, and two of them at one depth are two multisets.
+
 The canonical order (ascending ``(key, board)``) is not built unless a caller needs it:
 ``kth_play`` selects for the random bot, evaluation bots compare keys only on ties.
 """
@@ -46,7 +56,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from ..board import ZOBRIST as _ZOBRIST
-from .compile import inline_jit, jit
+from .compile import alloc_jit, inline_jit, jit, stack_empty
 
 ZOBRIST = np.array(_ZOBRIST, dtype=np.uint64)  # [slot, count + 15]
 MAX_PLAYS = 4096  # GNU Backgammon's bound on distinct plays is 3060
@@ -55,9 +65,14 @@ MAX_PLAYS = 4096  # GNU Backgammon's bound on distinct plays is 3060
 BOARD_BYTES = 32
 TABLE_SIZE = 8192  # a power of two, at least twice MAX_PLAYS
 TABLE_MASK = TABLE_SIZE - 1
+MAX_DEPTH = 4  # moves in a play
+DEPTHS = MAX_DEPTH + 1  # the walk's stack: the board before the roll and after each move
+# Off only in a copy that ``bgsim bench --profile`` times (``bgsim.fast.timing``): every leaf kept,
+# duplicates too, so that the difference is what duplicate removal costs.
+DEDUPE = True
 
 
-@jit
+@alloc_jit
 def new_buffers():
     plays = np.zeros((MAX_PLAYS, BOARD_BYTES), dtype=np.int8)
     keys = np.empty(MAX_PLAYS, dtype=np.uint64)
@@ -76,26 +91,36 @@ def board_key(board):
     return key
 
 
-# Offsets in the int64 work buffer: the search stack per depth (highest source still to try,
-# source moved, whether it hit, checkers outside home, whether the depth found a move).
-_IDX, _SRC, _HIT, _OUT, _DEEP = 32, 40, 48, 56, 64
-
-
 @jit
 def generate(board, die1, die2, plays, keys, slots, table, work):
     """Fill ``plays``/``keys`` with the distinct legal plays of the roll; returns how many.
 
-    ``board`` (int8[32], side on roll, padded) is restored before returning and the table is
-    left empty for the next call.  ``work`` is an int64 scratch buffer (at least 72 long).
+    ``board`` (int8[32], side on roll, padded) is only read, and the table is left empty for
+    the next call.  ``work`` (int64, the caller's scratch buffer) is not used by this walk.
 
     One flat function with an explicit stack and no calls: Numba passes each array to a helper
-    as a dozen arguments plus reference counting, which cost 2-4x here.  A non-double runs two
-    passes (larger die first, then smaller first), a double one pass of four moves in which
-    each move starts at the previous move's point or lower (see the module docstring).  Only
-    the deepest sequences are kept (the maximum-dice rule): a deeper leaf empties the table.
+    as a dozen arguments, which cost 2-4x here.  A non-double runs two passes (larger die
+    first, then smaller first), a double one pass of four moves in which each move starts at
+    the previous move's point or lower (see the module docstring).  Only the deepest sequences
+    are kept (the maximum-dice rule): a deeper leaf empties the table.
+
+    Copy-make: each depth has its own copy of the board (four 64-bit words), its Zobrist key,
+    its mask of occupied points and its count of checkers outside home, so a move writes the
+    next depth's copy and going back up restores nothing.  The stack lives on the kernel's own
+    stack (``stack_empty``), where the compiler knows no store to ``plays`` or ``keys`` can
+    change it.  The rules of a move live in two places: the legal sources of a die (one mask
+    expression) and the move itself (source down one, target up one, a blot there hit).
     """
     board64 = board.view(np.uint64)
     plays64 = plays.view(np.uint64)
+    words = stack_empty((DEPTHS, 4), np.uint64)  # the board at each depth
+    boards = words.view(np.int8)  # the same, slot by slot
+    key_at = stack_empty(DEPTHS, np.uint64)
+    occupied_at = stack_empty(DEPTHS, np.int64)
+    outside_at = stack_empty(DEPTHS, np.int64)  # checkers outside home (bear-off when 0)
+    top_at = stack_empty(DEPTHS, np.int64)  # the highest source still to try
+    source_at = stack_empty(DEPTHS, np.int64)  # the source moved
+    deep_at = stack_empty(DEPTHS, np.bool_)  # whether the depth found a move
     key = np.uint64(0)
     outside = 0
     for slot in range(26):
@@ -117,8 +142,14 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
             occupied |= np.int64(1) << slot
         elif board[slot] <= -2:
             blocked |= np.int64(1) << slot
+    for word in range(4):
+        words[0, word] = board64[word]
+    key_at[0] = key
+    occupied_at[0] = occupied
+    outside_at[0] = outside
     ndice = 4 if doubles else 2
     passes = 1 if doubles else 2
+    dedupe = DEDUPE and not doubles  # a double's results are all distinct (module docstring)
     count = 0
     best = 0
     high_count = 0
@@ -129,14 +160,13 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
         if doubles:
             second = first
         depth = 0
-        work[_IDX] = 25  # the highest source still to try at each depth
-        work[_DEEP] = 0
-        work[_OUT] = outside
+        top_at[0] = 25
+        deep_at[0] = False
         while True:
             die = first if depth == 0 else second
-            top = work[_IDX + depth]
-            out = work[_OUT + depth]
-            sources = occupied & (np.int64(1) << 25) if board[25] > 0 else occupied
+            occupied = occupied_at[depth]
+            out = outside_at[depth]
+            sources = occupied & (np.int64(1) << 25) if boards[depth, 25] > 0 else occupied
             # moves inside the board: the source is above the die and the target not blocked
             legal = sources & ~(blocked << die) & ~((np.int64(2) << die) - 1)
             if out == 0:  # all home (so none on the bar): bearing off
@@ -144,113 +174,100 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
                 highest = 63 - leading_zeros(sources)  # -1 when none is left
                 if 1 <= highest < die:  # with a larger die: only from the highest point
                     legal |= np.int64(1) << highest
-            if not doubles and pass_ == 1 and depth == 1 and work[_SRC] != 25:
+            if not doubles and pass_ == 1 and depth == 1 and source_at[0] != 25:
                 # Second pass (smaller die first), second move: unless the first move entered
                 # from the bar, only the checker just moved and bear-offs can give a result
                 # the first pass has not found (proof in the module docstring).
                 keep = (np.int64(2) << die) - 1
-                follow = work[_SRC] - first
+                follow = source_at[0] - first
                 if follow >= 1:
                     keep |= np.int64(1) << follow
                 legal &= keep
-            legal &= (np.int64(2) << top) - 1
-            found = legal != 0
-            source = 63 - leading_zeros(legal)
+            legal &= (np.int64(2) << top_at[depth]) - 1
             leaf = False
-            if found:
-                work[_DEEP + depth] = 1
-                work[_IDX + depth] = source
+            if legal != 0:
+                source = 63 - leading_zeros(legal)
+                deep_at[depth] = True
+                top_at[depth] = source - 1  # where this depth goes on when the walk comes back
+                source_at[depth] = source
                 target = source - die
-                count_here = board[source]
+                below = depth + 1
+                for word in range(4):
+                    words[below, word] = words[depth, word]
+                key = key_at[depth]
+                count_here = boards[below, source]
                 key ^= ZOBRIST[source, count_here + 15] ^ ZOBRIST[source, count_here + 14]
-                board[source] = count_here - 1
+                boards[below, source] = count_here - 1
                 if count_here == 1:
                     occupied &= ~(np.int64(1) << source)
-                hit = 0
                 if target >= 1:
-                    count_here = board[target]
-                    if count_here == -1:
-                        hit = 1
-                        bar = board[0]
+                    count_here = boards[below, target]
+                    if count_here == -1:  # a hit: the blot goes to the opponent's bar (slot 0)
+                        bar = boards[below, 0]
                         key ^= ZOBRIST[0, bar + 15] ^ ZOBRIST[0, bar + 14]
-                        board[0] = bar - 1
+                        boards[below, 0] = bar - 1
                         key ^= ZOBRIST[target, 14] ^ ZOBRIST[target, 15]
                         count_here = 0
                     key ^= ZOBRIST[target, count_here + 15] ^ ZOBRIST[target, count_here + 16]
-                    board[target] = count_here + 1
+                    boards[below, target] = count_here + 1
                     occupied |= np.int64(1) << target
-                work[_SRC + depth] = source
-                work[_HIT + depth] = hit
-                depth += 1
-                work[_OUT + depth] = out - 1 if (source >= 7 and target < 7) else out
+                key_at[below] = key
+                occupied_at[below] = occupied
+                outside_at[below] = out - 1 if (source >= 7 and target < 7) else out
+                depth = below
                 if depth < ndice:
-                    work[_IDX + depth] = source if doubles else 25
-                    work[_DEEP + depth] = 0
+                    top_at[depth] = source if doubles else 25
+                    deep_at[depth] = False
                     continue
                 leaf = True
             else:
-                leaf = depth > 0 and work[_DEEP + depth] == 0
+                leaf = depth > 0 and not deep_at[depth]
             if leaf and depth >= best:
                 if depth > best:
-                    for j in range(count):
-                        table[slots[j]] = -1
+                    if dedupe:
+                        for j in range(count):
+                            table[slots[j]] = -1
                     count = 0
                     best = depth
+                key = key_at[depth]
                 slot = np.int64(key & np.uint64(TABLE_MASK))
                 duplicate = False
-                while True:
+                while dedupe:
                     index = table[slot]
                     if index < 0:
                         break
-                    if (keys[index] == key and plays64[index, 0] == board64[0]
-                            and plays64[index, 1] == board64[1] and plays64[index, 2] == board64[2]
-                            and plays64[index, 3] == board64[3]):
+                    if (keys[index] == key and plays64[index, 0] == words[depth, 0]
+                            and plays64[index, 1] == words[depth, 1]
+                            and plays64[index, 2] == words[depth, 2]
+                            and plays64[index, 3] == words[depth, 3]):
                         duplicate = True
                         break
                     slot = (slot + 1) & TABLE_MASK
                 if not duplicate:
-                    table[slot] = count
-                    slots[count] = slot
+                    if dedupe:
+                        table[slot] = count
+                        slots[count] = slot
                     keys[count] = key
-                    plays64[count, 0] = board64[0]
-                    plays64[count, 1] = board64[1]
-                    plays64[count, 2] = board64[2]
-                    plays64[count, 3] = board64[3]
+                    plays64[count, 0] = words[depth, 0]
+                    plays64[count, 1] = words[depth, 1]
+                    plays64[count, 2] = words[depth, 2]
+                    plays64[count, 3] = words[depth, 3]
                     count += 1
             if depth == 0:
                 break
-            # take back the move that led here and try the next source at that depth
-            depth -= 1
-            die = first if depth == 0 else second
-            source = work[_SRC + depth]
-            target = source - die
-            if target >= 1:
-                count_here = board[target]
-                key ^= ZOBRIST[target, count_here + 15] ^ ZOBRIST[target, count_here + 14]
-                board[target] = count_here - 1
-                if work[_HIT + depth] != 0:
-                    key ^= ZOBRIST[target, 15] ^ ZOBRIST[target, 14]
-                    board[target] = -1
-                    bar = board[0]
-                    key ^= ZOBRIST[0, bar + 15] ^ ZOBRIST[0, bar + 16]
-                    board[0] = bar + 1
-                if board[target] <= 0:
-                    occupied &= ~(np.int64(1) << target)
-            count_here = board[source]
-            key ^= ZOBRIST[source, count_here + 15] ^ ZOBRIST[source, count_here + 16]
-            board[source] = count_here + 1
-            occupied |= np.int64(1) << source
-            work[_IDX + depth] = source - 1
+            depth -= 1  # back up: that depth's copy of the board is as it was
         if pass_ == 0:
             high_count = count
             high_best = best
     if not doubles and best == 1 and high_best == 1:
         # only one die can be played and the larger one can: its moves are the only plays
-        for j in range(high_count, count):
-            table[slots[j]] = -1
+        if dedupe:
+            for j in range(high_count, count):
+                table[slots[j]] = -1
         count = high_count
-    for j in range(count):
-        table[slots[j]] = -1
+    if dedupe:
+        for j in range(count):
+            table[slots[j]] = -1
     return count
 
 
@@ -372,7 +389,7 @@ def _kth_by_board(plays, keys, count, k, order):
     return order[k]
 
 
-@jit
+@alloc_jit
 def legal_results(board, die1, die2):
     """All distinct results in canonical order, as a fresh (n, 26) int8 array."""
     plays, keys, slots, table, order = new_buffers()

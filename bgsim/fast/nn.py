@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import layouts
 from .board import checkers_on, is_race
-from .compile import inline_jit, jit
+from .compile import inline_jit, jit, prefer_wide_vectors, stack_empty
 from .match_cube import janowski as _states  # the one Janowski of the fast engine
 from .moves import play_before
 
@@ -82,21 +82,13 @@ def _consistent(probabilities):
 
 
 @inline_jit
-def _outputs(hidden_sum, weights2, bias2, sigmoid, probabilities):
-    """Five consistent probabilities (units 1/UNIT) of the side on roll from first-layer sums.
-
-    ``hidden_sum`` is clamped in place first, so that the five sums below are plain
-    multiply-adds over arrays (which the compiler turns into vector instructions).
-    """
-    size = hidden_sum.shape[0]
-    for j in range(size):
-        h = hidden_sum[j]
-        hidden_sum[j] = 0 if h < 0 else (ONE if h > ONE else h)
-    for k in range(OUTPUTS):
-        logit = bias2[k]
-        for j in range(size):
-            logit += np.int64(weights2[k, j]) * np.int64(hidden_sum[j])
-        probabilities[k] = _squash(logit, sigmoid)
+def _squash_all(logit0, logit1, logit2, logit3, logit4, sigmoid, probabilities):
+    """The five logits to consistent probabilities (units 1/UNIT) in ``probabilities``."""
+    probabilities[0] = _squash(logit0, sigmoid)
+    probabilities[1] = _squash(logit1, sigmoid)
+    probabilities[2] = _squash(logit2, sigmoid)
+    probabilities[3] = _squash(logit3, sigmoid)
+    probabilities[4] = _squash(logit4, sigmoid)
     _consistent(probabilities)
 
 
@@ -139,12 +131,7 @@ def evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities)
             logit2 += np.int64(weights2[2, j]) * h
             logit3 += np.int64(weights2[3, j]) * h
             logit4 += np.int64(weights2[4, j]) * h
-    probabilities[0] = _squash(logit0, sigmoid)
-    probabilities[1] = _squash(logit1, sigmoid)
-    probabilities[2] = _squash(logit2, sigmoid)
-    probabilities[3] = _squash(logit3, sigmoid)
-    probabilities[4] = _squash(logit4, sigmoid)
-    _consistent(probabilities)
+    _squash_all(logit0, logit1, logit2, logit3, logit4, sigmoid, probabilities)
 
 
 @inline_jit
@@ -176,6 +163,15 @@ def _finished(board, won, probabilities):
         probabilities[4] = backgammon
 
 
+# The fused loop of ``choose`` takes up to this many changed slots of a play as rows of their own
+# (a play moves at most four checkers: more slots change only with hits or four separate moves);
+# the slots beyond are added to a copy of the parent's sums first.
+FUSED_SLOTS = 4
+# Off only in a copy that ``bgsim bench --profile`` times (``bgsim.fast.timing``): the output
+# layer's multiply-adds left out, so that the difference is what they cost.
+OUTPUT_LAYER = True
+
+
 @jit
 def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmoid, parent,
            hidden_sum, probabilities):
@@ -185,11 +181,18 @@ def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmo
     Each result is judged turned, from the opponent's side: its first-layer sums start from
     those of the turned parent and change only where the play changed a slot (slot ``s`` of a
     mover's board is slot ``25 - s``, count negated, of the turned one).  ``parent`` and
-    ``hidden_sum`` (int32, hidden long: ``check_net`` keeps every sum inside int32, and int32
-    lanes are twice as many per vector instruction as int64 ones, and their products with
-    ``weights2`` widen to int64 in one instruction) and ``probabilities`` (int64, 5) are work
-    space.
+    ``hidden_sum`` (int32, hidden long) and ``probabilities`` (int64, 5) are work space.
+
+    One pass over the hidden units per play does it all: the parent's sum, the rows of the
+    changed slots (added for the count after, taken off for the count before; an empty slot's
+    row is zero, ``check_net``, so a slot emptied or filled needs no case of its own, and
+    unused row places hold a zero row), the race row, the clamp and the five output sums.
+    Nothing is stored per hidden unit.  The first-layer sums run in int32 (``check_net`` keeps
+    every sum inside int32, and a sum of int32s wrapped at every step ends where the exact sum
+    does), twice as many lanes per vector instruction as int64; the output products widen to
+    int64 (exact whatever the order, as integer sums are).
     """
+    prefer_wide_vectors()
     size = bias.shape[0]
     for j in range(size):
         parent[j] = bias[j]
@@ -199,40 +202,96 @@ def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmo
             row = tables[25 - slot, 15 - count_here]
             for j in range(size):
                 parent[j] += row[j]
+    zero = tables[0, 15]  # an empty slot's row
+    weights0 = weights2[0]
+    weights1 = weights2[1]
+    weights2_ = weights2[2]
+    weights3 = weights2[3]
+    weights4 = weights2[4]
+    # the changed slots of a play, as rows of the turned board: the count after, the count before
+    after_rows = stack_empty(26, np.int64)
+    before_rows = stack_empty(26, np.int64)
     best = -1
     best_value = np.int64(0)
     for index in range(count):
         own = 0
+        highest_own = 0
+        lowest_opponent = 99
+        changed = 0
         for slot in range(26):
-            if plays[index, slot] > 0:
-                own += plays[index, slot]
+            after = plays[index, slot]
+            if after > 0:
+                own += after
+                highest_own = slot
+            elif after < 0 and lowest_opponent == 99 and slot < 25:
+                lowest_opponent = slot
+            before = board[slot]
+            if after != before:
+                after_rows[changed] = (25 - slot) * COUNTS + 15 - after
+                before_rows[changed] = (25 - slot) * COUNTS + 15 - before
+                changed += 1
         if own == 0:
             # our last checker is off: the opponent, on roll, has lost
             _finished_turned(plays, index, probabilities)
         else:
-            for j in range(size):
-                hidden_sum[j] = parent[j]
-            for slot in range(26):
-                before = board[slot]
-                after = plays[index, slot]
-                if after != before:
-                    if before != 0:
-                        row = tables[25 - slot, 15 - before]
-                        for j in range(size):
-                            hidden_sum[j] -= row[j]
-                    if after != 0:
-                        row = tables[25 - slot, 15 - after]
-                        for j in range(size):
-                            hidden_sum[j] += row[j]
-            if is_race(plays[index]):
+            # bgsim.board.is_race of the play's board (``highest_own`` is 0 when none is on 1..25)
+            in_race = highest_own == 0 or lowest_opponent == 99 or highest_own < lowest_opponent
+            base = parent
+            if changed > FUSED_SLOTS:
                 for j in range(size):
-                    hidden_sum[j] += race[j]
-            _outputs(hidden_sum, weights2, bias2, sigmoid, probabilities)
+                    hidden_sum[j] = parent[j]
+                for k in range(FUSED_SLOTS, changed):
+                    add = _row(tables, after_rows[k])
+                    take = _row(tables, before_rows[k])
+                    for j in range(size):
+                        hidden_sum[j] = np.int32(np.int32(hidden_sum[j] + add[j]) - take[j])
+                base = hidden_sum
+            add0 = _row(tables, after_rows[0]) if changed > 0 else zero
+            add1 = _row(tables, after_rows[1]) if changed > 1 else zero
+            add2 = _row(tables, after_rows[2]) if changed > 2 else zero
+            add3 = _row(tables, after_rows[3]) if changed > 3 else zero
+            take0 = _row(tables, before_rows[0]) if changed > 0 else zero
+            take1 = _row(tables, before_rows[1]) if changed > 1 else zero
+            take2 = _row(tables, before_rows[2]) if changed > 2 else zero
+            take3 = _row(tables, before_rows[3]) if changed > 3 else zero
+            extra = race if in_race else zero
+            logit0 = bias2[0]
+            logit1 = bias2[1]
+            logit2 = bias2[2]
+            logit3 = bias2[3]
+            logit4 = bias2[4]
+            for j in range(size):
+                h = np.int32(base[j] + add0[j])
+                h = np.int32(h - take0[j])
+                h = np.int32(h + add1[j])
+                h = np.int32(h - take1[j])
+                h = np.int32(h + add2[j])
+                h = np.int32(h - take2[j])
+                h = np.int32(h + add3[j])
+                h = np.int32(h - take3[j])
+                h = np.int32(h + extra[j])
+                h = max(h, np.int32(0))
+                h = min(h, np.int32(ONE))
+                if OUTPUT_LAYER:
+                    logit0 += np.int64(weights0[j]) * np.int64(h)
+                    logit1 += np.int64(weights1[j]) * np.int64(h)
+                    logit2 += np.int64(weights2_[j]) * np.int64(h)
+                    logit3 += np.int64(weights3[j]) * np.int64(h)
+                    logit4 += np.int64(weights4[j]) * np.int64(h)
+                else:
+                    logit0 += np.int64(h)
+            _squash_all(logit0, logit1, logit2, logit3, logit4, sigmoid, probabilities)
         value = -_equity(probabilities)  # the opponent's equity, from our side
         if best < 0 or value > best_value or (value == best_value and play_before(plays, keys, index, best)):
             best = index
             best_value = value
     return best
+
+
+@inline_jit
+def _row(tables, number):
+    """Row ``number`` (slot * COUNTS + count index) of the first-layer tables."""
+    return tables[number // COUNTS, number % COUNTS]
 
 
 @inline_jit
@@ -278,9 +337,9 @@ def _net(hidden, offsets, int32s, int64s):
 def nn_choose(params, offsets, int32s, int64s, board, plays, keys, count, work):
     """The ``nn`` checker bot's play (an index into the buffers).
 
-    ``work`` is the game's int64 buffer that the move generator used as its stack; the
-    generation is over, so the sums of the choice live there from ``SCRATCH`` on (as int32,
-    two to an int64 slot) and a ply allocates nothing.
+    ``work`` is the game's int64 scratch buffer (the move generator's ``work``); the sums of
+    the choice live there from ``SCRATCH`` on (as int32, two to an int64 slot), so a ply
+    allocates nothing.
     """
     hidden = np.int64(params[NN_HIDDEN])
     tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
@@ -312,7 +371,7 @@ def nn_cube_equities(params, offsets, int32s, int64s, board, jacoby_centred):
     side on roll: the net's probabilities through Janowski's formulas, cube life ``x``."""
     hidden = np.int64(params[CUBE_HIDDEN])
     tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
-    probabilities = np.empty(OUTPUTS, dtype=np.int64)
+    probabilities = stack_empty(OUTPUTS, np.int64)
     evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities)
     scale = float(UNIT)
     return janowski(probabilities[0] / scale, probabilities[1] / scale, probabilities[2] / scale,

@@ -16,7 +16,7 @@ import numpy as np
 from .. import layouts
 from .bearoff import BINOMIALS, POINTS, rank
 from .board import is_race, pip_counts
-from .compile import jit
+from .compile import jit, stack_empty
 from .match_cube import (
     FORCE_DOUBLE, NO_FORCE, VIEW_AWAY, VIEW_CENTRED, VIEW_MATCH_TO, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD, VIEW_VALUE,
     forced_offer, kleinman_half, race_chance, shift,
@@ -53,8 +53,8 @@ def point_of_last_take(leader):
 def _effective_pips(board, turned, float64s, start):
     """bots.race_rules.effective_pips of the side on roll, or of its opponent when ``turned``."""
     sign = -1 if turned else 1
-    counts = np.zeros(POINTS, dtype=np.int64)
-    for point in range(1, 7):
+    counts = stack_empty(POINTS, np.int64)
+    for point in range(1, 7):  # every count set here
         counts[point - 1] = max(sign * board[25 - point if turned else point], 0)
     outside = 0
     total = 0
@@ -81,8 +81,10 @@ def _crossovers(points):
 @jit
 def isight_counts(board):
     """bots.race_rules.isight_counts."""
-    mine = np.zeros(26, dtype=np.int64)
-    theirs = np.zeros(26, dtype=np.int64)
+    mine = stack_empty(26, np.int64)
+    theirs = stack_empty(26, np.int64)
+    mine[0] = 0
+    theirs[0] = 0
     for point in range(1, 26):
         mine[point] = max(board[point], 0)
         theirs[point] = max(-board[25 - point], 0)

@@ -28,6 +28,11 @@ def register(subparsers) -> None:
     parser.add_argument("--margin", type=float, default=0.30, metavar="F",
                         help="allowed slowdown as a fraction for --compare (default 0.30)")
     parser.add_argument("--write-baseline", action="store_true", help="also write the committed results/bench/baseline.json")
+    parser.add_argument("--profile", action="store_true",
+                        help="also take the game loop apart by phase and the cold compile by kernel "
+                             "(profile-<time>.md beside the JSON)")
+    parser.add_argument("--against", metavar="PYTHON",
+                        help="another checkout's Python (its .venv/bin/python): its engine in the same rounds")
     parser.set_defaults(handler=run_bench)
 
 
@@ -39,4 +44,4 @@ def run_bench(args) -> int:
     if not 0 < args.margin < 1:
         raise ValueError(f"--margin is a fraction between 0 and 1, got {args.margin}")
     return bench.run_bench(args.games, args.rounds, args.seed, not args.no_compile, args.out, args.compare,
-                           args.margin, args.write_baseline)
+                           args.margin, args.write_baseline, args.profile, args.against)

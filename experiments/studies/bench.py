@@ -18,14 +18,27 @@ machine shared with other work slows all of them alike and the ratios stay meani
 * when installed: a uniform-random game loop over ``gnubg_nn.moves`` and an OpenSpiel random
   playout of ``backgammon``, and every figure as a ratio to them;
 * cold compile (a fresh process with an empty ``NUMBA_CACHE_DIR``) and cached start (the same
-  again once the cache is filled), both up to the first finished game.
+  again once the cache is filled), both up to the first finished game;
+* with ``--against PYTHON``: another checkout's engine (the interpreter of its virtual
+  environment), in a worker process, in the same interleaved rounds, so that one commit is
+  measured against another side by side and never from two moments of a shared machine;
+* with ``--profile``: where the time goes (``bgsim.fast.timing.profile``: the game loop of
+  ``random``, ``heuristic+pipdiff`` and ``nn`` by phase, duplicate removal, ``nn``'s output
+  layer) and what a cold compile spends its time on (by kernel module and function, and by
+  compiler pass), also written as a Markdown report beside the JSON.
 
-Results go to ``results/runs/bench/`` (ignored by git; ``--out`` elsewhere) as JSON with the CPU
-model, core count and versions.
+Every figure keeps its wall-clock rate (``per_s``), its rate per CPU-second (``per_cpu_s``) and
+the cores it got (``cores_used``, CPU seconds per wall second): on a machine shared with other
+work the CPU-second rates of one thread are the steadier ones.  Results go to
+``results/runs/bench/`` (ignored by git; ``--out`` elsewhere) as JSON with the commit (and
+whether the tree was clean), the processor and its vector extensions, the cores, the versions,
+the load average and the other processes busy at the start and at the end.
 ``--compare`` checks the run against ``results/bench/baseline.json`` and exits 1 when a figure
 is slower than the baseline by more than ``--margin`` (default 30 %: shared 2-core machines
-swing by 20 % between runs).  Figures compared are ratios to the ``gnubg_nn`` loop when both
-runs have it (that cancels the machine), games/s otherwise.
+swing by 20 % between runs).  Figures compared are ratios to the GNU Backgammon loops when both
+runs have them (that cancels much of the machine), games/s otherwise; a baseline from another
+processor or other vector extensions is named first, because those ratios move with the
+processor (the ``nn`` kernel gains more from wide vectors than GNU Backgammon's loop does).
 """
 
 from __future__ import annotations
@@ -54,9 +67,17 @@ BASELINE = RESULTS / "baseline.json"
 RUNS = Path("results") / "runs" / "bench"
 START_ID = "4HPwATDgc/ABMA"
 
-# The figures --compare watches: fast engine throughput and generation rate.
-WATCHED = ("fast_random_1thread", "fast_random_all", "fast_heuristic_1thread",
-           "fast_heuristic_all", "fast_generations")
+# The figures --compare watches, each with the GNU Backgammon loop it is set against when both
+# runs have that loop: fast-engine throughput, the generation rate, the nn kernel, rollouts.
+WATCHED = {
+    "fast_random_1thread": "gnubg_nn_random", "fast_random_all": "gnubg_nn_random",
+    "fast_heuristic_1thread": "gnubg_nn_random", "fast_heuristic_all": "gnubg_nn_random",
+    "fast_generations": "gnubg_nn_random", "fast_nn_1thread": "gnubg_nn_best_move",
+    "fast_nn_all": "gnubg_nn_best_move", "rollout_nn_1thread": "gnubg_nn_best_move",
+}
+# the processor's vector and bit extensions that matter to the kernels (/proc/cpuinfo flags)
+EXTENSIONS = ("sse4_2", "popcnt", "abm", "bmi1", "bmi2", "fma", "avx", "avx2", "avx_vnni")
+PROFILED = ("random", "heuristic+pipdiff", "nn")  # the players --profile takes apart
 
 
 # --- contenders -------------------------------------------------------------------------------
@@ -199,6 +220,64 @@ def _reference_generations(positions):
     return len(positions) * 36 / (time.perf_counter() - started)
 
 
+# --- another checkout's engine, in the same rounds -----------------------------------------
+
+# The worker speaks one JSON line in, one out, and uses only what every checkout of bgsim has
+# (bots.make_player, bgsim.series.play_games, bgsim.rollout.rollout), so an older commit runs it.
+_WORKER = r"""
+import json, sys, time
+import bgsim
+from bots import make_player
+from bgsim.series import play_games
+players = {}
+print(json.dumps({"bgsim": bgsim.__file__}), flush=True)
+for line in sys.stdin:
+    ask = json.loads(line)
+    player = players.setdefault(ask["player"], make_player(ask["player"]))
+    started, cpu = time.perf_counter(), time.process_time()
+    if ask["kind"] == "rollout":
+        from bgsim.board import Position
+        from bgsim.rollout import rollout
+        count = rollout(Position.start(), player, ask["trials"], ask["seed"], threads=ask["threads"]).games
+        plies = 0
+    else:
+        frame = play_games(player, player, ask["seed"], ask["games"], engine="fast", threads=ask["threads"])
+        count, plies = ask["games"], int(frame["plies"].sum())
+    seconds = time.perf_counter() - started
+    print(json.dumps([count / seconds, plies / seconds, (time.process_time() - cpu) / seconds]), flush=True)
+"""
+
+
+class Against:
+    """Another checkout's engine in a worker process (``python``: that checkout's interpreter)."""
+
+    def __init__(self, python: str) -> None:
+        if not Path(python).is_file():
+            raise ValueError(f"--against: no Python at {python}")
+        self.python = python
+        self.process = subprocess.Popen([python, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, cwd=tempfile.gettempdir())
+        ready = self.process.stdout.readline()
+        if not ready:
+            raise ValueError(f"--against: {python} could not import bgsim and bots")
+        package = Path(json.loads(ready)["bgsim"]).resolve().parent
+        self.root = str(package.parent)
+        self.commit = _git(["rev-parse", "--short", "HEAD"], package)
+        self.clean = _git(["status", "--porcelain", "--untracked-files=no"], package) == ""
+
+    def ask(self, **question):
+        self.process.stdin.write(json.dumps(question) + "\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"--against: the worker of {self.python} stopped")
+        return tuple(json.loads(answer))
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
 _START_SCRIPT = """
 import time
 started = time.perf_counter()
@@ -224,7 +303,141 @@ def compile_times() -> dict:
         return figures
 
 
-# --- the run ----------------------------------------------------------------------------------
+_COMPILE_PROFILE_SCRIPT = r"""
+import json, sys, time
+from numba.core import event
+
+def exclusive(buffer, name_of):
+    # seconds per name, the nested compiles (callees) taken off their callers
+    stack, spent = [], {}
+    for stamp, happening in buffer:
+        if happening.is_start:
+            stack.append([name_of(happening), stamp, 0.0])
+        else:
+            name, begun, inner = stack.pop()
+            total = stamp - begun
+            spent[name] = spent.get(name, 0.0) + total - inner
+            if stack:
+                stack[-1][2] += total
+    return spent
+
+def kernel(happening):
+    function = happening.data["dispatcher"].py_func
+    return function.__module__ + "." + function.__qualname__
+
+def compiler_pass(happening):
+    return happening.data["name"]
+
+out = {}
+started = time.perf_counter()
+with event.install_recorder("numba:compile") as compiles, event.install_recorder("numba:run_pass") as passes:
+    from bgsim.fast.sameness import FastRandomPlayer
+    from bgsim.series import play_games
+    out["imports_s"] = time.perf_counter() - started
+    player = FastRandomPlayer()
+    play_games(player, player, 1, 1, engine="fast")
+out["first_game_s"] = time.perf_counter() - started
+out["first_game_cpu_s"] = time.process_time()
+out["kernels_s"] = exclusive(compiles.buffer, kernel)
+out["passes_s"] = exclusive(passes.buffer, compiler_pass)
+if "--exact" in sys.argv:
+    from bots import make_player
+    exact = make_player("racer+exact")
+    started = time.perf_counter()
+    cpu = time.process_time()
+    with event.install_recorder("numba:compile") as compiles:
+        play_games(exact, exact, 1, 1, engine="fast")
+    out["exact_first_game_s"] = time.perf_counter() - started
+    out["exact_first_game_cpu_s"] = time.process_time() - cpu
+    out["exact_kernels_s"] = exclusive(compiles.buffer, kernel)
+print(json.dumps(out))
+"""
+
+
+def compile_profile(exact: bool = True) -> dict:
+    """What a cold compile spends its time on: a fresh process with an empty Numba cache plays
+    one ``random`` game, recording Numba's compile and pass events; seconds per kernel (its
+    callees' compiles taken off) and per compiler pass, then the same for the first game of
+    the ``exact`` family (``bgsim.fast.with_exact``) on top."""
+    with tempfile.TemporaryDirectory(prefix="bgsim-numba-cache-") as cache:
+        env = settings.environment(NUMBA_CACHE_DIR=cache)
+        command = [sys.executable, "-c", _COMPILE_PROFILE_SCRIPT] + (["--exact"] if exact else [])
+        result = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+        raw = json.loads(result.stdout.strip().splitlines()[-1])
+    out = {"imports_s": round(raw["imports_s"], 2), "first_game_s": round(raw["first_game_s"], 2),
+           "first_game_cpu_s": round(raw["first_game_cpu_s"], 2)}
+    for key in ("kernels_s", "exact_kernels_s"):
+        if key in raw:
+            out[key] = {name: round(value, 3) for name, value in
+                        sorted(raw[key].items(), key=lambda item: -item[1])}
+            out[key.replace("kernels", "modules")] = _by_module(raw[key])
+    out["passes_s"] = {name: round(value, 3) for name, value in sorted(raw["passes_s"].items(), key=lambda item: -item[1])}
+    if "exact_first_game_s" in raw:
+        out["exact_first_game_s"] = round(raw["exact_first_game_s"], 2)
+        out["exact_first_game_cpu_s"] = round(raw["exact_first_game_cpu_s"], 2)
+    return out
+
+
+def _by_module(kernels: dict) -> dict:
+    modules: dict[str, float] = {}
+    for name, seconds in kernels.items():
+        module = name.rsplit(".", 1)[0] if "<locals>" not in name else name.split(".<locals>")[0].rsplit(".", 1)[0]
+        modules[module] = modules.get(module, 0.0) + seconds
+    return {name: round(value, 2) for name, value in sorted(modules.items(), key=lambda item: -item[1])}
+
+
+# --- the machine ----------------------------------------------------------------------------
+
+
+def _git(arguments: list[str], where: Path) -> str:
+    try:
+        return subprocess.run(["git", "-C", str(where)] + arguments, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def busy_processes(seconds: float = 1.0, least: float = 5.0) -> list[dict]:
+    """The other processes that used at least ``least`` % of a core over ``seconds`` (Linux
+    /proc; empty elsewhere): what shared the machine with a measurement."""
+    def times():
+        found = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                text = stat.read_text()
+                fields = text[text.rindex(")") + 2:].split()
+                found[int(stat.parent.name)] = int(fields[11]) + int(fields[12])  # utime + stime
+            except (OSError, ValueError, IndexError):
+                continue
+        return found
+
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+    except (ValueError, OSError, AttributeError):
+        return []
+    before = times()
+    time.sleep(seconds)
+    after = times()
+    busy = []
+    for pid, total in after.items():
+        share = 100.0 * (total - before.get(pid, total)) / ticks / seconds
+        if share >= least and pid != os.getpid():
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                command = "?"
+            busy.append({"pid": pid, "cpu_percent": round(share), "command": command.strip()[:160]})
+    return sorted(busy, key=lambda process: -process["cpu_percent"])
 
 
 def _machine() -> dict:
@@ -239,6 +452,14 @@ def _machine() -> dict:
                 break
     except OSError:
         pass
+    flags = _cpu_flags()
+    extensions = sorted(flag for flag in flags if flag in EXTENSIONS or flag.startswith("avx512"))
+    try:
+        import llvmlite.binding as llvm
+
+        compiled_for = llvm.get_host_cpu_name()
+    except Exception:  # noqa: BLE001 - only a record
+        compiled_for = ""
     versions = {"python": platform.python_version(), "numba": numba.__version__, "numpy": numpy.__version__}
     for module, dist in (("gnubg_nn", "gnubg-nn"), ("pyspiel", "open-spiel"), ("llvmlite", "llvmlite")):
         try:
@@ -247,15 +468,15 @@ def _machine() -> dict:
             versions[dist] = version(dist)
         except Exception:  # noqa: BLE001 - not installed
             pass
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = ""
+    here = Path(__file__).resolve().parent
     return {
-        "cpu": cpu, "cores": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS,
-        "platform": platform.platform(), "versions": versions, "git_commit": commit,
+        "cpu": cpu, "vector_extensions": extensions, "llvm_cpu": compiled_for,
+        "cores": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS,
+        "platform": platform.platform(), "versions": versions,
+        "git_commit": _git(["rev-parse", "--short", "HEAD"], here),
+        "git_clean": _git(["status", "--porcelain", "--untracked-files=no"], here) == "",
         "load_average_at_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else [],
+        "busy_at_start": busy_processes(),
     }
 
 
@@ -267,7 +488,7 @@ def _available(module: str) -> bool:
     return True
 
 
-def measure(games: int, rounds: int, seed: int, log=print) -> dict:
+def measure(games: int, rounds: int, seed: int, log=print, against: Against | None = None) -> dict:
     import numba
 
     from bots import make_player
@@ -309,6 +530,27 @@ def measure(games: int, rounds: int, seed: int, log=print) -> dict:
         ("fast_generations", lambda: (_fast_generations(boards, 3), 0.0)),
         ("reference_generations", lambda: (_reference_generations(positions[:60]), 0.0)),
     ]
+    if against is not None:
+        # each right after our own run of it, so that both see the machine as it is then
+        theirs = {
+            "fast_random_1thread": dict(kind="fast", player="random", games=games, threads=1),
+            "fast_random_all": dict(kind="fast", player="random", games=games, threads=cores),
+            "fast_heuristic_1thread": dict(kind="fast", player="heuristic+pipdiff", games=games // 2, threads=1),
+            "fast_heuristic_all": dict(kind="fast", player="heuristic+pipdiff", games=games // 2, threads=cores),
+            "fast_nn_1thread": dict(kind="fast", player="nn", games=games // 10, threads=1),
+            "fast_nn_all": dict(kind="fast", player="nn", games=games // 10, threads=cores),
+            "rollout_nn_1thread": dict(kind="rollout", player="nn", trials=ROLLOUT_TRIALS, threads=1),
+            "rollout_nn_all": dict(kind="rollout", player="nn", trials=ROLLOUT_TRIALS, threads=cores),
+        }
+        for name, question in theirs.items():
+            against.ask(**dict(question, seed=seed, games=20, trials=36))  # compiled before timing
+        interleaved = []
+        for name, run in contenders:
+            interleaved.append((name, run))
+            if name in theirs:
+                interleaved.append(("against_" + name,
+                                    lambda question=theirs[name]: against.ask(**question, seed=seed)))
+        contenders = interleaved
     if _available("gnubg_nn"):
         contenders.append(("gnubg_nn_random", lambda: gnubg_random_loop(outside_games, seed)))
         contenders.append(("gnubg_nn_best_move", lambda: gnubg_best_move_loop(outside_games // 10, seed)))
@@ -316,19 +558,25 @@ def measure(games: int, rounds: int, seed: int, log=print) -> dict:
         contenders.append(("openspiel_random", lambda: openspiel_random_loop(outside_games // 3, seed)))
     for round_number in range(rounds):
         for name, run in contenders:
-            keep(name, run())
+            started, cpu = time.perf_counter(), time.process_time()
+            figures = run()
+            if len(figures) == 2:  # single-threaded Python: the cores the whole call got
+                figures = (*figures, (time.process_time() - cpu) / (time.perf_counter() - started))
+            keep(name, figures)
         log(f"  round {round_number + 1}/{rounds} done")
     figures = {}
     for name, value in best.items():
         figures[name] = {"per_s": round(value[0], 2), "plies_per_s": round(value[1], 1)}
-        if len(value) > 2:
+        if len(value) > 2 and value[2] > 0:
             figures[name]["cores_used"] = round(value[2], 2)
+            figures[name]["per_cpu_s"] = round(value[0] / value[2], 2)
     return figures
 
 
 def ratios(figures: dict) -> dict:
     out = {}
     get = lambda name: figures.get(name, {}).get("per_s")  # noqa: E731
+    cpu = lambda name: figures.get(name, {}).get("per_cpu_s")  # noqa: E731
     if get("fast_random_1thread") and get("fast_random_all"):
         out["all_cores_vs_1thread_random"] = get("fast_random_all") / get("fast_random_1thread")
     if get("fast_heuristic_1thread") and get("fast_heuristic_all"):
@@ -342,12 +590,13 @@ def ratios(figures: dict) -> dict:
             / (get("fast_random_1thread") / used("fast_random_1thread")))
     if get("fast_nn_1thread") and get("fast_nn_all"):
         out["all_cores_vs_1thread_nn"] = get("fast_nn_all") / get("fast_nn_1thread")
-    if get("fast_nn_1thread") and get("gnubg_nn_best_move"):
-        out["fast_nn_1thread_vs_gnubg_nn_best_move"] = get("fast_nn_1thread") / get("gnubg_nn_best_move")
-    if get("rollout_nn_1thread") and get("gnubg_nn_best_move"):
-        # trials per second on one core against GNU Backgammon's net playing the same position
-        # out (games per second, one core): the issue's rollout speed target
-        out["rollout_nn_1thread_vs_gnubg_nn_best_move"] = get("rollout_nn_1thread") / get("gnubg_nn_best_move")
+    for ours, loop in (("fast_nn_1thread", "gnubg_nn_best_move"), ("rollout_nn_1thread", "gnubg_nn_best_move")):
+        # rollout: trials per second on one core against GNU Backgammon's net playing the same
+        # position out (games per second, one core): the issue's rollout speed target
+        if get(ours) and get(loop):
+            out[f"{ours}_vs_{loop}"] = get(ours) / get(loop)
+        if cpu(ours) and cpu(loop):
+            out[f"{ours}_vs_{loop}_per_cpu"] = cpu(ours) / cpu(loop)
     # the same games in both engines (older runs timed the fast engine on other games)
     fast_random = get("fast_random_same_1thread") or get("fast_random_1thread")
     fast_heuristic = get("fast_heuristic_same_1thread") or get("fast_heuristic_1thread")
@@ -360,48 +609,193 @@ def ratios(figures: dict) -> dict:
     for outside in ("gnubg_nn_random", "openspiel_random"):
         if get(outside):
             for name in figures:
-                if name.endswith(("_1thread", "_all")) or name == "reference_random":
+                if (name.endswith(("_1thread", "_all")) or name == "reference_random") and not name.startswith("against_"):
                     out[f"{name}_vs_{outside}"] = get(name) / get(outside)
+                    if name.endswith("_1thread") and cpu(name) and cpu(outside):
+                        out[f"{name}_vs_{outside}_per_cpu"] = cpu(name) / cpu(outside)
+    for name in figures:  # this checkout against the other one (--against), side by side
+        theirs = "against_" + name
+        if get(name) and get(theirs):
+            out[f"{name}_vs_against"] = get(name) / get(theirs)
+            if name.endswith("_1thread") and cpu(name) and cpu(theirs):
+                out[f"{name}_vs_against_per_cpu"] = cpu(name) / cpu(theirs)
     return {name: round(value, 2) for name, value in out.items()}
 
 
+# issue 21's targets: one thread against GNU Backgammon's loops, two threads against one, the
+# fast engine against the reference, and (with --against the commit before the work) the nn kernel
 TARGETS = (
-    ("fast_random_1thread_vs_gnubg_nn_random", ">=", 5.0),
-    ("all_cores_vs_1thread_random", ">=", 1.8),
-    ("fast_nn_1thread_vs_gnubg_nn_best_move", ">=", 3.0),
-    ("all_cores_vs_1thread_nn", ">=", 1.8),
-    ("rollout_nn_1thread_vs_gnubg_nn_best_move", ">=", 3.0),
+    ("fast_random_1thread_vs_gnubg_nn_random", ">=", 8.0),
+    ("fast_nn_1thread_vs_gnubg_nn_best_move", ">=", 5.0),
+    ("rollout_nn_1thread_vs_gnubg_nn_best_move", ">=", 5.0),
+    ("fast_nn_1thread_vs_against", ">=", 1.3),
+    ("all_cores_vs_1thread_random", ">=", 1.9),
+    ("all_cores_vs_1thread_heuristic", ">=", 1.9),
+    ("all_cores_vs_1thread_nn", ">=", 1.9),
     ("fast_1thread_vs_reference_random", ">=", 100.0),
     ("fast_1thread_vs_reference_heuristic", ">=", 100.0),
 )
+COMPILE_TARGETS = (("cold_compile_s", 15.0), ("cached_start_s", 1.0))  # seconds, at most
 
 
-def _comparable(run: dict, name: str, both_have_gnubg: bool):
+def _comparable(run: dict, name: str, loop: str | None):
     figure = run["figures"].get(name, {}).get("per_s")
     if figure is None:
         return None
-    if both_have_gnubg:
-        return figure / run["figures"]["gnubg_nn_random"]["per_s"]
+    if loop is not None:
+        return figure / run["figures"][loop]["per_s"]
     return figure
 
 
+def machine_differences(run: dict, baseline: dict) -> list[str]:
+    """What differs between the two runs' processors, for a reader of --compare's verdict."""
+    notes = []
+    now, then = run.get("machine", {}), baseline.get("machine", {})
+    if now.get("cpu") and then.get("cpu") and now["cpu"] != then["cpu"]:
+        notes.append(f"processor: {now['cpu']} now, {then['cpu']} in the baseline")
+    if "vector_extensions" in now and "vector_extensions" in then:
+        gained = sorted(set(now["vector_extensions"]) - set(then["vector_extensions"]))
+        lost = sorted(set(then["vector_extensions"]) - set(now["vector_extensions"]))
+        if gained or lost:
+            notes.append(f"vector extensions: {', '.join(gained) or 'none'} here only, "
+                         f"{', '.join(lost) or 'none'} in the baseline only")
+    return notes
+
+
 def compare(run: dict, baseline: dict, margin: float) -> list[str]:
-    both = "gnubg_nn_random" in run["figures"] and "gnubg_nn_random" in baseline["figures"]
     slower = []
-    for name in WATCHED:
-        now, then = _comparable(run, name, both), _comparable(baseline, name, both)
+    for name, loop in WATCHED.items():
+        both = loop in run["figures"] and loop in baseline["figures"]
+        now = _comparable(run, name, loop if both else None)
+        then = _comparable(baseline, name, loop if both else None)
         if now is None or then is None:
             continue
         if now < then * (1 - margin):
-            unit = "x the gnubg-nn loop" if both else "/s"
+            unit = f"x the {loop} loop" if both else "/s"
             slower.append(f"{name}: {now:.2f}{unit} now, {then:.2f}{unit} in the baseline "
                           f"({100 * (1 - now / then):.0f}% slower, margin {100 * margin:.0f}%)")
     return slower
 
 
+def profile(games: int, seed: int, log=print) -> dict:
+    """``bgsim.fast.timing.profile`` of each of PROFILED against itself, and the cold compile."""
+    from bgsim.fast.timing import profile as profile_games
+    from bots import make_player
+
+    out = {"players": {}}
+    for spec in PROFILED:
+        player = make_player(spec)
+        count = games if spec == "random" else (games // 2 if spec.startswith("heuristic") else games // 10)
+        out["players"][spec] = profile_games(player, player, seed, max(20, count), rounds=7)
+        log(f"  profiled {spec}")
+    out["compile"] = compile_profile()
+    log("  profiled the cold compile")
+    return out
+
+
+def _percent(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else ""
+
+
+def profile_report(run: dict) -> str:
+    """The profile of a run as Markdown: what to read first, then the tables."""
+    machine, data = run["machine"], run["profile"]
+    players = data["players"]
+    lines = [
+        "# Where the fast engine's time goes (`bgsim bench --profile`)",
+        "",
+        f"Commit {machine['git_commit']}{'' if machine.get('git_clean') else ' (with uncommitted changes)'}, "
+        f"{run['when']}, {machine['cpu']} ({machine.get('llvm_cpu', '')}), {machine['cores']} cores, "
+        f"vector extensions {', '.join(machine.get('vector_extensions', [])) or 'none'}; "
+        f"load average {', '.join(f'{x:.2f}' for x in machine.get('load_average_at_start', []))} at the start"
+        f" and {', '.join(f'{x:.2f}' for x in machine.get('load_average_at_end', []))} at the end.",
+        "",
+        "Regenerate: `bgsim bench --profile --out results/bench` from a clean commit (it writes "
+        "`bench-<time>.json` with this profile under `profile`, and this report as `profile-<time>.md`). "
+        "`bgsim.fast.timing.profile(white, black, seed, games)` gives one player's part.",
+        "",
+        "## The game loop, one thread, by phase (ns per ply)",
+        "",
+        "The engine kernel's CPU time per ply (least of several rounds), shared out in proportion "
+        "to the cycles a lapped copy of the loop charged to each phase (`bgsim/fast/clock.py`: a "
+        "cycle-counter read between phases, its own cost taken off).  Dice: the two dice of a "
+        "roll; cube decisions: the cube question (asked of every player, one without a cube "
+        "answers at once); move generation: all distinct legal plays, duplicate removal "
+        "included; choice: the checker bot's pick (random: the k-th play in canonical order; "
+        "evaluation bots: every play scored); bookkeeping: the board after the play, the "
+        "end-of-game test, turning the board; row writing: the game's row; Python: "
+        "`play_games` around the kernel (packing the players, the DataFrame).",
+        "",
+        "| phase | " + " | ".join(f"`{spec}`" for spec in players) + " |",
+        "|---|" + "---:|" * len(players),
+    ]
+    phases = list(next(iter(players.values()))["ns_per_ply"])
+    for phase in phases:
+        cells = []
+        for figures in players.values():
+            value = figures["ns_per_ply"][phase]
+            cells.append(f"{value:,.0f} ({_percent(value, figures['kernel_ns_per_ply'])})")
+        lines.append(f"| {phase} | " + " | ".join(cells) + " |")
+    lines.append("| **engine kernel** | " + " | ".join(f"**{figures['kernel_ns_per_ply']:,.0f}**"
+                                                  for figures in players.values()) + " |")
+    lines.append("| Python around it | " + " | ".join(f"{figures['python_ns_per_ply']:,.0f}"
+                                                     for figures in players.values()) + " |")
+    lines.append("| lapped copy (laps' own cost) | " + " | ".join(
+        f"{figures['lapped_ns_per_ply']:,.0f}" for figures in players.values()) + " |")
+    lines.append("| laps left out (a wait for the core) | " + " | ".join(
+        f"{figures['laps_left_out']:,} of {figures['laps'] + figures['laps_left_out']:,}"
+        for figures in players.values()) + " |")
+    lines.append("| plies (games) | " + " | ".join(f"{figures['plies']:,} ({figures['games']:,})"
+                                                   for figures in players.values()) + " |")
+    lines += ["", "## Inside the phases", ""]
+    for spec, figures in players.items():
+        generation = figures["generation"]
+        lines.append(
+            f"* `{spec}` move generation, on its own games' positions and rolls: "
+            f"{generation['ns_per_generation']:,.0f} ns per generation, {generation['plays_per_generation']:.1f} "
+            f"plays from {generation['leaves_per_generation']:.1f} leaves; without duplicate removal "
+            f"{generation['ns_without_dedupe']:,.0f} ns (removal {100 * generation['dedupe_share']:.0f}% of it).")
+        if "nn" in figures:
+            net = figures["nn"]
+            lines.append(
+                f"* `{spec}` choice, {net['hidden']} hidden units: {net['ns_per_play_judged']:,.0f} ns per play "
+                f"judged; without the output layer {net['without_output_layer_ns_per_play']:,.0f} ns "
+                f"(the output layer {100 * net['output_layer_share']:.0f}%, the first layer and the "
+                f"per-play scan of the board the rest).")
+    compiled = data["compile"]
+    lines += [
+        "", "## The cold compile (fresh Numba cache, to the first `random` game)", "",
+        f"{compiled['first_game_s']:.1f} s in all, {compiled['first_game_cpu_s']:.1f} s of CPU time (a wall time "
+        f"well above it means the process waited for a core), {compiled['imports_s']:.1f} s of it imports.  "
+        "Wall seconds per kernel module "
+        "(each function's compile without its callees', which Numba compiles nested inside it; "
+        "lowering includes LLVM's optimisation of the function with every callee it linked in):", "",
+        "| module | s |", "|---|---:|",
+    ]
+    lines += [f"| `{module}` | {seconds:.2f} |" for module, seconds in compiled["modules_s"].items()]
+    lines += ["", "The 15 dearest kernels:", "", "| kernel | s |", "|---|---:|"]
+    lines += [f"| `{name}` | {seconds:.2f} |" for name, seconds in list(compiled["kernels_s"].items())[:15]]
+    lines += ["", "By compiler pass (all kernels; lowering includes LLVM's optimisation of each function):", "",
+              "| pass | s |", "|---|---:|"]
+    lines += [f"| `{name}` | {seconds:.2f} |" for name, seconds in list(compiled["passes_s"].items())[:10]]
+    if "exact_first_game_s" in compiled:
+        lines += ["", f"Then the first game of a player with the `exact` cube bot (its own family of kernels, "
+                      f"`bgsim/fast/with_exact.py`): {compiled['exact_first_game_s']:.1f} s more "
+                      f"({compiled['exact_first_game_cpu_s']:.1f} s of CPU time); by module:", "",
+                  "| module | s |", "|---|---:|"]
+        lines += [f"| `{module}` | {seconds:.2f} |" for module, seconds in compiled["exact_modules_s"].items()]
+    busy = machine.get("busy_at_start", []) + machine.get("busy_at_end", [])
+    if busy:
+        lines += ["", "## What else was running", "",
+                  "Other processes using at least 5% of a core, sampled for a second at the start and at the "
+                  "end (another engineer's tests or runs share this machine's cores):", ""]
+        lines += [f"* {process['cpu_percent']}%: `{process['command'][:120]}`" for process in busy]
+    return "\n".join(lines) + "\n"
+
+
 def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_too: bool = True,
               out: str | Path = RUNS, against_baseline: bool = False, margin: float = 0.30,
-              write_baseline: bool = False) -> int:
+              write_baseline: bool = False, profile_too: bool = False, against_python: str | None = None) -> int:
     """Measure, print and write one bench run (see the module docstring); with
     ``against_baseline`` 1 when a figure is slower than the baseline by more than ``margin``."""
     baseline = None
@@ -414,33 +808,51 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise explain(error, out) from None
+    against = Against(against_python) if against_python else None
 
     run = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": _machine(),
            "settings": {"games": games, "rounds": rounds, "seed": seed}}
-    print(f"bgsim bench on {run['machine']['cpu']}, {run['machine']['cores']} cores "
-          f"(load average {', '.join(f'{x:.1f}' for x in run['machine']['load_average_at_start'])})")
-    if compile_times_too:
-        run["compile"] = compile_times()
-        print(f"cold compile {run['compile']['cold_compile_s']:.1f}s, cached start "
-              f"{run['compile']['cached_start_s']:.2f}s (to the first game, imports included)")
-        # one-off costs like the compile: the bear-off databases bgsim eval builds on first use
-        run["bearoff"] = build_times()
-        print(f"bear-off databases built in {run['bearoff']['one_sided_build_s']:.1f}s (one-sided) and "
-              f"{run['bearoff']['two_sided_build_s']:.1f}s (two-sided, {run['bearoff']['two_sided_checkers']} checkers)")
-    run["figures"] = measure(games, rounds, seed)
+    machine = run["machine"]
+    print(f"bgsim bench of {machine['git_commit']}{'' if machine['git_clean'] else ' (uncommitted changes)'} "
+          f"on {machine['cpu']}, {machine['cores']} cores, {', '.join(machine['vector_extensions']) or 'no vector extensions'} "
+          f"(load average {', '.join(f'{x:.1f}' for x in machine['load_average_at_start'])})")
+    for process in machine["busy_at_start"]:
+        print(f"  also running: {process['cpu_percent']}% {process['command'][:100]}")
+    if against is not None:
+        run["against"] = {"python": against.python, "root": against.root, "git_commit": against.commit,
+                          "git_clean": against.clean}
+        print(f"against {against.root} (commit {against.commit}), in the same rounds")
+    try:
+        if compile_times_too:
+            run["compile"] = compile_times()
+            print(f"cold compile {run['compile']['cold_compile_s']:.1f}s, cached start "
+                  f"{run['compile']['cached_start_s']:.2f}s (to the first game, imports included)")
+            # one-off costs like the compile: the bear-off databases bgsim eval builds on first use
+            run["bearoff"] = build_times()
+            print(f"bear-off databases built in {run['bearoff']['one_sided_build_s']:.1f}s (one-sided) and "
+                  f"{run['bearoff']['two_sided_build_s']:.1f}s (two-sided, {run['bearoff']['two_sided_checkers']} checkers)")
+        run["figures"] = measure(games, rounds, seed, against=against)
+    finally:
+        if against is not None:
+            against.close()
     run["ratios"] = ratios(run["figures"])
+    if profile_too:
+        print("profiling")
+        run["profile"] = profile(games // 2, seed)
+    machine["load_average_at_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else []
+    machine["busy_at_end"] = busy_processes()
 
     width = max(len(name) for name in run["figures"])
     for name, figure in run["figures"].items():
         plies = f"  {figure['plies_per_s']:>12,.0f} plies/s" if figure["plies_per_s"] else ""
         if "cores_used" in figure:
-            plies += f"  ({figure['cores_used']:.2f} cores busy)"
+            plies += f"  ({figure['cores_used']:.2f} cores busy, {figure['per_cpu_s']:,.1f} per CPU-second)"
         unit = ("generations/s" if name.endswith("generations")
-                else "trials/s" if name.startswith("rollout") else "games/s")
+                else "trials/s" if name.startswith(("rollout", "against_rollout")) else "games/s")
         print(f"  {name:<{width}}  {figure['per_s']:>12,.1f} {unit}{plies}")
     print("ratios:")
     for name, value in run["ratios"].items():
-        print(f"  {name:<52} {value:>9.2f}x")
+        print(f"  {name:<60} {value:>9.2f}x")
     run["targets"] = {}
     for name, _, target in TARGETS:
         if name in run["ratios"]:
@@ -448,23 +860,28 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
             run["targets"][name] = {"target": target, "measured": run["ratios"][name], "met": met}
             print(f"target {name} >= {target}: {run['ratios'][name]:.2f} {'met' if met else 'NOT MET'}")
     if "compile" in run:
-        for name, target in (("cold_compile_s", 30.0), ("cached_start_s", 2.0)):
-            met = run["compile"][name] < target
+        for name, target in COMPILE_TARGETS:
+            met = run["compile"][name] <= target
             run["targets"][name] = {"target": target, "measured": run["compile"][name], "met": met}
-            print(f"target {name} < {target}: {run['compile'][name]:.2f} {'met' if met else 'NOT MET'}")
+            print(f"target {name} <= {target}: {run['compile'][name]:.2f} {'met' if met else 'NOT MET'}")
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     text = json.dumps(run, indent=2) + "\n"
     targets = [out / f"bench-{stamp}.json", out / "latest.json"] + ([BASELINE] if write_baseline else [])
-    for target in targets:
+    writes = [(text, target) for target in targets]
+    if "profile" in run:
+        writes.append((profile_report(run), out / f"profile-{stamp}.md"))
+    for content, target in writes:
         try:
-            write_text(text, target)
+            write_text(content, target)
         except OSError as error:
             raise explain(error, target) from None
     if write_baseline:
         print(f"wrote {BASELINE}")
-    print(f"wrote {out / f'bench-{stamp}.json'}")
+    print(f"wrote {out / f'bench-{stamp}.json'}" + (f" and {out / f'profile-{stamp}.md'}" if "profile" in run else ""))
     if baseline is not None:
+        for note in machine_differences(run, baseline):
+            print(f"note: {note} (ratios to GNU Backgammon's loops move with the processor)")
         slower = compare(run, baseline, margin)
         if slower:
             print("SLOWER than the baseline:")
