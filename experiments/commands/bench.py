@@ -32,7 +32,8 @@ def register(subparsers) -> None:
                         help="also take the game loop apart by phase and the cold compile by kernel "
                              "(profile-<time>.md beside the JSON)")
     parser.add_argument("--against", metavar="PYTHON",
-                        help="another checkout's Python (its .venv/bin/python): its engine in the same rounds")
+                        help="another checkout's Python (its .venv/bin/python): its engine in the same rounds "
+                             "(default: this checkout alone)")
     parser.set_defaults(handler=run_bench)
 
 
