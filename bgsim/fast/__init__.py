@@ -5,9 +5,11 @@ DataFrame as ``bgsim.series.play_games_reference`` for the same arguments.  Each
 its own (seed, game) streams, so results never depend on chunk size, thread count or order.
 
 A player can run here when its checker bot and cube bot each carry a ``fast_name`` declared in
-``bgsim/layouts.py`` and hand over their values by the names declared there: ``fast_params()``
-a mapping ``{parameter: number}`` and, for a bot with arrays, ``fast_arrays()`` a mapping
-``{array: numpy array}``.  bgsim never imports ``bots``: this is duck typing.
+``bgsim/layouts.py`` and hand over their own values by the names declared there:
+``fast_params()`` a mapping ``{parameter: number}`` and, for a bot with arrays, ``fast_arrays()``
+a mapping ``{array: numpy array}``.  The values of the capabilities its layout declares come
+from the bot's switches (its true/false attribute of the capability's name) and from bgsim
+(:func:`capability_values`).  bgsim never imports ``bots``: this is duck typing.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .game import (
 CHUNK_ROWS = 100_000  # rows held per chunk while streaming a long run (~18 MB of int64)
 CODED = ("winner", "result", "cube_owner", "first_doubler")
 CUSTOM = -1  # the checker code of a user's evaluation function (bgsim.fast.custom)
+_NO_TABLE = np.zeros(1, dtype=np.float64)  # the bear-off tables of a bot with its switch off
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,8 @@ def fast_half(bot, role: str, owner=None) -> FastHalf:
         raise ValueError(f"player {who!r}: {role} bot {name!r} cannot run in the fast engine "
                          f"(it runs: {', '.join(declared)}); use the reference engine")
     layout = declared[name]
-    values = _by_name(bot, "fast_params", who, name, "parameters", layout.params)
+    switched, switched_arrays = capability_values(layout, bot, who)
+    values = {**_by_name(bot, "fast_params", who, name, "parameters", layout.own_params), **switched}
     params = []
     for key in layout.params:
         value = values[key]
@@ -72,7 +76,8 @@ def fast_half(bot, role: str, owner=None) -> FastHalf:
                              f"number, got {value!r}")
         params.append(float(value))
     arrays = []
-    given = _by_name(bot, "fast_arrays", who, name, "arrays", [key for key, _ in layout.arrays])
+    given = {**_by_name(bot, "fast_arrays", who, name, "arrays", [key for key, _ in layout.own_arrays]),
+             **switched_arrays}
     for key, dtype in layout.arrays:
         array = np.asarray(given[key])
         if not (np.can_cast(array.dtype, dtype, casting="safe") or _fits(array, dtype)):
@@ -80,6 +85,43 @@ def fast_half(bot, role: str, owner=None) -> FastHalf:
                              f"which does not fit the declared {dtype}")
         arrays.append((given[key], dtype))
     return FastHalf(layout.code, tuple(params), tuple(arrays))
+
+
+def _bearoff_values(on: bool) -> tuple[dict, dict]:
+    if not on:
+        return ({"bearoff": 0.0, "bearoff_checkers": 0.0},
+                {"bearoff_one_sided": _NO_TABLE, "bearoff_win": _NO_TABLE})
+    from ..bearoff.player import player_tables
+
+    tables = player_tables()
+    return ({"bearoff": 1.0, "bearoff_checkers": float(tables.checkers)},
+            {"bearoff_one_sided": tables.one_sided, "bearoff_win": tables.win})
+
+
+def _score_aware_values(on: bool) -> tuple[dict, dict]:
+    from ..met import kernel_arrays
+
+    return {"score_aware": float(on)}, kernel_arrays()
+
+
+# what each switchable capability of bgsim/layouts.py hands its kernels, switched on or off
+SWITCH_VALUES = {layouts.BEAROFF_SWITCH.name: _bearoff_values,
+                 layouts.SCORE_AWARE_SWITCH.name: _score_aware_values}
+
+
+def capability_values(layout: layouts.FastBot, bot, who) -> tuple[dict, dict]:
+    """(parameters, arrays) of the capabilities ``layout`` declares, from ``bot``'s switches."""
+    params: dict = {}
+    arrays: dict = {}
+    for switch in layout.switches:
+        on = getattr(bot, switch.name, None)
+        if not isinstance(on, (bool, np.bool_)):
+            raise ValueError(f"player {who!r}: bot {layout.name!r} declares {switch.name} in bgsim/layouts.py "
+                             f"but has no true/false {switch.name} parameter")
+        more_params, more_arrays = SWITCH_VALUES[switch.name](bool(on))
+        params.update(more_params)
+        arrays.update(more_arrays)
+    return params, arrays
 
 
 def _fits(array: np.ndarray, dtype: str) -> bool:
@@ -137,8 +179,10 @@ def _kernels(white, black):
 
     evaluations = [player.checker.evaluate if player_halves(player)[0].code == CUSTOM else None
                    for player in (white, black)]
-    # a player with the exact cube bot plays on the kernels that have it (bgsim.fast.with_exact)
-    with_exact = any(getattr(getattr(player, "cube", None), "fast_name", "") == layouts.EXACT.name
+    # a player with a cube bot compiled apart (exact) plays on the kernels that have it
+    # (bgsim.fast.with_exact)
+    apart = {name for name, bot in layouts.fast_bots(CUBE).items() if bot.apart}
+    with_exact = any(getattr(getattr(player, "cube", None), "fast_name", "") in apart
                      for player in (white, black))
     if evaluations == [None, None]:
         if with_exact:
@@ -234,10 +278,10 @@ def _raise_errors(rows: np.ndarray, seed: int, codes: np.ndarray) -> None:
             raise ValueError(f"game {row[0]} of seed {seed}: a cube bot beavered where beavers are not allowed")
         if row[COL_ERROR] == ERROR_NO_CHECKER_KERNEL:
             raise RuntimeError(f"fast engine error: no checker kernel for code {codes[0]} or {codes[1]} "
-                               f"(bgsim/fast/checker.py, choose)")
+                               f"(no checker bot of bgsim/layouts.py has it)")
         if row[COL_ERROR] == ERROR_NO_CUBE_KERNEL:
             raise RuntimeError(f"fast engine error: no cube kernel for code {codes[2]} or {codes[3]} "
-                               f"(bgsim/fast/cube.py, offer_double and respond)")
+                               f"(no cube bot of bgsim/layouts.py has it)")
         raise RuntimeError(f"game {row[0]} of seed {seed}: engine error {row[COL_ERROR]}")
 
 
@@ -375,6 +419,6 @@ def legal_plays_fast(position: Position, roll) -> np.ndarray:
 
 
 __all__ = [
-    "FastHalf", "Seats", "Starts", "fast_half", "game_starts", "legal_plays_fast", "play_columns",
-    "play_games", "play_trials", "player_halves", "seats", "supports", "trace_game",
+    "FastHalf", "Seats", "Starts", "capability_values", "fast_half", "game_starts", "legal_plays_fast",
+    "play_columns", "play_games", "play_trials", "player_halves", "seats", "supports", "trace_game",
 ]

@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .checker import choose
 from .compile import alloc_jit, inline_jit, jit, parallel_jit, stack_empty
-from .cube import BEAVER, DOUBLE, DROP, NO_KERNEL, offer_double, respond
+from .cube import BEAVER, DOUBLE, DROP
+from .dispatch import NO_KERNEL, choose, offer_double, respond
 from .match_cube import (
     VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_MAX, VIEW_OPP_AWAY,
     VIEW_POST_CRAWFORD, VIEW_SIZE, VIEW_VALUE,

@@ -83,6 +83,11 @@ def analyse_groups(groups: list[Group], source: Source, plies: int = 0, make_pla
     statistics; the per-player summary and the replay's differences from the stored rows.
     ``done(k)`` is told as each batch of k games is analysed (the progress bar)."""
     log = log or (lambda text: None)
+    for group in groups:
+        if group.rules.variant.startswith("hypergammon"):
+            raise ValueError(f"{group.label}: {group.rules.variant} games cannot be analysed here: GNU "
+                             "Backgammon's package ships no hypergammon databases, and its analysis would "
+                             "build them first (a GB of memory and more); bgsim export writes them for it")
     rows, differences = [], []
     seconds, analysed = 0.0, 0
     with tempfile.TemporaryDirectory(prefix="bgsim-analyse-") as folder:

@@ -15,7 +15,7 @@ from bgsim.variants import VARIANTS
 from experiments.commands.arguments import (force_flag, games_flag, match_flag, out_file_flag, progress_flag,
                                            rules_flags, rules_from_args, seed_flag, threads_flag)
 from bots import describe_bots, make_player
-from experiments.analysis.game_export import FORMATS, check_format, export_files
+from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_format, export_files
 from experiments.analysis.summary import GameTally, format_match_summary, format_summary
 from experiments.running.stream import claimed_output, play_to_file
 
@@ -44,7 +44,9 @@ def register(subparsers) -> None:
     play.add_argument("--record", nargs=2, metavar=("FORMAT", "FILE"), default=None,
                       help=f"also write the games with every move as a match file: mat or sgf, and where "
                       f"(FILE-match-N per match); for runs of at most {RECORD_LIMIT:,} games or matches "
-                      "(`bgsim export` takes any chosen games of a bigger one; default: no match file)")
+                      "(`bgsim export` takes any chosen games of a bigger one; default: no match file).  Both "
+                      f"formats hold {HOLDS}; .mat cannot hold {CANNOT_HOLD['mat']}; SGF cannot hold "
+                      f"{CANNOT_HOLD['sgf']}")
     play.add_argument("--variant", default="standard", metavar="NAME",
                       help=f"the game played: {', '.join(VARIANTS)} (default standard; RULES.md, "
                            "Variants; the reference engine plays every variant but the standard game)")

@@ -36,14 +36,20 @@ def worker_pool(workers: int):
     if workers <= 1:
         yield None
         return
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(START_METHOD),
-                               initializer=_ignore_interrupt)
+    pool = fresh_pool(workers)
     try:
         yield pool
     except BaseException:
         stop(pool)
         raise
     pool.shutdown()
+
+
+def fresh_pool(workers: int) -> ProcessPoolExecutor:
+    """``workers`` processes started fresh, which leave Ctrl-C to this one; the caller shuts
+    them down (:func:`worker_pool` does, and stops them on an error)."""
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(START_METHOD),
+                               initializer=_ignore_interrupt)
 
 
 def stop(pool: ProcessPoolExecutor) -> None:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from bgsim.cube import Rules
 from experiments.running.progress import duration
-from experiments.running.workers import worker_pool
+from experiments.running.workers import fresh_pool, worker_pool
 
 # (white, black, rules, match_to).  The rule options, each played by pairings that use it:
 AGGRESSIVE = "pipdiff(double=2,redouble=3,take=20)"
@@ -36,23 +36,30 @@ RULE_CASES = (
 
 
 def bot_cases() -> list[tuple[str, str, Rules, int]]:
-    """Every registered bot that claims a fast kernel, in both seats, derived from the registries.
+    """Every registered bot that claims a fast kernel, with every capability of its layout
+    switched on and off, in both seats, derived from the registries and ``bgsim/layouts.py``.
 
-    Checker bot i with cube bot i plays checker bot i+1 with cube bot i+1 (both lists taken
-    round), default parameters, default rules: a bot added to a registry is compared with the
-    reference engine without anyone adding it here.  Then every cube bot once more in 5-point
-    matches, where the score-aware ones judge at the score, against the next cube bot.
+    Money: checker bot i with cube bot i plays checker bot i+1 with cube bot i+1 (both lists
+    taken round, default rules), the checker bots listed at their defaults and then each with
+    the capabilities that change a money game switched (``bearoff=true``).  Then every cube bot
+    at its defaults in 5-point matches against the next one with its capabilities switched
+    (``score_aware=false``).  A bot added to a registry, or a capability to a layout, is
+    compared with the reference engine without anyone adding it here.
     """
-    from bots import checker_bots, cube_bots
+    from bots.registry import fast_names, switched_spec
 
-    checkers = [name for name, bot in checker_bots().items() if bot.fast_name]
-    cubes = [name for name, bot in cube_bots().items() if bot.fast_name]
+    checkers, cubes = fast_names("checker"), fast_names("cube")
+    checkers += [spec for spec in (switched_spec("checker", name, money=True) for name in checkers) if spec]
+    cubes += [spec for spec in (switched_spec("cube", name, money=True) for name in cubes) if spec]
     count = max(len(checkers), len(cubes))
     money = [(f"{checkers[i % len(checkers)]}+{cubes[i % len(cubes)]}",
               f"{checkers[(i + 1) % len(checkers)]}+{cubes[(i + 1) % len(cubes)]}", Rules(), 0)
              for i in range(count)]
     # heuristic checker play: quick, and it reaches races, where the race counts judge
-    match = [(f"heuristic+{cube}", f"heuristic+{cubes[(i + 1) % len(cubes)]}", Rules(), MATCH_CASE_LENGTH)
+    cubes = fast_names("cube")
+    match = [(f"heuristic+{cube}",
+              "heuristic+" + (switched_spec("cube", cubes[(i + 1) % len(cubes)], money=False)
+                              or cubes[(i + 1) % len(cubes)]), Rules(), MATCH_CASE_LENGTH)
              for i, cube in enumerate(cubes)]
     return money + match
 
@@ -71,6 +78,14 @@ def _reference_chunk(white_spec, black_spec, seed, numbers, rules, match_to):
 
     return play_games_reference(make_player(white_spec), make_player(black_spec), seed, numbers,
                                 rules, match_to)
+
+
+def reference_pool(jobs: int):
+    """The worker processes that play the reference side, started fresh (spawned, not forked: a
+    worker forked after this process ran a parallel kernel, the fast engine's game loop, is killed
+    by Numba's OpenMP layer as soon as it runs one itself, as exact's match tables do): the pool
+    :func:`validate` holds through ``workers.worker_pool``."""
+    return fresh_pool(jobs)
 
 
 def _reference(pool, white_spec, black_spec, seed, games, rules, match_to, jobs):
