@@ -74,8 +74,9 @@ def test_the_shared_flags_are_the_shared_declarations(name):
             assert action.type is arguments.threads and action.default is None, name
         elif flag == "--seed":
             assert action.type is arguments.seed, name
-        elif flag == "--games" and action.metavar == "SELECTION":  # which games a reader takes
-            assert name in ("export", "analyse"), name
+        elif flag == "--games" and action.metavar in ("SELECTION", "FILE"):  # which games a reader takes
+            assert (name, action.metavar) in (("export", "SELECTION"), ("analyse", "SELECTION"),
+                                              ("cube-audit", "FILE")), name
         elif flag in ("--games", "--positions"):
             assert action.type in (arguments.positive, arguments.non_negative), (name, flag)
         elif flag == "--match-to":
