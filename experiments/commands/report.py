@@ -98,6 +98,8 @@ def _folder(folder: Path) -> str:
             return _audit(folder / "decisions.parquet", run)
         if kind == "cross-check":
             return _cross_check(folder / GAMES_FILE, run)
+        if kind == "cube-audit-games":
+            return _games_audit(folder / "decisions.parquet", run)
         raise ValueError(f"{folder} holds a bgsim {kind} run, which bgsim report does not summarise")
     if not (folder / GAMES_FILE).exists():
         if run is not None:  # an experiment run that has not finished
@@ -146,6 +148,8 @@ def _rows_file(path: Path) -> str:
 
         frame = _read(path)
         return f"{build_report(frame).text}\n(from the {len(frame)} rows of {path}, a run's games)"
+    if {"rule", "role", "question", "equity_lost"} <= names:  # the decisions of real games
+        return _games_audit(path, read_run(path.parent) if path.name == "decisions.parquet" else None)
     if {"rule", "question", "equity_lost"} <= names:
         run = read_run(path.parent) if path.name == "decisions.parquet" else None
         return _audit(path, run)
@@ -172,6 +176,20 @@ def _audit(path: Path, run: dict | None) -> str:
     positions = frame["position_index"].nunique() if "position_index" in frame else frame["position_id"].nunique()
     head = f"cube audit: {len(frame):,} decisions ({positions:,} positions, {len(rules)} rules)"
     return "\n".join([head, *overall_lines(summary),
+                      f"(from {path}; the folder's summary.md has every table)"])
+
+
+def _games_audit(path: Path, run: dict | None) -> str:
+    from experiments.studies.cube_audit_games import PLAYER, summarise, summary_lines
+
+    frame = _read(path)
+    players = list(dict.fromkeys(frame.loc[frame["role"] == PLAYER, "rule"].astype(str)))
+    rules = list((run or {}).get("identity", {}).get("players") or
+                 dict.fromkeys(frame.loc[frame["role"] != PLAYER, "rule"].astype(str)))
+    unit = "EMG" if "match_to" in frame and frame["match_to"].max() > 0 else "points"
+    head = (f"cube audit of games: {len(frame[frame['role'] == PLAYER]):,} decisions in "
+            f"{frame['game'].nunique()} games, the players and {len(rules)} rules")
+    return "\n".join([head, *summary_lines(summarise(frame, players + rules), unit),
                       f"(from {path}; the folder's summary.md has every table)"])
 
 
