@@ -171,6 +171,8 @@ def rollout(position: Position, player, games: int, seed: int = 1, truncate: boo
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"a rollout needs a whole number of games of at least 1, got {games!r}")
     check_seed(seed)
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
     if batch is None:
         batch = BATCH_PER_THREAD * (threads or numba.get_num_threads())
     if batch < 2 or batch % 2:

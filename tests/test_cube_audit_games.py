@@ -8,6 +8,7 @@ count of cube decisions in its statistics of the same files."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -178,3 +179,19 @@ def test_what_cannot_be_audited_is_one_line_and_writes_nothing(tmp_path, capsys)
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and words in err
         assert not out.exists()
+
+
+def test_report_summarises_a_games_audit_folder_and_its_decisions(tmp_path, capsys):
+    games = tmp_path / "money.sgf"
+    games.write_text(MONEY)
+    out = tmp_path / "audit"
+    assert main(["cube-audit", "--games", str(games), "--players", "pipdiff,keith", "--out", str(out),
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    for path in (out, out / "decisions.parquet"):  # issue 23: report reads every folder bgsim writes
+        assert main(["report", str(path)]) == 0
+        printed = capsys.readouterr().out
+        assert printed.startswith("cube audit of games: 5 decisions in 3 games, the players and 2 rules")
+        # Alice's row as the audit's summary.csv has it: 3 decisions, 1 error in 3 games
+        assert re.search(r"\| Alice +\| +3 \| +3 \| .* \| +1 \| +33\.3 \(", printed), printed
+        assert "keith" in printed and "pipdiff" in printed

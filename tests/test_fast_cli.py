@@ -14,13 +14,13 @@ from experiments.studies.validation import reference_pool
 
 
 def test_validate_passes_on_a_small_run(capsys):
-    assert main(["validate", "--games", "2", "--positions", "3", "--jobs", "1"]) == 0
+    assert main(["validate", "--games", "2", "--positions", "3", "--threads", "1"]) == 0
     out = capsys.readouterr().out
     assert "no difference" in out and "63 position-roll pairs" in out
 
 
 def test_validate_one_pairing_with_rule_options(capsys):
-    code = main(["validate", "--games", "3", "--positions", "0", "--jobs", "1", "--players",
+    code = main(["validate", "--games", "3", "--positions", "0", "--threads", "1", "--players",
                  "racer+pipdiff(double=3,take=20)", "pubeval+keith", "--beaver", "--jacoby",
                  "--automatic-doubles", "1", "--max-cube", "8"])
     assert code == 0

@@ -82,22 +82,22 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
     elif name == "validate":
         setting("--games", "1")
         setting("--positions", "2")
-        setting("--jobs", "1")
+        setting("--threads", "1")
     elif name == "cube-audit":
         if "--games" not in words:  # the audit of real games samples nothing
             setting("--positions", "20")
         setting("--out", str(tmp_path / "audit"))
         words.append("--no-progress")
     elif name == "cross-check":
-        setting("--starts", "3")
-        setting("--jobs", "1")
+        setting("--positions", "3")
+        setting("--threads", "1")
         setting("--out", str(tmp_path / "cross"))
         words.append("--no-progress")
     elif name == "rollout":
         setting("--games", "72")
         words.append("--no-progress")
-    elif name == "bearoff" and "--pairs" in words:
-        setting("--pairs", "200")
+    elif name == "bearoff" and "--positions" in words:
+        setting("--positions", "200")
     elif name == "bench":
         words += ["--games", "100", "--rounds", "1", "--no-compile", "--out", str(tmp_path / "bench")]
     return words
@@ -768,7 +768,7 @@ def test_report_on_a_play_output_prints_its_summary(tmp_path, capsys):
     (folder / "games.parquet").write_bytes(out.read_bytes())
     assert cli.main(["report", str(folder)]) == 0
     assert cli.main(["report", str(tmp_path / "nothing")]) == 2
-    assert "no such results folder or Parquet file" in one_error_line(capsys)
+    assert "no such results folder or file" in one_error_line(capsys)
 
 
 # --- the Python API --------------------------------------------------------------------------
@@ -826,6 +826,6 @@ def test_validate_refuses_a_slow_player_without_naming_an_option_it_lacks(capsys
 
 def test_validate_says_which_case_it_is_on(capsys):
     assert cli.main(["validate", "--players", "random", "random", "--games", "1", "--positions", "0",
-                     "--jobs", "1"]) == 0
+                     "--threads", "1"]) == 0
     out = capsys.readouterr().out
     assert "validating 1 cases" in out and "case 1/1: random vs random" in out

@@ -43,15 +43,16 @@ def games_flag(parser) -> None:
         "(money: exact two-sided bear-offs, else labelled estimates; matches: the exact match tables, "
         "else estimates at the score, in EMG), with what each rule of --players "
         f"(e.g. {','.join(DEFAULT_RULES)}) would have done beside it; the players' error rates and "
-        "equity lost with 95%% intervals over games")
+        "equity lost with 95%% intervals over games (default: no file, the audit of sampled positions)")
 
 
-def _command(args, specs: list[str]) -> list[str]:
-    return ["bgsim", "cube-audit", "--games", str(args.games), "--players", ",".join(specs), "--out", str(args.out)]
+def _command(args, specs: list[str], out: Path) -> list[str]:
+    return ["bgsim", "cube-audit", "--games", str(args.games), "--players", ",".join(specs), "--out", str(out)]
 
 
 def run_games(args) -> int:
-    from experiments.studies.cube_audit_games import DEFAULT_RULES, run_games_audit
+    from experiments.running.folder import choose_folder
+    from experiments.studies.cube_audit_games import DEFAULT_RULES, GAMES_AUDIT, run_games_audit
 
     if getattr(args, "resume", False):
         raise ValueError("--resume: an audit of games is not resumed (it takes seconds): run it again with --force")
@@ -60,7 +61,8 @@ def run_games(args) -> int:
             flag = FLAG_NAMES.get(dest, f"--{dest.replace('_', '-')}")
             raise ValueError(f"{flag} belongs to the audit of sampled positions: it means nothing with --games")
     specs = split_specs(args.players) if args.players else list(DEFAULT_RULES)
-    audit = run_games_audit(args.games, Path(args.out), specs, shlex.join(_command(args, specs)), args.force)
+    out = choose_folder(args.out, "cube-audit", False, GAMES_AUDIT)  # run_folder_flags: --out may be left out
+    audit = run_games_audit(args.games, out, specs, shlex.join(_command(args, specs, out)), args.force)
     for problem in audit.games.problems:
         print(problem, file=sys.stderr)
     players = audit.summary[(audit.summary["role"] == "player") & (audit.summary["part"] == "all")]

@@ -49,6 +49,7 @@ from bgsim.interchange.xgid import CENTRE, ON_ROLL, decode as decode_xgid
 from experiments.analysis.summary import markdown_table, milli, played_with
 from experiments.running.files import write_table, write_text
 from experiments.running.folder import RunFolder, RunKind
+from experiments.stats import nonnegative_interval, proportion_interval
 from experiments.studies.cube_audit import (WINDOW, bucket_of, clustered, double_verdict, make_rules, paired,
                                             take_verdict)
 
@@ -297,13 +298,16 @@ def summarise(frame: pd.DataFrame, deciders: list[str]) -> pd.DataFrame:
             n = len(rows)
             rate, rate_half = clustered((rows["error"] != "").astype(float), rows["game"]) if n else (math.nan, math.nan)
             lost, lost_half = clustered(rows["equity_lost"], rows["game"]) if n else (math.nan, math.nan)
+            # both cannot be negative: Wilson's interval and the log scale keep them at zero or above
+            rate_low, rate_high = proportion_interval(rate, rate_half, int(rows["game"].nunique()))
+            lost_low, lost_high = nonnegative_interval(lost, lost_half)
             out.append({"decider": name, "role": role, "part": part, "decisions": n,
                         "games": int(rows["game"].nunique()),
                         "exact_share": float((rows["truth"] == "exact").mean()) if n else math.nan,
                         "errors": int((rows["error"] != "").sum()),
-                        "error_rate": rate, "error_rate_low": rate - rate_half, "error_rate_high": rate + rate_half,
-                        "equity_lost": lost, "equity_lost_low": lost - lost_half,
-                        "equity_lost_high": lost + lost_half, "equity_lost_total": float(rows["equity_lost"].sum())})
+                        "error_rate": rate, "error_rate_low": rate_low, "error_rate_high": rate_high,
+                        "equity_lost": lost, "equity_lost_low": lost_low,
+                        "equity_lost_high": lost_high, "equity_lost_total": float(rows["equity_lost"].sum())})
     return pd.DataFrame(out)
 
 
@@ -446,15 +450,16 @@ def run_games_audit(path: str | Path, out: Path, specs: list[str] | None, comman
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
     folder = RunFolder(out, GAMES_AUDIT)
     identity = {"games": str(path), "games_sha256": digest, "players": specs}
-    folder.open(identity, force=force)
-    record = folder.record(command, identity, source=str(path))
-    folder.save(record)
-    write_table(frame, folder.path / "decisions.parquet")
-    write_text(wide(frame, specs).to_csv(index=False, float_format="%.6g"), folder.path / "decisions.csv")
-    write_text(summary.to_csv(index=False, float_format="%.6g"), folder.path / "summary.csv")
-    seconds = time.perf_counter() - started
-    write_text(summary_markdown(games, frame, summary, specs, record), folder.path / "summary.md")
-    folder.finish(record, seconds=seconds)
+    with folder.claimed():  # a second command on the same folder stops here
+        folder.open(identity, force=force)
+        record = folder.record(command, identity, source=str(path))
+        folder.save(record)
+        write_table(frame, folder.path / "decisions.parquet")
+        write_text(wide(frame, specs).to_csv(index=False, float_format="%.6g"), folder.path / "decisions.csv")
+        write_text(summary.to_csv(index=False, float_format="%.6g"), folder.path / "summary.csv")
+        seconds = time.perf_counter() - started
+        write_text(summary_markdown(games, frame, summary, specs, record), folder.path / "summary.md")
+        folder.finish(record, seconds=seconds)
     return GamesAudit(folder.path, games, frame, summary, seconds)
 
 

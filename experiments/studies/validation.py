@@ -9,15 +9,14 @@ traces and the ply where they part is printed.  Any difference exits with status
 
 from __future__ import annotations
 
-import multiprocessing
 import re
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
 
 from bgsim.cube import Rules
 from experiments.running.progress import duration
+from experiments.running.workers import fresh_pool, worker_pool
 
 # (white, black, rules, match_to).  The rule options, each played by pairings that use it:
 AGGRESSIVE = "pipdiff(double=2,redouble=3,take=20)"
@@ -81,11 +80,12 @@ def _reference_chunk(white_spec, black_spec, seed, numbers, rules, match_to):
                                 rules, match_to)
 
 
-def reference_pool(jobs: int) -> ProcessPoolExecutor:
-    """The worker processes that play the reference side, started fresh (spawned)."""
-    # not forked: a worker forked after this process ran a parallel kernel (the fast engine's game
-    # loop) is killed by Numba's OpenMP layer as soon as it runs one itself (exact's match tables)
-    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+def reference_pool(jobs: int):
+    """The worker processes that play the reference side, started fresh (spawned, not forked: a
+    worker forked after this process ran a parallel kernel, the fast engine's game loop, is killed
+    by Numba's OpenMP layer as soon as it runs one itself, as exact's match tables do): the pool
+    :func:`validate` holds through ``workers.worker_pool``."""
+    return fresh_pool(jobs)
 
 
 def _reference(pool, white_spec, black_spec, seed, games, rules, match_to, jobs):
@@ -155,10 +155,9 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
             rules.check_for_match()
 
     total_rows = 0
-    pool = reference_pool(jobs) if jobs > 1 else None
     print(f"validating {len(cases)} cases of {games} games or matches each, both engines", flush=True)
     all_started = time.perf_counter()
-    try:
+    with worker_pool(jobs) as pool:  # fresh processes: this one may have run a parallel kernel
         for number, (white_spec, black_spec, rules, match_to) in enumerate(cases, 1):
             white, black = make_player(white_spec), make_player(black_spec)
             what = f"{white.name} vs {black.name}, {_rules_text(rules)}" + (
@@ -189,9 +188,6 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
             if number < len(cases):
                 left = (time.perf_counter() - all_started) / number * (len(cases) - number)
                 print(f"  about {duration(left)} left for the other {len(cases) - number} cases", flush=True)
-    finally:
-        if pool is not None:
-            pool.shutdown()
 
     for given in (False, True):
         compared_games = _compare_starts(games, seed, given)
