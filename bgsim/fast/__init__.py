@@ -22,6 +22,8 @@ from .. import layouts
 from ..board import Position
 from ..cube import Rules
 from ..dice import check_seed
+from ..game import check_variant_players
+from ..variants import STANDARD, variant_of
 from ..layouts import CHECKER, CUBE, DTYPES, MAX_ARRAYS, MAX_PARAMS
 from ..rules import check_roll
 from ..starts import OPENING, Starts, game_numbers, game_starts  # noqa: F401  (OPENING, Starts: re-exported)
@@ -131,8 +133,8 @@ def supports(player) -> bool:
     return True
 
 
-def _kernels(white, black):
-    """The compiled (play_batch, trace_number) that can play these two players."""
+def _kernels(white, black, rules: Rules = Rules()):
+    """The compiled (play_batch, trace_number) that can play these two players under ``rules``."""
     from .custom import kernels
 
     evaluations = [player.checker.evaluate if player_halves(player)[0].code == CUSTOM else None
@@ -140,13 +142,21 @@ def _kernels(white, black):
     # a player with the exact cube bot plays on the kernels that have it (bgsim.fast.with_exact)
     with_exact = any(getattr(getattr(player, "cube", None), "fast_name", "") == layouts.EXACT.name
                      for player in (white, black))
+    # a variant plays on its own family (bgsim.fast.with_variants): none of it in the standard one
+    variants = rules.variant != STANDARD
     if evaluations == [None, None]:
+        if variants:
+            from . import with_variants
+
+            if with_exact:
+                return with_variants.play_batch_with_exact, with_variants.trace_number_with_exact
+            return with_variants.play_batch, with_variants.trace_number
         if with_exact:
             from .with_exact import play_batch, trace_number
         else:
             from .game import play_batch, trace_number
         return play_batch, trace_number
-    return kernels(*evaluations, with_exact=with_exact)
+    return kernels(*evaluations, with_exact=with_exact, variants=variants)
 
 
 @dataclass(frozen=True)
@@ -202,9 +212,11 @@ def seats(white, black) -> Seats:
 
 
 def _rule_array(rules: Rules) -> np.ndarray:
+    """``bgsim.fast.game``'s ``rules``: the options in order, the variant by its code."""
     return np.array([
         int(rules.cube), rules.max_cube, int(rules.jacoby), int(rules.beaver),
-        rules.automatic_doubles, int(rules.backgammon_as_gammon),
+        rules.automatic_doubles, int(rules.backgammon_as_gammon), variant_of(rules.variant).code,
+        int(rules.double_on_acey_deucey),
     ], dtype=np.int64)
 
 
@@ -214,9 +226,7 @@ def _check(white, black, seed, games, rules, match_to):
     check_seed(seed)
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a bgsim.cube.Rules, got {type(rules).__name__}")
-    if rules.variant != "standard":  # issue 18: the variants are the reference engine's so far
-        raise ValueError(f"the fast engine plays only the standard game so far, not {rules.variant}: "
-                         f"use the reference engine")
+    check_variant_players(white, black, rules.variant)  # a bot that cannot serve it says so
     if match_to:
         check_match_length(match_to)
         rules.check_for_match()
@@ -264,10 +274,10 @@ def play_columns(white, black, seed, games, rules: Rules = Rules(), match_to: in
     ``mirror``: see ``game_starts`` and ``bgsim.game.play_game``.
     """
     numbers, rule_array, packed = _check(white, black, seed, games, rules, match_to)
-    starts = game_starts(len(numbers), start, rolls, mirror)
+    starts = game_starts(len(numbers), start, rolls, mirror, rules.variant)
     if match_to and starts is not OPENING:
         raise ValueError("a game that starts from a position is a money game: it cannot be part of a match")
-    play_batch, _ = _kernels(white, black)
+    play_batch, _ = _kernels(white, black, rules)
     per = 1 if match_to == 0 else 2 * match_to - 1
     step = max(1, chunk_rows // per)
     previous = numba.get_num_threads()
@@ -346,15 +356,16 @@ def trace_game(white, black, seed, number, rules: Rules = Rules(), match_to: int
     ``trace`` columns: game_in_match, ply, side (0 white, 1 black), cube action (0 none,
     1 take, 2 beaver, 3 drop), die1, die2, number of legal plays, canonical index of the chosen
     play (-1 for none), the board before the roll (26) and after the play (26), both from the
-    side on roll.
+    side on roll, a variant's state bytes of each (4 and 4) and 1 for acey-deucey's chosen double
+    (``bgsim.fast.game.TRACE_*``).
     """
     numbers, rule_array, packed = _check(white, black, seed, [number], rules, match_to)
-    starts = game_starts(1, start, rolls, mirror)
+    starts = game_starts(1, start, rolls, mirror, rules.variant)
     if match_to and starts is not OPENING:
         raise ValueError("a game that starts from a position is a money game: it cannot be part of a match")
     start_board = starts.boards[0] if len(starts.boards) else np.zeros(0, dtype=np.int8)
     setup = starts.setups[0] if len(starts.setups) else np.zeros(0, dtype=np.int64)
-    _, trace_number = _kernels(white, black)
+    _, trace_number = _kernels(white, black, rules)
     per = 1 if match_to == 0 else 2 * match_to - 1
     rows = np.zeros((per, ROW_SIZE), dtype=np.int64)
     trace = np.zeros((max_plies, TRACE_SIZE), dtype=np.int64)
@@ -365,13 +376,21 @@ def trace_game(white, black, seed, number, rules: Rules = Rules(), match_to: int
 
 
 def legal_plays_fast(position: Position, roll) -> np.ndarray:
-    """The resulting boards of every legal play, (n, 26) int8 in canonical order."""
+    """The resulting boards of every legal play, (n, 26) int8 in canonical order; for a
+    variant whose moves read its state (checkers in hand, Dutch's bar on hitting) the 30 slots
+    of ``Position.search_slots``, by the variant family's generator."""
     from .moves import legal_results
 
     if not isinstance(position, Position):
         raise TypeError(f"legal_plays_fast needs a Position, got {type(position).__name__}")
     first, second = check_roll(roll)
-    return legal_results(np.array(position.board, dtype=np.int8), first, second)
+    rules = position.variant_rules
+    if not rules.moves_differ:
+        return legal_results(np.array(position.board, dtype=np.int8), first, second)
+    from .variants import variant_results
+
+    return variant_results(np.array(position.search_slots, dtype=np.int8), first, second,
+                           rules.hand_enters_first)
 
 
 __all__ = [
