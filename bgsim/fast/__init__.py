@@ -29,7 +29,7 @@ from ..rules import check_roll
 from ..starts import OPENING, Starts, game_numbers, game_starts  # noqa: F401  (OPENING, Starts: re-exported)
 from .game import (
     COL_ERROR, ENGINE_COLUMNS, ERROR_BAD_BEAVER, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL,
-    ERROR_TOO_LONG, ROW_SIZE, TRACE_SIZE,
+    ERROR_NO_DOUBLE_KERNEL, ERROR_TOO_LONG, ROW_SIZE, TRACE_SIZE,
 )
 
 CHUNK_ROWS = 100_000  # rows held per chunk while streaming a long run (~18 MB of int64)
@@ -245,6 +245,9 @@ def _raise_errors(rows: np.ndarray, seed: int, codes: np.ndarray) -> None:
         if row[COL_ERROR] == ERROR_NO_CHECKER_KERNEL:
             raise RuntimeError(f"fast engine error: no checker kernel for code {codes[0]} or {codes[1]} "
                                f"(bgsim/fast/checker.py, choose)")
+        if row[COL_ERROR] == ERROR_NO_DOUBLE_KERNEL:
+            raise RuntimeError(f"fast engine error: acey-deucey: no double choice for checker code {codes[0]} "
+                               f"or {codes[1]} (bgsim/fast/variants.py, best_score)")
         if row[COL_ERROR] == ERROR_NO_CUBE_KERNEL:
             raise RuntimeError(f"fast engine error: no cube kernel for code {codes[2]} or {codes[3]} "
                                f"(bgsim/fast/cube.py, offer_double and respond)")

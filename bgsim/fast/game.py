@@ -70,7 +70,8 @@ RESULT_STOPPED = 4  # only with stop_bearoff: not a finished game, never in a Da
 SETUP_MIRROR, SETUP_ROLLS, SETUP_DICE = 0, 1, 2  # a game's setup row: mirror, given rolls, dice
 CENTRE = 0  # schema.OWNER_CODES: 0 centre, 1 white, 2 black (side + 1)
 MAX_PLIES = 100_000
-ERROR_NONE, ERROR_TOO_LONG, ERROR_BAD_BEAVER, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL = range(5)
+(ERROR_NONE, ERROR_TOO_LONG, ERROR_BAD_BEAVER, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL,
+ ERROR_NO_DOUBLE_KERNEL) = range(6)
 STANDARD_CHECKERS = 15
 
 # one traced ply: game_in_match, ply, side, cube action (0 none, 1 take, 2 beaver, 3 drop),
@@ -486,7 +487,7 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                 double = choose_double(codes[side], params[side], offsets[side], float64s, int32s, int64s,
                                        board, plays, keys, slots, table, order, streams, 1 + side)
                 if double < 0:
-                    row[COL_ERROR] = ERROR_NO_CHECKER_KERNEL
+                    row[COL_ERROR] = ERROR_NO_DOUBLE_KERNEL
                     return
                 count, dice_played = generate_variant(board, double, double, False, plays, keys, slots, table)
                 rank = -1

@@ -55,7 +55,7 @@ def register(subparsers) -> None:
                       "(`bgsim export` takes any chosen games of a bigger one)")
     play.add_argument("--variant", default="standard", metavar="NAME",
                       help=f"the game played: {', '.join(VARIANTS)} (default standard; RULES.md, "
-                           "Variants; the reference engine plays every variant but the standard game)")
+                           "Variants; both engines play every variant)")
     play.add_argument("--double-on-acey-deucey", action="store_true",
                       help="acey-deucey: the stake doubles at each 1-2")
     play.add_argument("--force", action="store_true", help="overwrite FILE if it exists")

@@ -54,8 +54,7 @@ def run_rollout(args) -> int:
 
     position, _ = read_position_text(args.position_id)  # a bad ID is a ValueError: one line
     if position.variant != "standard":  # before the compile: bgsim.rollout says the same
-        raise ValueError(f"rollouts run on the fast engine, which plays only the standard game so far, "
-                         f"not {position.variant}")
+        raise ValueError(f"rollouts roll out positions of the standard game only, not {position.variant}")
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, got {args.games}")
     player = BotPlayer(make_player(args.player).checker)  # cubeless: only the checker bot plays

@@ -16,6 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pandas as pd
 
 from bgsim.cube import Rules
+from bgsim.variants import VARIANTS
 from experiments.running.progress import duration
 
 # (white, black, rules, match_to).  The rule options, each played by pairings that use it:
@@ -60,9 +61,42 @@ def bot_cases() -> list[tuple[str, str, Rules, int]]:
 MATCH_CASE_LENGTH = 5
 
 
+def variant_cases() -> list[tuple[str, str, Rules, int]]:
+    """Every variant (``bgsim.variants``) with every fast checker bot in both seats, derived from
+    the registries as :func:`bot_cases`: checker bot i plays checker bot i+1.  Where the variant
+    has a cube the cube bots are taken round too: in Dutch backgammon, whose bots are shown
+    checkers in hand on the bar, every cube bot in both seats (cube bot i with checker bot i,
+    as in :func:`bot_cases`); in the others as many as there are checker bots, each variant going
+    on where the last stopped.  Acey-deucey has no cube: its checker bots alone, each choosing
+    its double after every 1-2 (chained turns and forfeited extra rolls come with the games)."""
+    from bgsim.variants import DEFINITIONS, DUTCH, STANDARD
+    from bots import checker_bots, cube_bots
+
+    checkers = [name for name, bot in checker_bots().items() if bot.fast_name]
+    cubes = [name for name, bot in cube_bots().items() if bot.fast_name]
+    cases = []
+    offset = 0
+    for name, variant in DEFINITIONS.items():
+        if name == STANDARD:
+            continue
+        rules = Rules(variant=name)
+        if not variant.cube:
+            cases += [(checkers[i], checkers[(i + 1) % len(checkers)], rules, 0) for i in range(len(checkers))]
+            continue
+        count = max(len(checkers), len(cubes)) if name == DUTCH else len(checkers)
+        first = 0 if name == DUTCH else offset
+        cases += [(f"{checkers[i % len(checkers)]}+{cubes[(first + i) % len(cubes)]}",
+                   f"{checkers[(i + 1) % len(checkers)]}+{cubes[(first + i + 1) % len(cubes)]}", rules, 0)
+                  for i in range(count)]
+        if name != DUTCH:
+            offset += count
+    return cases
+
+
 def default_cases() -> list[tuple[str, str, Rules, int]]:
-    """Every fast bot (from the registries) and every rule option: ``bgsim validate``'s cases."""
-    return bot_cases() + list(RULE_CASES)
+    """Every fast bot (from the registries), every rule option and every variant: ``bgsim
+    validate``'s cases."""
+    return bot_cases() + list(RULE_CASES) + variant_cases()
 
 
 def _reference_chunk(white_spec, black_spec, seed, numbers, rules, match_to):
@@ -93,22 +127,24 @@ def _rules_text(rules: Rules) -> str:
 START_CASE = ("heuristic+pipdiff", "pubeval+pipdiff")  # games from random positions, cube on
 
 
-def _compare_starts(games: int, seed: int, given: bool):
-    """Games from random positions instead of the opening (with given first rolls and mirrored
-    dice when ``given``, as rollouts play them) in both engines: how many games agreed, or None
-    after printing the first difference."""
+def _compare_starts(games: int, seed: int, given: bool, variant: str = "standard"):
+    """Games from random positions (of ``variant``) instead of the opening (with given first rolls
+    and mirrored dice when ``given``, as rollouts play them) in both engines: how many games
+    agreed, or None after printing the first difference."""
     from bgsim.fast.sameness import compare_frames, start_case
     from bgsim.series import play_games
     from bots import make_player
 
     white, black = (make_player(spec) for spec in START_CASE)
+    rules = Rules(variant=variant)
     what = (f"{white.name} vs {black.name} from {games} random positions"
+            + ("" if variant == "standard" else f" of {variant}")
             + (", first two rolls given, every other game's dice mirrored" if given else ""))
     print(f"start case: {what} ...", flush=True)
-    options = start_case(games, seed, given)
+    options = start_case(games, seed, given, variant)
     count = len(options["start"])
-    fast = play_games(white, black, seed, count, engine="fast", **options)
-    reference = play_games(white, black, seed, count, engine="reference", **options)
+    fast = play_games(white, black, seed, count, rules, engine="fast", **options)
+    reference = play_games(white, black, seed, count, rules, engine="reference", **options)
     mismatch = compare_frames(reference, fast)
     if mismatch is not None:
         print(f"DIFFERENCE in {what}, seed {seed}: row {mismatch.row} (game {mismatch.game}), "
@@ -178,19 +214,27 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
         if pool is not None:
             pool.shutdown()
 
-    for given in (False, True):
-        compared_games = _compare_starts(games, seed, given)
+    for given, variant in ((False, "standard"), (True, "standard"), (True, "dutch"), (False, "acey-deucey")):
+        compared_games = _compare_starts(games if variant == "standard" else max(1, games // 10), seed,
+                                         given, variant)
         if compared_games is None:
             return 1
         total_rows += compared_games
 
-    boards = random_positions(positions, seed) if positions else []
-    compared, play_mismatch = compare_legal_plays(boards)
-    if play_mismatch is not None:
-        print(f"DIFFERENCE in legal plays after {compared} position-roll pairs:")
-        print("  " + str(play_mismatch).replace("\n", "\n  "))
-        return 1
-    print(f"legal plays identical on {len(boards)} positions x 21 rolls = {compared} pairs")
+    compared = 0
+    # the standard game's positions, then a tenth as many of each variant's (the reference's
+    # plain search is slow with fifteen checkers in hand)
+    for variant in VARIANTS:
+        count = positions if variant == "standard" else positions // 10
+        boards = random_positions(count, seed, variant) if count else []
+        pairs, play_mismatch = compare_legal_plays(boards)
+        compared += pairs
+        if play_mismatch is not None:
+            print(f"DIFFERENCE in legal plays after {compared} position-roll pairs:")
+            print("  " + str(play_mismatch).replace("\n", "\n  "))
+            return 1
+        what = "" if variant == "standard" else f" of {variant}"
+        print(f"legal plays identical on {len(boards)} positions{what} x 21 rolls = {pairs} pairs", flush=True)
     print(f"validated: {total_rows} games in {len(cases)} cases and {compared} position-roll pairs, "
           f"no difference")
     return 0
