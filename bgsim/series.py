@@ -101,7 +101,8 @@ def engine_for(engine: str, white: Player, black: Player, rules: Rules | None = 
         return engine
     from . import fast
 
-    return "fast" if fast.supports(white) and fast.supports(black) else "reference"
+    variant = rules.variant if rules is not None else STANDARD
+    return "fast" if fast.supports(white, variant) and fast.supports(black, variant) else "reference"
 
 
 def play_games(

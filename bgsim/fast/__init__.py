@@ -5,9 +5,11 @@ DataFrame as ``bgsim.series.play_games_reference`` for the same arguments.  Each
 its own (seed, game) streams, so results never depend on chunk size, thread count or order.
 
 A player can run here when its checker bot and cube bot each carry a ``fast_name`` declared in
-``bgsim/layouts.py`` and hand over their values by the names declared there: ``fast_params()``
-a mapping ``{parameter: number}`` and, for a bot with arrays, ``fast_arrays()`` a mapping
-``{array: numpy array}``.  bgsim never imports ``bots``: this is duck typing.
+``bgsim/layouts.py`` and hand over their own values by the names declared there:
+``fast_params()`` a mapping ``{parameter: number}`` and, for a bot with arrays, ``fast_arrays()``
+a mapping ``{array: numpy array}``.  The values of the capabilities its layout declares come
+from the bot's switches (its true/false attribute of the capability's name) and from bgsim
+(:func:`capability_values`).  bgsim never imports ``bots``: this is duck typing.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from .game import (
 CHUNK_ROWS = 100_000  # rows held per chunk while streaming a long run (~18 MB of int64)
 CODED = ("winner", "result", "cube_owner", "first_doubler")
 CUSTOM = -1  # the checker code of a user's evaluation function (bgsim.fast.custom)
+_NO_TABLE = np.zeros(1, dtype=np.float64)  # the bear-off tables of a bot with its switch off
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,8 @@ def fast_half(bot, role: str, owner=None) -> FastHalf:
         raise ValueError(f"player {who!r}: {role} bot {name!r} cannot run in the fast engine "
                          f"(it runs: {', '.join(declared)}); use the reference engine")
     layout = declared[name]
-    values = _by_name(bot, "fast_params", who, name, "parameters", layout.params)
+    switched, switched_arrays = capability_values(layout, bot, who)
+    values = {**_by_name(bot, "fast_params", who, name, "parameters", layout.own_params), **switched}
     params = []
     for key in layout.params:
         value = values[key]
@@ -74,7 +78,8 @@ def fast_half(bot, role: str, owner=None) -> FastHalf:
                              f"number, got {value!r}")
         params.append(float(value))
     arrays = []
-    given = _by_name(bot, "fast_arrays", who, name, "arrays", [key for key, _ in layout.arrays])
+    given = {**_by_name(bot, "fast_arrays", who, name, "arrays", [key for key, _ in layout.own_arrays]),
+             **switched_arrays}
     for key, dtype in layout.arrays:
         array = np.asarray(given[key])
         if not (np.can_cast(array.dtype, dtype, casting="safe") or _fits(array, dtype)):
@@ -82,6 +87,43 @@ def fast_half(bot, role: str, owner=None) -> FastHalf:
                              f"which does not fit the declared {dtype}")
         arrays.append((given[key], dtype))
     return FastHalf(layout.code, tuple(params), tuple(arrays))
+
+
+def _bearoff_values(on: bool) -> tuple[dict, dict]:
+    if not on:
+        return ({"bearoff": 0.0, "bearoff_checkers": 0.0},
+                {"bearoff_one_sided": _NO_TABLE, "bearoff_win": _NO_TABLE})
+    from ..bearoff.player import player_tables
+
+    tables = player_tables()
+    return ({"bearoff": 1.0, "bearoff_checkers": float(tables.checkers)},
+            {"bearoff_one_sided": tables.one_sided, "bearoff_win": tables.win})
+
+
+def _score_aware_values(on: bool) -> tuple[dict, dict]:
+    from ..met import kernel_arrays
+
+    return {"score_aware": float(on)}, kernel_arrays()
+
+
+# what each switchable capability of bgsim/layouts.py hands its kernels, switched on or off
+SWITCH_VALUES = {layouts.BEAROFF_SWITCH.name: _bearoff_values,
+                 layouts.SCORE_AWARE_SWITCH.name: _score_aware_values}
+
+
+def capability_values(layout: layouts.FastBot, bot, who) -> tuple[dict, dict]:
+    """(parameters, arrays) of the capabilities ``layout`` declares, from ``bot``'s switches."""
+    params: dict = {}
+    arrays: dict = {}
+    for switch in layout.switches:
+        on = getattr(bot, switch.name, None)
+        if not isinstance(on, (bool, np.bool_)):
+            raise ValueError(f"player {who!r}: bot {layout.name!r} declares {switch.name} in bgsim/layouts.py "
+                             f"but has no true/false {switch.name} parameter")
+        more_params, more_arrays = SWITCH_VALUES[switch.name](bool(on))
+        params.update(more_params)
+        arrays.update(more_arrays)
+    return params, arrays
 
 
 def _fits(array: np.ndarray, dtype: str) -> bool:
@@ -124,10 +166,26 @@ def player_halves(player) -> tuple[FastHalf, FastHalf]:
     return checker_half, cube_half
 
 
-def supports(player) -> bool:
-    """Whether both of ``player``'s bots run in the fast engine."""
+def check_game(player, variant: str = STANDARD) -> None:
+    """ValueError (one line) when a bot of ``player`` does not play ``variant`` in the fast engine:
+    the games its layout lists (``bgsim/layouts.py``, ``variants``); a cube bot only where the
+    variant has a cube."""
+    game = variant_of(variant)
+    who = getattr(player, "name", repr(player))
+    halves = ((CHECKER, getattr(player, "checker", None)), (CUBE, getattr(player, "cube", None)))
+    for role, bot in halves if game.cube else halves[:1]:
+        name = getattr(bot, "fast_name", "")
+        layout = layouts.fast_bots(role).get(name)
+        if layout is not None and game.name not in layout.variants:
+            raise ValueError(f"player {who!r}: {role} bot {name!r} does not play {game.name} in the fast engine "
+                             f"(bgsim/layouts.py lists {', '.join(layout.variants)}); use the reference engine")
+
+
+def supports(player, variant: str = STANDARD) -> bool:
+    """Whether both of ``player``'s bots run in the fast engine (and play ``variant`` there)."""
     try:
         player_halves(player)
+        check_game(player, variant)
     except ValueError:
         return False
     return True
@@ -139,8 +197,10 @@ def _kernels(white, black, rules: Rules = Rules()):
 
     evaluations = [player.checker.evaluate if player_halves(player)[0].code == CUSTOM else None
                    for player in (white, black)]
-    # a player with the exact cube bot plays on the kernels that have it (bgsim.fast.with_exact)
-    with_exact = any(getattr(getattr(player, "cube", None), "fast_name", "") == layouts.EXACT.name
+    # a player with a cube bot compiled apart (exact) plays on the kernels that have it
+    # (bgsim.fast.with_exact)
+    apart = {name for name, bot in layouts.fast_bots(CUBE).items() if bot.apart}
+    with_exact = any(getattr(getattr(player, "cube", None), "fast_name", "") in apart
                      for player in (white, black))
     # a variant plays on its own family (bgsim.fast.with_variants): none of it in the standard one
     variants = rules.variant != STANDARD
@@ -227,6 +287,8 @@ def _check(white, black, seed, games, rules, match_to):
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a bgsim.cube.Rules, got {type(rules).__name__}")
     check_variant_players(white, black, rules.variant)  # a bot that cannot serve it says so
+    for player in (white, black):
+        check_game(player, rules.variant)
     if match_to:
         check_match_length(match_to)
         rules.check_for_match()
@@ -244,13 +306,13 @@ def _raise_errors(rows: np.ndarray, seed: int, codes: np.ndarray) -> None:
             raise ValueError(f"game {row[0]} of seed {seed}: a cube bot beavered where beavers are not allowed")
         if row[COL_ERROR] == ERROR_NO_CHECKER_KERNEL:
             raise RuntimeError(f"fast engine error: no checker kernel for code {codes[0]} or {codes[1]} "
-                               f"(bgsim/fast/checker.py, choose)")
+                               f"(no checker bot of bgsim/layouts.py has it)")
         if row[COL_ERROR] == ERROR_NO_DOUBLE_KERNEL:
             raise RuntimeError(f"fast engine error: acey-deucey: no double choice for checker code {codes[0]} "
                                f"or {codes[1]} (bgsim/fast/variants.py, best_score)")
         if row[COL_ERROR] == ERROR_NO_CUBE_KERNEL:
             raise RuntimeError(f"fast engine error: no cube kernel for code {codes[2]} or {codes[3]} "
-                               f"(bgsim/fast/cube.py, offer_double and respond)")
+                               f"(no cube bot of bgsim/layouts.py has it)")
         raise RuntimeError(f"game {row[0]} of seed {seed}: engine error {row[COL_ERROR]}")
 
 
@@ -397,6 +459,7 @@ def legal_plays_fast(position: Position, roll) -> np.ndarray:
 
 
 __all__ = [
-    "FastHalf", "Seats", "Starts", "fast_half", "game_starts", "legal_plays_fast", "play_columns",
-    "play_games", "play_trials", "player_halves", "seats", "supports", "trace_game",
+    "FastHalf", "Seats", "Starts", "capability_values", "check_game", "fast_half", "game_starts",
+    "legal_plays_fast", "play_columns", "play_games", "play_trials", "player_halves", "seats", "supports",
+    "trace_game",
 ]

@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 from ..decisions import NoDoubling
-from .checker import choose as _builtin_choose
+from .dispatch import choose as _builtin_choose
 from .compile import rebind as _rebind
 from .moves import play_before
 
@@ -94,7 +94,7 @@ def kernels(white_evaluate, black_evaluate, with_exact: bool = False, variants: 
     the ``exact`` cube bot's kernels when ``with_exact`` (see ``bgsim.fast.with_exact``), and as
     the variants' family when ``variants`` (``bgsim.fast.with_variants``)."""
     from . import game
-    from .cube import offer_double, offer_double_with_exact, respond, respond_with_exact
+    from .dispatch import offer_double, offer_double_with_exact, respond, respond_with_exact
 
     white_evaluate = white_evaluate or numba.njit(_default_evaluate)
     black_evaluate = black_evaluate or numba.njit(_default_evaluate)

@@ -29,9 +29,9 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .checker import choose
 from .compile import alloc_jit, inline_jit, jit, parallel_jit, stack_empty
-from .cube import BEAVER, DOUBLE, DROP, NO_KERNEL, offer_double, respond
+from .cube import BEAVER, DOUBLE, DROP
+from .dispatch import NO_KERNEL, choose, choose_double, offer_double, respond
 from .match_cube import (
     VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_MAX, VIEW_OPP_AWAY,
     VIEW_POST_CRAWFORD, VIEW_SIZE, VIEW_VALUE,
@@ -45,7 +45,7 @@ from .dice import die, open_stream
 from .moves import BOARD_BYTES, generate, new_buffers, play_before
 from .variants import (
     ACEY, CHECKERS, HAND, HAND_FIRST, MOVES_DIFFER, NO_HIT, OPPONENT_HAND, OPPONENT_NO_HIT,
-    add_state_keys, choose_double, generate_variant, has_hand, needs_variant_moves, plays_as_standard,
+    add_state_keys, generate_variant, has_hand, needs_variant_moves, plays_as_standard,
     standard_view, start_board,
 )
 

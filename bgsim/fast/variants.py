@@ -20,24 +20,22 @@ kernels hold not one instruction of them.
   other position with the standard generator and takes the opponent's state bytes into the keys.
 * **What bots see** (``bgsim.board.Position.as_standard``): checkers in hand on the bar, which
   is all a bot kernel reads (slots 0..25); the state bytes stay for the canonical order.
-* **Acey-deucey's double** (:func:`choose_double`): ``random`` draws ``1 + below(6)``; an
-  evaluation bot scores the best play of each double (``bots.checker.best_double``).
+* **Acey-deucey's double**: each checker bot's ``<prefix>_double`` kernel, asked through the
+  generated ``choose_double`` (``bgsim.fast.dispatch``): ``random`` draws ``1 + below(6)``; an
+  evaluation bot scores the best play of each double (:func:`best_double`, as
+  ``bots.checker.best_double``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import layouts
 from ..board import HAND, NO_HIT, OPPONENT_HAND, OPPONENT_NO_HIT, Position
 from ..board import STATE_ZOBRIST as _STATE_ZOBRIST
 from ..variants import ACEY_DEUCEY, DEFINITIONS, VARIANTS
-from .board import is_race
-from .checker import heuristic_score, pubeval_score, racer_score
 from .compile import alloc_jit, inline_jit, jit, stack_empty
-from .dice import below
 from .moves import BOARD_BYTES, DEPTHS, TABLE_MASK, ZOBRIST, canonical_order, new_buffers
-from .nn import NN_HIDDEN, OUTPUTS, _equity, _net, evaluate, nn_choose
+from .nn import NN_HIDDEN, OUTPUTS, _equity, _net, evaluate
 
 STATE_ZOBRIST = np.array(_STATE_ZOBRIST, dtype=np.uint64)  # [state byte - 26, value + 15]
 STATE_ZOBRIST[:, 15] = 0  # a zero state byte adds nothing to a key
@@ -55,13 +53,6 @@ ACEY = VARIANTS.index(ACEY_DEUCEY)
 
 BAR_POSITION = 27  # the walk's order of sources: the bar, the hand, points 24 .. 1
 HAND_POSITION = 26
-
-RANDOM = layouts.RANDOM.code
-RACER = layouts.RACER.code
-HEURISTIC = layouts.HEURISTIC.code
-PUBEVAL = layouts.PUBEVAL.code
-NN = layouts.NN.code
-NO_KERNEL = -1
 
 
 @inline_jit
@@ -295,7 +286,7 @@ def plays_as_standard(plays, count, shown):
 
 
 @jit
-def _nn_value(params, offsets, int32s, int64s, plays, index):
+def nn_play_value(params, offsets, int32s, int64s, plays, index):
     """``bots.nn.play_value``: minus the opponent's cubeless equity after the play, its board turned."""
     hidden = np.int64(params[NN_HIDDEN])
     tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
@@ -307,56 +298,29 @@ def _nn_value(params, offsets, int32s, int64s, plays, index):
     return -_equity(probabilities)
 
 
-@jit
-def best_score(code, params, offsets, float64s, int32s, int64s, seen, plays, keys, count, order):
-    """The highest score the evaluation bot ``code`` gives one of ``plays[:count]`` (shown as
-    standard boards) from the position ``seen``; NaN for a code with no evaluation here."""
-    if code == NN:  # its choice is the play of highest value: score that one
-        index = nn_choose(params, offsets, int32s, int64s, seen, plays, keys, count, order)
-        return float(_nn_value(params, offsets, int32s, int64s, plays, index))
-    race = False
-    if code == PUBEVAL:
-        race = is_race(seen)
-    elif code != RACER and code != HEURISTIC:
-        return np.nan
-    best = 0.0
-    for index in range(count):
-        if code == RACER:
-            value = racer_score(plays, index, params)
-        elif code == HEURISTIC:
-            value = heuristic_score(plays, index, params)
-        else:
-            value = pubeval_score(plays, index, offsets, float64s, race)
-        if index == 0 or value > best:
-            best = value
-    return best
-
-
-@jit
-def choose_double(code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots, table,
-                  order, streams, row):
-    """Acey-deucey: the double (1..6) the bot ``code`` plays after a 1-2 that left ``board``, or
-    NO_KERNEL.  ``random``: one draw, ``1 + below(6)``.  An evaluation bot: the double whose best
-    play scores highest, the lowest on a tie, 1 when none can be played (``best_double``).
+@inline_jit
+def best_double(best_value, code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots,
+                table, order):
+    """``bots.checker.best_double`` for an evaluation bot's ``<prefix>_double`` kernel: the double
+    (1..6) whose best play ``best_value`` scores highest from ``board`` (the position after the
+    1-2), the lowest on a tie, 1 when none can be played.  ``best_value(code, params, offsets,
+    float64s, int32s, int64s, seen, plays, keys, count, order)`` is the highest score the bot
+    gives one of ``plays[:count]``, shown as standard boards from the standard view ``seen``.
     The buffers are left holding the last double tried."""
-    if code == RANDOM:
-        return 1 + below(streams, row, 6)
     seen = stack_empty(BOARD_BYTES, np.int8)
     standard_view(board, seen)
     best = 1
-    best_value = 0.0
+    best_score = 0.0
     scored = False
     for double in range(1, 7):
         count, _ = generate_variant(board, double, double, False, plays, keys, slots, table)
         if count == 0:
             continue
         plays_as_standard(plays, count, True)
-        value = best_score(code, params, offsets, float64s, int32s, int64s, seen, plays, keys, count, order)
-        if np.isnan(value):
-            return NO_KERNEL
-        if not scored or value > best_value:
+        value = best_value(code, params, offsets, float64s, int32s, int64s, seen, plays, keys, count, order)
+        if not scored or value > best_score:
             best = double
-            best_value = value
+            best_score = value
             scored = True
     return best
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from . import game
 from .compile import alloc_jit, jit, parallel_jit, rebind
-from .cube import offer_double_with_exact, respond_with_exact
+from .dispatch import offer_double_with_exact, respond_with_exact
 
 play_one = jit(rebind(game.play_one, "play_one_variants", VARIANT_GAMES=True))
 play_number = jit(rebind(game.play_number, "play_number_variants", play_one=play_one))

@@ -28,17 +28,23 @@ from bgsim.interchange.games import check_writable, match_from_records
 from bgsim.interchange.records import Match, RecordError
 from bgsim.rules import legal_plays
 from bgsim.schema import DOUBLER_CODES, OWNER_CODES, RESULT_CODES, WINNER_CODES, conform
+from bgsim.variants import STANDARD
 from experiments.running.files import explain, write_text
 
 RUN_FILE = "run.json"
 GAMES_FILE = "games.parquet"
 FORMATS = ("mat", "sgf")
-# what each format cannot hold, for --help and the refusals
+# what each format cannot hold, for --help and the refusals (the writers' own checks refuse them)
 CANNOT_HOLD = {
-    "mat": "games from a set position (a run's [starts]), automatic doubles, backgammons counted as gammons",
-    "sgf": "backgammons counted as gammons",
+    "mat": "games from a set position (a run's [starts]), automatic doubles, backgammons counted as "
+           "gammons, Dutch and acey-deucey games, chouettes",
+    "sgf": "backgammons counted as gammons, Dutch and acey-deucey games, chouettes",
 }
-RULE_COLUMNS = ("cube", "max_cube", "jacoby", "beaver", "automatic_doubles", "backgammon_as_gammon")
+HOLDS = "the standard game, Nackgammon and hypergammon (1 to 3 checkers)"
+RULE_COLUMNS = ("cube", "max_cube", "jacoby", "beaver", "automatic_doubles", "backgammon_as_gammon",
+                "variant", "double_on_acey_deucey")
+# rows written before the variants have no column for them: the standard game
+OPTIONAL_RULES = {"variant": "standard", "double_on_acey_deucey": False}
 CHECKED = ("winner", "result", "points", "cube_value", "plies", "doubles", "beavers", "game_in_match",
            "white_score", "black_score")
 _ACTIONS = {0: "", 1: "double/take", 2: "double/beaver", 3: "double/drop"}
@@ -87,6 +93,12 @@ def _read(path: Path) -> pd.DataFrame:
         frame = pd.read_parquet(path)
     except Exception as error:  # pyarrow raises its own kinds for a damaged file
         raise ValueError(f"cannot read {path}: {error}") from None
+    if {"seat", "players", "spec"} <= set(frame.columns):
+        raise ValueError(f"{path} holds chouette games (a box against a team): a .mat or SGF file holds two "
+                         "players and one cube, so neither can hold them")
+    for name, value in OPTIONAL_RULES.items():
+        if f"rule_{name}" not in frame.columns:
+            frame[f"rule_{name}"] = value
     needed = {"seed", "game", "white", "black", "match_to", "game_in_match",
               *(f"rule_{name}" for name in RULE_COLUMNS), *CHECKED}
     missing = sorted(needed - set(frame.columns))
@@ -172,6 +184,8 @@ def groups(source: Source, selection: str = "all", pairing: int | None = None,
 def _plain(value):
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
+    if isinstance(value, str):
+        return value
     return int(value)
 
 
@@ -247,7 +261,7 @@ def replay_number(white, black, seed: int, number: int, rules: Rules, match_to: 
     """Game ``number`` (or every game of match ``number``) again, traced with its moves."""
     from bgsim import fast
 
-    if fast.supports(white) and fast.supports(black):
+    if rules.variant == STANDARD and fast.supports(white) and fast.supports(black):  # variants: reference only
         rows, trace = fast.trace_game(white, black, seed, number, rules, match_to, start=start)
         return records_from_trace(rows, trace, seed, match_to, rules.variant)
     if match_to:
@@ -353,7 +367,7 @@ def write_record(match: Match, fmt: str) -> str:
     raise ValueError(f"unknown format {fmt!r}: choose mat or sgf")
 
 
-__all__ = ["CANNOT_HOLD", "FORMATS", "Group", "check_format", "RecordError", "Replayed", "Source", "describe_numbers",
+__all__ = ["CANNOT_HOLD", "FORMATS", "HOLDS", "Group", "check_format", "RecordError", "Replayed", "Source", "describe_numbers",
            "groups", "load_source", "parse_selection", "records_from_trace", "replay_group",
            "replay_number", "write_record"]
 

@@ -80,6 +80,11 @@ def analyse_groups(groups: list[Group], source: Source, plies: int = 0, make_pla
     """Export each group's games as SGF, have gnubg analyse them, and read back each game's
     statistics; the per-player summary and the replay's differences from the stored rows."""
     log = log or (lambda text: None)
+    for group in groups:
+        if group.rules.variant.startswith("hypergammon"):
+            raise ValueError(f"{group.label}: {group.rules.variant} games cannot be analysed here: GNU "
+                             "Backgammon's package ships no hypergammon databases, and its analysis would "
+                             "build them first (a GB of memory and more); bgsim export writes them for it")
     rows, differences = [], []
     seconds, analysed = 0.0, 0
     with tempfile.TemporaryDirectory(prefix="bgsim-analyse-") as folder:

@@ -37,6 +37,9 @@ def register(subparsers) -> None:
                        help="read position IDs (one a line) instead of sampling")
     run_folder_flags(audit, "a run already")
     audit.set_defaults(handler=run)
+    from experiments.commands.cube_audit_games import games_flag  # real games: a module of their own
+
+    games_flag(audit)  # --games FILE: its handler replaces run
 
 
 def _command(args, specs: list[str]) -> list[str]:

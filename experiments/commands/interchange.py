@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, check_new, export_files
+from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_new, export_files
 from experiments.running.files import explain, write_table
 
 
@@ -20,7 +20,8 @@ def register(subparsers) -> None:
         "as a match with its length and Crawford game, the players named by their specs (white is the "
         "left column of a .mat file and SGF's White).  A file holds one pairing in one seating: choose "
         "with --pairing and --leg when the games hold several; several matches go to one file each.  "
-        "Says so when a replay does not reproduce its stored row.  What a format cannot hold is "
+        "Says so when a replay does not reproduce its stored row.  Both formats hold "
+        f"{HOLDS}, each under GNU Backgammon's tag.  What a format cannot hold is "
         f"refused: .mat cannot hold {CANNOT_HOLD['mat']}; SGF cannot hold {CANNOT_HOLD['sgf']}.",
     )
     export.add_argument("source", metavar="RUN_OR_FILE", help="a run's results folder or a `bgsim play` Parquet file")

@@ -14,7 +14,7 @@ from bgsim.series import ENGINES
 from bgsim.variants import VARIANTS
 from experiments.commands.arguments import rules_from_args
 from bots import describe_bots, make_player
-from experiments.analysis.game_export import FORMATS, check_format, export_files
+from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_format, export_files
 from experiments.analysis.summary import GameTally, format_match_summary, format_summary
 from experiments.running.stream import check_output, play_to_file
 
@@ -52,7 +52,8 @@ def register(subparsers) -> None:
     play.add_argument("--record", nargs=2, metavar=("FORMAT", "FILE"), default=None,
                       help=f"also write the games with every move as a match file: mat or sgf, and where "
                       f"(FILE-match-N per match); for runs of at most {RECORD_LIMIT:,} games or matches "
-                      "(`bgsim export` takes any chosen games of a bigger one)")
+                      "(`bgsim export` takes any chosen games of a bigger one).  Both formats hold "
+                      f"{HOLDS}; .mat cannot hold {CANNOT_HOLD['mat']}; SGF cannot hold {CANNOT_HOLD['sgf']}")
     play.add_argument("--variant", default="standard", metavar="NAME",
                       help=f"the game played: {', '.join(VARIANTS)} (default standard; RULES.md, "
                            "Variants; both engines play every variant)")

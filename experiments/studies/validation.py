@@ -9,6 +9,7 @@ traces and the ply where they part is printed.  Any difference exits with status
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -37,23 +38,30 @@ RULE_CASES = (
 
 
 def bot_cases() -> list[tuple[str, str, Rules, int]]:
-    """Every registered bot that claims a fast kernel, in both seats, derived from the registries.
+    """Every registered bot that claims a fast kernel, with every capability of its layout
+    switched on and off, in both seats, derived from the registries and ``bgsim/layouts.py``.
 
-    Checker bot i with cube bot i plays checker bot i+1 with cube bot i+1 (both lists taken
-    round), default parameters, default rules: a bot added to a registry is compared with the
-    reference engine without anyone adding it here.  Then every cube bot once more in 5-point
-    matches, where the score-aware ones judge at the score, against the next cube bot.
+    Money: checker bot i with cube bot i plays checker bot i+1 with cube bot i+1 (both lists
+    taken round, default rules), the checker bots listed at their defaults and then each with
+    the capabilities that change a money game switched (``bearoff=true``).  Then every cube bot
+    at its defaults in 5-point matches against the next one with its capabilities switched
+    (``score_aware=false``).  A bot added to a registry, or a capability to a layout, is
+    compared with the reference engine without anyone adding it here.
     """
-    from bots import checker_bots, cube_bots
+    from bots.registry import fast_names, switched_spec
 
-    checkers = [name for name, bot in checker_bots().items() if bot.fast_name]
-    cubes = [name for name, bot in cube_bots().items() if bot.fast_name]
+    checkers, cubes = fast_names("checker"), fast_names("cube")
+    checkers += [spec for spec in (switched_spec("checker", name, money=True) for name in checkers) if spec]
+    cubes += [spec for spec in (switched_spec("cube", name, money=True) for name in cubes) if spec]
     count = max(len(checkers), len(cubes))
     money = [(f"{checkers[i % len(checkers)]}+{cubes[i % len(cubes)]}",
               f"{checkers[(i + 1) % len(checkers)]}+{cubes[(i + 1) % len(cubes)]}", Rules(), 0)
              for i in range(count)]
     # heuristic checker play: quick, and it reaches races, where the race counts judge
-    match = [(f"heuristic+{cube}", f"heuristic+{cubes[(i + 1) % len(cubes)]}", Rules(), MATCH_CASE_LENGTH)
+    cubes = fast_names("cube")
+    match = [(f"heuristic+{cube}",
+              "heuristic+" + (switched_spec("cube", cubes[(i + 1) % len(cubes)], money=False)
+                              or cubes[(i + 1) % len(cubes)]), Rules(), MATCH_CASE_LENGTH)
              for i, cube in enumerate(cubes)]
     return money + match
 
@@ -62,35 +70,44 @@ MATCH_CASE_LENGTH = 5
 
 
 def variant_cases() -> list[tuple[str, str, Rules, int]]:
-    """Every variant (``bgsim.variants``) with every fast checker bot in both seats, derived from
-    the registries as :func:`bot_cases`: checker bot i plays checker bot i+1.  Where the variant
-    has a cube the cube bots are taken round too: in Dutch backgammon, whose bots are shown
-    checkers in hand on the bar, every cube bot in both seats (cube bot i with checker bot i,
-    as in :func:`bot_cases`); in the others as many as there are checker bots, each variant going
-    on where the last stopped.  Acey-deucey has no cube: its checker bots alone, each choosing
-    its double after every 1-2 (chained turns and forfeited extra rolls come with the games)."""
-    from bgsim.variants import DEFINITIONS, DUTCH, STANDARD
-    from bots import checker_bots, cube_bots
+    """Every variant (``bgsim.variants``) with every fast bot whose layout lists it
+    (``bgsim/layouts.py``, ``variants``), in both seats, derived from the registries as
+    :func:`bot_cases`: checker bot i with cube bot i plays checker bot i+1 with cube bot i+1, the
+    checker bots listed at their defaults and then with ``bearoff=true`` (hypergammon is soon a
+    bear-off).  Acey-deucey has no cube: its checker bots alone, each choosing its double after
+    every 1-2 (chained turns and forfeited extra rolls come with the games)."""
+    from bgsim.layouts import fast_bots
+    from bgsim.variants import DEFINITIONS, STANDARD
+    from bots.registry import fast_names, switched_spec
 
-    checkers = [name for name, bot in checker_bots().items() if bot.fast_name]
-    cubes = [name for name, bot in cube_bots().items() if bot.fast_name]
     cases = []
-    offset = 0
     for name, variant in DEFINITIONS.items():
         if name == STANDARD:
             continue
         rules = Rules(variant=name)
-        if not variant.cube:
+        checkers = [bot for bot in fast_names("checker") if name in fast_bots("checker")[bot].variants]
+        checkers += [spec for spec in (switched_spec("checker", bot, money=True) for bot in checkers) if spec]
+        cubes = [bot for bot in fast_names("cube") if name in fast_bots("cube")[bot].variants] if variant.cube else []
+        if not cubes:
             cases += [(checkers[i], checkers[(i + 1) % len(checkers)], rules, 0) for i in range(len(checkers))]
             continue
-        count = max(len(checkers), len(cubes)) if name == DUTCH else len(checkers)
-        first = 0 if name == DUTCH else offset
-        cases += [(f"{checkers[i % len(checkers)]}+{cubes[(first + i) % len(cubes)]}",
-                   f"{checkers[(i + 1) % len(checkers)]}+{cubes[(first + i + 1) % len(cubes)]}", rules, 0)
+        count = max(len(checkers), len(cubes))
+        cases += [(f"{checkers[i % len(checkers)]}+{cubes[i % len(cubes)]}",
+                   f"{checkers[(i + 1) % len(checkers)]}+{cubes[(i + 1) % len(cubes)]}", rules, 0)
                   for i in range(count)]
-        if name != DUTCH:
-            offset += count
     return cases
+
+
+# The reference engine's plain search takes seconds a game with fifteen checkers in hand: these
+# variants' cases play a tenth of the games (at least one).
+HAND_VARIANT_SHARE = 10
+
+
+def case_games(games: int, rules: Rules) -> int:
+    """How many of ``games`` a case under ``rules`` plays (:data:`HAND_VARIANT_SHARE`)."""
+    from bgsim.variants import variant_of
+
+    return max(1, games // HAND_VARIANT_SHARE) if variant_of(rules.variant).hand else games
 
 
 def default_cases() -> list[tuple[str, str, Rules, int]]:
@@ -105,6 +122,13 @@ def _reference_chunk(white_spec, black_spec, seed, numbers, rules, match_to):
 
     return play_games_reference(make_player(white_spec), make_player(black_spec), seed, numbers,
                                 rules, match_to)
+
+
+def reference_pool(jobs: int) -> ProcessPoolExecutor:
+    """The worker processes that play the reference side, started fresh (spawned)."""
+    # not forked: a worker forked after this process ran a parallel kernel (the fast engine's game
+    # loop) is killed by Numba's OpenMP layer as soon as it runs one itself (exact's match tables)
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
 
 
 def _reference(pool, white_spec, black_spec, seed, games, rules, match_to, jobs):
@@ -176,8 +200,9 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
             rules.check_for_match()
 
     total_rows = 0
-    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
-    print(f"validating {len(cases)} cases of {games} games or matches each, both engines", flush=True)
+    pool = reference_pool(jobs) if jobs > 1 else None
+    print(f"validating {len(cases)} cases of {games} games or matches each (Dutch backgammon and acey-deucey: "
+          f"1 in {HAND_VARIANT_SHARE} of them), both engines", flush=True)
     all_started = time.perf_counter()
     try:
         for number, (white_spec, black_spec, rules, match_to) in enumerate(cases, 1):
@@ -185,11 +210,12 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
             what = f"{white.name} vs {black.name}, {_rules_text(rules)}" + (
                 f", matches to {match_to}" if match_to else "")
             print(f"case {number}/{len(cases)}: {what} ...", flush=True)
+            played = case_games(games, rules)
             started = time.perf_counter()
-            fast = play_games(white, black, seed, games, rules, match_to=match_to, engine="fast")
+            fast = play_games(white, black, seed, played, rules, match_to=match_to, engine="fast")
             fast_seconds = time.perf_counter() - started
             started = time.perf_counter()
-            reference = _reference(pool, white_spec, black_spec, seed, games, rules,
+            reference = _reference(pool, white_spec, black_spec, seed, played, rules,
                                    match_to, jobs)
             reference_seconds = time.perf_counter() - started
             mismatch = compare_frames(reference, fast)
@@ -205,7 +231,7 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
                 return 1
             total_rows += len(fast)
             unit = "matches" if match_to else "games"
-            print(f"{games} {unit} ({len(fast)} games) identical: {what}  "
+            print(f"{played} {unit} ({len(fast)} games) identical: {what}  "
                   f"[fast {fast_seconds:.2f}s, reference {reference_seconds:.1f}s]", flush=True)
             if number < len(cases):
                 left = (time.perf_counter() - all_started) / number * (len(cases) - number)
@@ -215,8 +241,7 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
             pool.shutdown()
 
     for given, variant in ((False, "standard"), (True, "standard"), (True, "dutch"), (False, "acey-deucey")):
-        compared_games = _compare_starts(games if variant == "standard" else max(1, games // 10), seed,
-                                         given, variant)
+        compared_games = _compare_starts(case_games(games, Rules(variant=variant)), seed, given, variant)
         if compared_games is None:
             return 1
         total_rows += compared_games
