@@ -26,7 +26,10 @@ it is built from that field:
   (``bgsim.fast.match_cube.forced_at_score``) before the bot's ``_offers`` kernel, as
   ``bots.cube.CubeBot.offer_double`` does, and the kernel reads the published match equity
   table.
-* ``variants``: the games of the rulebook the bot plays (today every bot: the standard game).
+* ``variants``: the games of the rulebook the bot plays in the fast engine (``bgsim.variants``;
+  today every checker bot every game, every cube bot every game with a cube).  A checker bot
+  that plays acey-deucey also has a ``prefix_double`` kernel: the double it plays after a 1-2.
+  A bot asked to play a game its layout does not list is refused in one line.
 * ``chouette``: whether the bot can sit in a chouette seat (today: none).
 
 A switchable capability (:data:`CAPABILITIES`) adds its parameters and arrays after the bot's
@@ -53,12 +56,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .variants import DEFINITIONS as _GAMES
+
 CHECKER, CUBE = "checker", "cube"
 FLOAT64, INT32, INT64 = "float64", "int32", "int64"
 DTYPES = (FLOAT64, INT32, INT64)  # one shared buffer of each: float64s, int32s, int64s
 MAX_PARAMS = 16  # per bot; the engine's params table is float64[4 seats, MAX_PARAMS]
 MAX_ARRAYS = 20  # per bot (exact declares 17); the offsets table is int64[4 seats, MAX_ARRAYS]
 STANDARD = "standard"  # the standard game, which every bot plays (bgsim.cube.Rules)
+# the games of the rulebook (bgsim.variants, light: no Numba): every checker bot sees a variant's
+# boards as standard ones, every cube bot plays wherever there is a cube
+EVERY_GAME = tuple(_GAMES)
+CUBE_GAMES = tuple(name for name, game in _GAMES.items() if game.cube)
 
 
 @dataclass(frozen=True)
@@ -139,44 +148,53 @@ class FastBot:
 
 # --- checker bots (kernels ``<prefix>_choose``) -------------------------------------------
 
-RANDOM = FastBot("random", CHECKER, 0, kernel="checker.random")
+RANDOM = FastBot("random", CHECKER, 0, kernel="checker.random", variants=EVERY_GAME)
 # racer, heuristic and pubeval share one evaluation kernel, which branches on the code
-RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot"), kernel="checker.evaluation", bearoff=True)
+RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot"), kernel="checker.evaluation", bearoff=True,
+                variants=EVERY_GAME)
 # the eleven features of bots.heuristic, in the order of its weighted sum
 HEURISTIC = FastBot("heuristic", CHECKER, 2, params=(
     "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back"),
-    kernel="checker.evaluation", bearoff=True)
+    kernel="checker.evaluation", bearoff=True, variants=EVERY_GAME)
 PUBEVAL = FastBot("pubeval", CHECKER, 3, arrays=(("race_weights", FLOAT64), ("contact_weights", FLOAT64)),
-                  kernel="checker.evaluation", bearoff=True)
+                  kernel="checker.evaluation", bearoff=True, variants=EVERY_GAME)
 # the quantized net of bots/nn.py (see bgsim/fast/nn.py); its cube bot reads the same arrays
 NN_ARRAYS = (("tables", INT32), ("bias", INT32), ("race", INT32), ("weights2", INT32),
              ("bias2", INT64), ("sigmoid", INT64))
-NN = FastBot("nn", CHECKER, 4, params=("hidden",), arrays=NN_ARRAYS, kernel="checker.nn", bearoff=True)
+NN = FastBot("nn", CHECKER, 4, params=("hidden",), arrays=NN_ARRAYS, kernel="checker.nn", bearoff=True,
+             variants=EVERY_GAME)
 
 # --- cube bots (kernels ``<prefix>_offers`` and ``<prefix>_answer``) -----------------------
 
-NO_CUBE = FastBot("none", CUBE, 0, kernel="cube.always_take")
-ALWAYS_TAKE = FastBot("always-take", CUBE, 1, kernel="cube.always_take")
-NEVER_TAKE = FastBot("never-take", CUBE, 2, kernel="cube.never_take")
+NO_CUBE = FastBot("none", CUBE, 0, kernel="cube.always_take", variants=CUBE_GAMES)
+ALWAYS_TAKE = FastBot("always-take", CUBE, 1, kernel="cube.always_take", variants=CUBE_GAMES)
+NEVER_TAKE = FastBot("never-take", CUBE, 2, kernel="cube.never_take", variants=CUBE_GAMES)
 # thresholds as numbers (8.0 for 8%, 10.0 for 10 pips) with a 0/1 percent flag; beaver_on says
 # whether there is a beaver threshold at all (beaver=0 pips is a real one)
 PIPDIFF = FastBot("pipdiff", CUBE, 3, params=(
     "double", "double_percent", "redouble", "redouble_percent", "take", "take_percent",
-    "race_only", "beaver", "beaver_percent", "beaver_on"), kernel="cube.pipdiff", score_aware=True)
+    "race_only", "beaver", "beaver_percent", "beaver_on"), kernel="cube.pipdiff", score_aware=True,
+    variants=CUBE_GAMES)
 # keith and thorp share the kernel of a race count and so the layout
-KEITH = FastBot("keith", CUBE, 4, params=("double", "redouble", "take"), kernel="cube.count", score_aware=True)
-THORP = FastBot("thorp", CUBE, 5, params=("double", "redouble", "take"), kernel="cube.count", score_aware=True)
+KEITH = FastBot("keith", CUBE, 4, params=("double", "redouble", "take"), kernel="cube.count", score_aware=True,
+                variants=CUBE_GAMES)
+THORP = FastBot("thorp", CUBE, 5, params=("double", "redouble", "take"), kernel="cube.count", score_aware=True,
+                variants=CUBE_GAMES)
 # Janowski's cubeful money equities from the nn net's probabilities; x is the cube life index
-NN_CUBE = FastBot("nn", CUBE, 6, params=("hidden", "x"), arrays=NN_ARRAYS, kernel="cube.nn", score_aware=True)
+NN_CUBE = FastBot("nn", CUBE, 6, params=("hidden", "x"), arrays=NN_ARRAYS, kernel="cube.nn", score_aware=True,
+                  variants=CUBE_GAMES)
 
 # the race rules of bots/race_rules.py (bgsim/fast/race_rules.py): one layout of parameters for
 # all four; epc also reads the effective pip count of every one-sided bear-off position
 RACE_RULE_PARAMS = ("double", "redouble", "take")
-RULE62 = FastBot("rule62", CUBE, 7, params=RACE_RULE_PARAMS, kernel="race_rules.race_rule", score_aware=True)
-KLEINMAN = FastBot("kleinman", CUBE, 8, params=RACE_RULE_PARAMS, kernel="race_rules.race_rule", score_aware=True)
-ISIGHT = FastBot("isight", CUBE, 9, params=RACE_RULE_PARAMS, kernel="race_rules.race_rule", score_aware=True)
+RULE62 = FastBot("rule62", CUBE, 7, params=RACE_RULE_PARAMS, kernel="race_rules.race_rule", score_aware=True,
+                 variants=CUBE_GAMES)
+KLEINMAN = FastBot("kleinman", CUBE, 8, params=RACE_RULE_PARAMS, kernel="race_rules.race_rule", score_aware=True,
+                   variants=CUBE_GAMES)
+ISIGHT = FastBot("isight", CUBE, 9, params=RACE_RULE_PARAMS, kernel="race_rules.race_rule", score_aware=True,
+                 variants=CUBE_GAMES)
 EPC = FastBot("epc", CUBE, 10, params=RACE_RULE_PARAMS, arrays=(("epc", FLOAT64),), kernel="race_rules.race_rule",
-              score_aware=True)
+              score_aware=True, variants=CUBE_GAMES)
 
 # bots/exact.py (bgsim/fast/exact.py): the net, the bear-off tables its decisions read
 # (one-sided, two-sided cubeless win and cubeful money equities: empty where its parameters
@@ -187,7 +205,7 @@ EXACT = FastBot("exact", CUBE, 11, params=(
     arrays=NN_ARRAYS + BEAROFF_ARRAYS + (
         ("rolls_centred", FLOAT64), ("rolls_owned", FLOAT64), ("opponent_owns", FLOAT64),
         ("match_win", FLOAT64), ("match_starts", INT64), ("match_targets", INT32), ("match_pips", INT64)),
-    kernel="exact.exact", score_aware=True, apart=True)
+    kernel="exact.exact", score_aware=True, apart=True, variants=CUBE_GAMES)
 
 FAST_BOTS: tuple[FastBot, ...] = (
     RANDOM, RACER, HEURISTIC, PUBEVAL, NN,
@@ -222,6 +240,10 @@ def check_table(bots: tuple[FastBot, ...]) -> None:
                                    f"capability of {switch.role} bots")
         if STANDARD not in bot.variants:
             raise RuntimeError(f"bgsim.layouts: {bot.name}: every bot plays the {STANDARD} game")
+        games = CUBE_GAMES if bot.role == CUBE else EVERY_GAME
+        if not set(bot.variants) <= set(games):
+            raise RuntimeError(f"bgsim.layouts: {bot.name}: a {bot.role} bot plays games of {', '.join(games)}, "
+                               f"not {', '.join(sorted(set(bot.variants) - set(games)))}")
 
 
 check_table(FAST_BOTS)

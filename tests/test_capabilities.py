@@ -56,7 +56,7 @@ def test_a_fast_bots_capability_switches_are_the_parameters_of_its_bot(role, nam
 
 
 def kernels_exist(layout):
-    for question in dispatch.QUESTIONS[layout.role]:
+    for question in dispatch.questions(layout):
         module, function, _ = dispatch.kernel_of(layout, question)
         assert hasattr(importlib.import_module(module), function), (
             f"{layout.name}: its layout names kernel {module}.{function}, which does not exist")

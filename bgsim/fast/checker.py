@@ -27,6 +27,7 @@ from .compile import inline_jit, jit
 from .dice import below
 from .moves import kth_play, play_before
 from .nn import nn_choose as net_choose
+from .variants import best_double, nn_play_value
 
 RACER_HIT = layouts.RACER.param("hit")
 RACER_BLOT = layouts.RACER.param("blot")
@@ -225,3 +226,49 @@ def nn_choose(code, params, offsets, float64s, int32s, int64s, board, plays, key
     """bots.nn.NNChecker: judges all plays at once (first layer shared with the parent position);
     ``order`` is free scratch once the plays are generated."""
     return net_choose(params, offsets, int32s, int64s, board, plays, keys, count, order)
+
+
+# --- acey-deucey's double after a 1-2 (``<prefix>_double``, bots.checker.CheckerBot.choose_double) ---
+# Compiled only into the variants' game kernels (bgsim.fast.with_variants).
+
+
+@inline_jit
+def random_double(code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots, table, order,
+                  streams, row):
+    """bots.checker.RandomBot: ``1 + below(6)`` of the seat's stream, playable or not."""
+    return 1 + below(streams, row, 6)
+
+
+@jit
+def _evaluation_best(code, params, offsets, float64s, int32s, int64s, seen, plays, keys, count, order):
+    """The highest score racer, heuristic or pubeval gives one of the plays (``seen``: before them)."""
+    race = is_race(seen) if code == PUBEVAL else False
+    best = 0.0
+    for index in range(count):
+        value = _builtin_score(code, plays, index, params, offsets, float64s, race)
+        if index == 0 or value > best:
+            best = value
+    return best
+
+
+@inline_jit
+def evaluation_double(code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots, table, order,
+                      streams, row):
+    """bots.checker.EvaluationBot: the double whose best play scores highest."""
+    return best_double(_evaluation_best, code, params, offsets, float64s, int32s, int64s, board, plays, keys,
+                       slots, table, order)
+
+
+@jit
+def _nn_best(code, params, offsets, float64s, int32s, int64s, seen, plays, keys, count, order):
+    """The value (``bots.nn.play_value``) of the play nn picks: the highest of all."""
+    index = net_choose(params, offsets, int32s, int64s, seen, plays, keys, count, order)
+    return float(nn_play_value(params, offsets, int32s, int64s, plays, index))
+
+
+@inline_jit
+def nn_double(code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots, table, order,
+              streams, row):
+    """bots.nn.NNChecker: the double whose best play has the highest value."""
+    return best_double(_nn_best, code, params, offsets, float64s, int32s, int64s, board, plays, keys,
+                       slots, table, order)

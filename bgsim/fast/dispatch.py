@@ -11,6 +11,10 @@ what the bot's capabilities say:
 * a cube bot with ``score_aware``: what the match score decides alone, when the switch is on
   (``bgsim.fast.match_cube.forced_at_score``), as ``bots.cube.CubeBot.offer_double``.
 
+The checker dispatch also asks acey-deucey's question after a 1-2, ``choose_double``: the double
+(1..6) of the bot's ``<prefix>_double`` kernel, for the bots whose layout lists acey-deucey among
+its ``variants`` (no bear-off switch in front: ``bots.checker.CheckerBot.choose_double`` has none).
+
 A code without a layout answers ``NO_KERNEL``: the game loop turns it into an error row, never a
 default bot.  Bots that share a kernel (and, for cube bots, the place of their ``score_aware``)
 share a branch (``code == 4 or code == 5``), so an inlined kernel is compiled once.
@@ -36,12 +40,17 @@ from pathlib import Path
 
 from .. import layouts
 from ..layouts import CHECKER, CUBE, FastBot
+from ..variants import ACEY_DEUCEY
 from .compile import source_stamp
 
 NO_KERNEL = -1  # the answer of every question for a code without a layout
 
 _CHECKER_ARGUMENTS = ("code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order, "
                       "streams, row")
+# acey-deucey's double after a 1-2 (bgsim.fast.variants.best_double generates the doubles' plays)
+_DOUBLE_ARGUMENTS = ("code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots, table, order, "
+                     "streams, row")
+DOUBLE_QUESTION = "double"
 _CUBE_ARGUMENTS = "code, params, offsets, float64s, int32s, int64s, board, view"
 
 
@@ -61,8 +70,16 @@ def kernel_of(bot: FastBot, question: str) -> tuple[str, str, str]:
     return f"bgsim.fast.{module}", function, f"{module}_{function}"
 
 
+def questions(bot: FastBot) -> tuple[str, ...]:
+    """The kernels ``bot``'s layout promises: its role's, and a checker bot that plays
+    acey-deucey its double."""
+    if bot.role == CHECKER and ACEY_DEUCEY in bot.variants:
+        return QUESTIONS[bot.role] + (DOUBLE_QUESTION,)
+    return QUESTIONS[bot.role]
+
+
 def _check_kernels(bot: FastBot) -> None:
-    for question in QUESTIONS[bot.role]:
+    for question in questions(bot):
         module, function, _ = kernel_of(bot, question)
         if not hasattr(importlib.import_module(module), function):
             raise ImportError(f"bgsim/layouts.py: {bot.role} bot {bot.name!r} names the kernel "
@@ -149,6 +166,14 @@ def source(role: str, bots, names: tuple[str, ...], otherwise: str = "") -> str:
             body.append(f"        return DOUBLE if {offers_alias}({_CUBE_ARGUMENTS}) else NO_DOUBLE")
             bodies[names[1]].append(f"    if {_test(group)}")
             bodies[names[1]].append(f"        return {answer_alias}({_CUBE_ARGUMENTS})")
+    doubles = []
+    if role == CHECKER:
+        doubles = ["", "", "@jit", f"def choose_double({_DOUBLE_ARGUMENTS}):"]
+        for group in _groups([bot for bot in bots if ACEY_DEUCEY in bot.variants], lambda bot: bot.kernel):
+            module, function, alias = kernel_of(group[0], DOUBLE_QUESTION)
+            imports.add(f"from {module} import {function} as {alias}")
+            doubles += [f"    if {_test(group)}", f"        return {alias}({_DOUBLE_ARGUMENTS})"]
+        doubles.append("    return NO_KERNEL")
     arguments = _CHECKER_ARGUMENTS if role == CHECKER else _CUBE_ARGUMENTS
     others = _NAMES[role]
     if otherwise:
@@ -160,7 +185,7 @@ def source(role: str, bots, names: tuple[str, ...], otherwise: str = "") -> str:
     for name, other in zip(names, others):
         last = f"    return otherwise_{other}({arguments})" if otherwise else "    return NO_KERNEL"
         lines += ["", "", "@jit", f"def {name}({arguments}):"] + bodies[name] + [last]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + doubles) + "\n"
 
 
 def _directory() -> Path:
@@ -206,7 +231,8 @@ def build(role: str, bots, names: tuple[str, ...], family: str, directory: Path 
     return module
 
 
-choose = build(CHECKER, layouts.FAST_BOTS, ("choose",), "checker").choose
+_checker = build(CHECKER, layouts.FAST_BOTS, ("choose",), "checker")
+choose, choose_double = _checker.choose, _checker.choose_double
 _cube = build(CUBE, [bot for bot in layouts.FAST_BOTS if not bot.apart], ("offer_double", "respond"), "cube")
 offer_double, respond = _cube.offer_double, _cube.respond
 # the bots compiled apart, then the common dispatch (so a run with exact compiles only exact anew)

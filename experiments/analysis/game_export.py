@@ -263,7 +263,7 @@ def replay_number(white, black, seed: int, number: int, rules: Rules, match_to: 
 
     if rules.variant == STANDARD and fast.supports(white) and fast.supports(black):  # variants: reference only
         rows, trace = fast.trace_game(white, black, seed, number, rules, match_to, start=start)
-        return records_from_trace(rows, trace, seed, match_to)
+        return records_from_trace(rows, trace, seed, match_to, rules.variant)
     if match_to:
         from bgsim.match import play_match
 
@@ -271,11 +271,12 @@ def replay_number(white, black, seed: int, number: int, rules: Rules, match_to: 
     return [play_game(white, black, seed, number, rules, trace=True, start=start)]
 
 
-def records_from_trace(rows: np.ndarray, trace: np.ndarray, seed: int, match_to: int) -> list[GameRecord]:
-    """The fast engine's rows and trace of one game or match as traced GameRecords."""
+def records_from_trace(rows: np.ndarray, trace: np.ndarray, seed: int, match_to: int,
+                       variant: str = "standard") -> list[GameRecord]:
+    """The fast engine's rows and trace of one game or match (of ``variant``) as traced GameRecords."""
     from bgsim.fast import game as engine
+    from bgsim.fast.sameness import traced_position
 
-    head = engine.TRACE_HEAD
     records = []
     crawford_seen = False
     for row in rows:
@@ -283,22 +284,22 @@ def records_from_trace(rows: np.ndarray, trace: np.ndarray, seed: int, match_to:
         history = []
         for ply in trace[trace[:, 0] == index]:
             side = WHITE if ply[2] == 0 else BLACK
-            before = Position(tuple(int(v) for v in ply[head:head + 26]))
+            before = traced_position(ply, variant)
             action = _ACTIONS[int(ply[3])]
             if action == "double/drop":
-                history.append(PlyRecord(int(ply[1]), side, before.position_id, action, None, "", ""))
+                history.append(PlyRecord(int(ply[1]), side, before.position_string, action, None, "", ""))
                 continue
             roll = (int(ply[4]), int(ply[5]))
-            after = tuple(int(v) for v in ply[head + 26:head + 52])
+            after = traced_position(ply, variant, after=True)
             play = None
             if ply[7] >= 0:
                 play = legal_plays(before, roll)[int(ply[7])]
-                if play.result.board != after:  # pragma: no cover - the engines agree by test
+                if play.result != after:  # pragma: no cover - the engines agree by test
                     raise RuntimeError(f"seed {seed} game {int(row[engine.COL_GAME])} ply {int(ply[1])}: "
                                        "the fast engine's play is not the reference engine's of that rank")
-            history.append(PlyRecord(int(ply[1]), side, before.position_id, action, roll,
-                                     play.notation if play else "", Position(after).position_id,
-                                     play.moves if play else ()))
+            history.append(PlyRecord(int(ply[1]), side, before.position_string, action, roll,
+                                     play.notation if play else "", after.position_string,
+                                     play.moves if play else (), bool(ply[engine.TRACE_CHOSEN_DOUBLE])))
         crawford = bool(row[engine.COL_CRAWFORD])
         context = None
         if match_to:

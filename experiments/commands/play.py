@@ -49,7 +49,7 @@ def register(subparsers) -> None:
                       f"{CANNOT_HOLD['sgf']}")
     play.add_argument("--variant", default="standard", metavar="NAME",
                       help=f"the game played: {', '.join(VARIANTS)} (default standard; RULES.md, "
-                           "Variants; the reference engine plays every variant but the standard game)")
+                           "Variants; both engines play every variant)")
     play.add_argument("--double-on-acey-deucey", action="store_true",
                       help="acey-deucey: the stake doubles at each 1-2")
     force_flag(play, "FILE if it exists")

@@ -59,8 +59,7 @@ def run_rollout(args) -> int:
 
     position, _ = read_position_text(args.position_id)  # a bad ID is a ValueError: one line
     if position.variant != "standard":  # before the compile: bgsim.rollout says the same
-        raise ValueError(f"rollouts run on the fast engine, which plays only the standard game so far, "
-                         f"not {position.variant}")
+        raise ValueError(f"rollouts roll out positions of the standard game only, not {position.variant}")
     chosen = make_player(args.player)
     if not isinstance(chosen.cube, NoCube):
         raise ValueError(f"--player {args.player}: rollouts are cubeless, so its cube bot would do nothing; "
