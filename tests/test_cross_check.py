@@ -175,7 +175,7 @@ def test_a_rule_that_never_doubles_loses_and_both_methods_say_how_much(never_dou
 
 
 def run_cli(tmp_path, *extra, players="keith,none"):
-    return main(["cross-check", "--players", players, "--starts", "6", "--seed", "3",
+    return main(["cross-check", "--players", players, "--positions", "6", "--seed", "3", "--threads", "1",
                  "--out", str(tmp_path / "check"), "--no-progress", *extra])
 
 
@@ -198,19 +198,19 @@ def test_the_command_writes_its_files_and_refuses_to_overwrite_them(tmp_path, ca
     assert "finished cross-check" in err and "\n" not in err
     assert (folder / "cross_check.csv").read_text() == before
     # two processes play the same games
-    assert run_cli(tmp_path, "--force", "--jobs", "2") == 0
+    assert run_cli(tmp_path, "--force", "--threads", "2") == 0
     assert (folder / "cross_check.csv").read_text() == before
 
 
 def test_bad_input_is_one_error_line(tmp_path, capsys):
-    for extra, players, word in (((), "keith,nosuchbot", "nosuchbot"), (("--jobs", "0"), "keith", "--jobs")):
+    for extra, players, word in (((), "keith,nosuchbot", "nosuchbot"), (("--threads", "0"), "keith", "--threads")):
         assert run_cli(tmp_path, *extra, players=players) == 2
         err = capsys.readouterr().err.strip()
         assert word in err and "\n" not in err
     assert not (tmp_path / "check").exists()
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine")
-    assert main(["cross-check", "--players", "keith", "--starts", "2", "--out", str(tmp_path / "other")]) == 2
+    assert main(["cross-check", "--players", "keith", "--positions", "2", "--out", str(tmp_path / "other")]) == 2
     assert "holds no bgsim cross-check" in capsys.readouterr().err
 
 
@@ -244,8 +244,8 @@ def test_contact_games_charge_both_sides_in_both_games(contact_games):
 
 
 def test_the_contact_command_writes_its_table_and_refuses_bad_depths(tmp_path, capsys, gnubg):
-    assert main(["cross-check", "--contact", "--plies", "0", "--players", "always-take", "--starts", "2",
-                 "--seed", "3", "--jobs", "2", "--out", str(tmp_path / "contact"), "--no-progress"]) == 0
+    assert main(["cross-check", "--contact", "--plies", "0", "--players", "always-take", "--positions", "2",
+                 "--seed", "3", "--threads", "2", "--out", str(tmp_path / "contact"), "--no-progress"]) == 0
     text = (tmp_path / "contact" / "cross_check.md").read_text()
     assert text.startswith("# Cube rules against `nn`'s cube in contact") and "| always-take |" in text
     record = json.loads((tmp_path / "contact" / "run.json").read_text())
@@ -255,8 +255,9 @@ def test_the_contact_command_writes_its_table_and_refuses_bad_depths(tmp_path, c
     for extra, message in (((("--contact", "--plies", "9")), "--plies must be a whole number from 0 to 4"),
                            (("--contact", "--plies", "deep"), "--plies must be a whole number from 0 to 4"),
                            (("--plies", "2"), "it needs --contact"),
-                           (("--plies", "0"), "it needs --contact")):  # even the default depth
-        assert main(["cross-check", *extra, "--players", "pipdiff", "--starts", "2",
+                           (("--plies", "0"), "it needs --contact"),  # even the default depth
+                           (("--contact", "--resume"), "a contact cross-check is not resumed")):
+        assert main(["cross-check", *extra, "--players", "pipdiff", "--positions", "2",
                      "--out", str(tmp_path / "bad")]) == 2
         err = capsys.readouterr().err.strip()
         assert message in err and "\n" not in err

@@ -181,6 +181,8 @@ def one_line(capsys) -> str:
     (["--judge", "bgsim", "--contact", "--players", "pipdiff"], "--contact needs --judge gnubg"),
     (["--judge", "bgsim", "--plies", "2", "--players", "pipdiff"], "--plies is gnubg's evaluation depth"),
     (["--judge", "gnubg", "--jacoby", "sometimes"], "--jacoby must be off, on or both"),
+    (["--judge", "bgsim", "--threads", "2", "--players", "pipdiff"], "--threads has no effect without --judge gnubg"),
+    (["--players", "pipdiff", "--sweep"], "--sweep has no effect in the race audit judged by bgsim"),
 ])
 def test_bad_judging_is_one_error_line(tmp_path, capsys, extra, message):
     assert main(["cube-audit", *extra, "--positions", "3", "--out", str(tmp_path / "x")]) == 2
@@ -190,7 +192,7 @@ def test_bad_judging_is_one_error_line(tmp_path, capsys, extra, message):
 
 @pytest.mark.parametrize("command", [
     ["cube-audit", "--judge", "gnubg", "--positions", "3"],
-    ["cross-check", "--contact", "--players", "pipdiff", "--starts", "2"],
+    ["cross-check", "--contact", "--players", "pipdiff", "--positions", "2"],
     ["eval", "4HPwATDgc/ABMA", "--judge", "gnubg"],
 ], ids=["cube-audit", "cross-check", "eval"])
 def test_without_gnubg_each_command_says_how_to_install_it(tmp_path, capsys, monkeypatch, command):

@@ -10,12 +10,18 @@ import shlex
 import sys
 from pathlib import Path
 
-from experiments.commands.arguments import cube_rules_flag, gnubg_plies, run_folder_flags
+from experiments.commands.arguments import (check_resume_force, cube_rules_flag, gnubg_plies, positions_flag,
+                                           positive, refuse_given, run_folder_flags, seed_flag, threads_flag)
 from experiments.running.config import split_specs
-from experiments.running.progress import duration
-from experiments.studies.cube_audit import (ALL, ANY, BGSIM, CONTACT, DEFAULT_PLIES, GNUBG, RACE, Judging,
+from experiments.running.folder import choose_folder
+from experiments.running.machine import thread_limit
+from experiments.running.progress import duration, phase_line
+from experiments.stats import SMALL_SAMPLE
+from experiments.studies.cube_audit import (ALL, ANY, AUDIT, BGSIM, CONTACT, DEFAULT_PLIES, GNUBG, RACE, Judging,
                                             check_judge, jacoby_conditions, run_audit)
 
+DEFAULT_SAMPLER = "nn"  # the committed audits' (results/cube_audit/, results/cube_audit_contact/)
+SAMPLING = ("positions", "seed", "sampler", "per_game")
 # every rule the audit asks in contact, then the race rules, judged where they speak
 GNUBG_PLAYERS = "pipdiff,nn,exact,always-take,never-take,keith,thorp,rule62,kleinman,isight,epc"
 
@@ -34,22 +40,22 @@ def register(subparsers) -> None:
     )
     cube_rules_flag(audit, "pipdiff,keith,thorp,exact",
                     default=f"{GNUBG_PLAYERS} with --judge gnubg; required with --judge bgsim")
-    audit.add_argument("--positions", type=int, default=10_000, metavar="N",
-                       help="positions to sample (three decisions each per rule and condition; default 10000)")
-    audit.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the sampling games")
-    audit.add_argument("--sampler", default=None, metavar="CHECKER",
-                       help="checker bot whose self-play gives the positions: nn (fast engine) or gnubg "
-                       "(GNU Backgammon's net, reference engine, slow); default pubeval with --judge bgsim, "
-                       "nn with --judge gnubg")
-    audit.add_argument("--per-game", type=int, default=3, metavar="K",
+    positions_flag(audit, "positions to sample, three decisions each per rule and condition", 10_000)
+    seed_flag(audit, "seed of the sampling games")
+    audit.add_argument("--sampler", default=DEFAULT_SAMPLER, metavar="CHECKER",
+                       help=f"checker bot whose self-play gives the positions (default {DEFAULT_SAMPLER}, fast "
+                       "engine, as in the committed audits); with --judge gnubg also a bot without a fast "
+                       "kernel, such as gnubg (GNU Backgammon's net), played in the reference engine (slow)")
+    audit.add_argument("--per-game", type=positive, default=3, metavar="K",
                        help="at most K positions from each sampling game (default 3)")
     audit.add_argument("--from", dest="source", type=Path, default=None, metavar="FILE",
-                       help="read position IDs (one a line) instead of sampling")
+                       help="read position IDs (one a line) instead of sampling (default: sample)")
     audit.add_argument("--judge", default=BGSIM, metavar="JUDGE",
-                       help="bgsim (exact tables, else estimates; races only) or gnubg (GNU Backgammon's "
-                       "program, installed as gnubg)")
+                       help="bgsim (exact tables, else estimates; races only; the default) or gnubg (GNU "
+                       "Backgammon's program, installed as gnubg)")
     audit.add_argument("--plies", default=None, metavar="N",
-                       help=f"gnubg's evaluation depth, 0 to 4 (default {DEFAULT_PLIES}, its world-class setting)")
+                       help=f"with --judge gnubg: its evaluation depth, 0 to 4 (default {DEFAULT_PLIES}, "
+                       "its world-class setting)")
     scope = audit.add_mutually_exclusive_group()
     for name, value, text in ((CONTACT, CONTACT, "positions in contact (the default with --judge gnubg)"),
                               (RACE, RACE, "race positions (the only scope of --judge bgsim)"),
@@ -57,66 +63,109 @@ def register(subparsers) -> None:
         scope.add_argument(f"--{name}", dest="scope", action="store_const", const=value, help=text)
     audit.add_argument("--jacoby", default="off", metavar="RULE",
                        help="off (default), on, or both: the Jacoby rule as a second condition")
-    audit.add_argument("--jobs", type=int, default=2, metavar="J",
-                       help="gnubg processes at once (default 2; the answers do not depend on it)")
+    threads_flag(audit, "with --judge gnubg: its processes at once (the answers do not depend on it)")
     audit.add_argument("--sweep", action="store_true",
-                       help="charge the pip rule at a grid of thresholds on the same judged positions too")
-    run_folder_flags(audit, "a run already")
+                       help="charge the pip rule at a grid of thresholds on the same judged positions too "
+                       "(with --judge gnubg or --jacoby; default: no sweep)")
+    run_folder_flags(audit, "a run already", "cube-audit")
     audit.set_defaults(handler=run)
+    from experiments.commands.cube_audit_games import games_flag  # real games: a module of their own
+
+    games_flag(audit)  # --games FILE: its handler replaces run
 
 
-def _command(args, specs: list[str], judging: Judging, sampler: str) -> list[str]:
+def _command(args, specs: list[str], judging: Judging, out: Path) -> list[str]:
     """The command that reproduces the run, rebuilt from the parsed flags (so it is known however
     bgsim was started: the ``bgsim`` script, ``python -m experiments`` or ``cli.main``)."""
     words = ["bgsim", "cube-audit", "--players", ",".join(specs)]
     if args.source is not None:
         words += ["--from", str(args.source)]
     else:
-        words += ["--positions", str(args.positions), "--seed", str(args.seed), "--sampler", sampler,
+        words += ["--positions", str(args.positions), "--seed", str(args.seed), "--sampler", args.sampler,
                   "--per-game", str(args.per_game)]
     if not judging.classic:
         words += ["--judge", judging.judge]
         if judging.judge == GNUBG:
             words += ["--plies", str(judging.plies), f"--{ALL if judging.scope == ANY else judging.scope}",
-                      "--jobs", str(judging.jobs)]
+                      "--threads", str(judging.jobs)]
         words += ["--jacoby", judging.jacoby]
     if args.sweep:
         words.append("--sweep")
-    return words + ["--out", str(args.out)]
+    return words + ["--out", str(out)]
 
 
-def run(args) -> int:
+def overall_lines(summary) -> list[str]:
+    """Each rule's error rate and equity lost over all race lengths, a line each."""
+    lines = []
+    for row in summary[summary["bucket"] == ALL].itertuples(index=False):
+        rough = f"  (only {row.units} units: rough)" if 0 < row.units < SMALL_SAMPLE else ""
+        lines.append(f"  {row.sample:<7} {row.rule:<24} error rate {100 * row.error_rate:6.2f}%   equity lost "
+                     f"{1000 * row.equity_lost:7.2f} ({1000 * row.equity_lost_low:.2f} .. "
+                     f"{1000 * row.equity_lost_high:.2f}) thousandths per decision{rough}")
+    return lines
+
+
+def judged_lines(summary) -> list[str]:
+    """Each rule's error rate and equity lost in each kind of position and condition, a line each
+    (an audit judged by gnubg, or under the Jacoby rule)."""
+    lines = []
+    for row in summary[(summary["split"] == "all") & (summary["kind"] != ALL)].itertuples(index=False):
+        rough = f"  (only {row.units} units: rough)" if 0 < row.units < SMALL_SAMPLE else ""
+        lines.append(f"  {row.sample:<6} {row.condition:<9} {row.kind:<7} {row.rule:<24} error rate "
+                     f"{100 * row.error_rate:6.2f}%   equity lost {1000 * row.equity_lost:7.2f} "
+                     f"({1000 * row.equity_lost_low:.2f} .. {1000 * row.equity_lost_high:.2f}) thousandths "
+                     f"per decision{rough}")
+    return lines
+
+
+def small_sample_warning(summary) -> str | None:
+    """A line when the audit's units are too few for its intervals."""
+    overall = summary["bucket"] == ALL if "bucket" in summary else summary["split"] == "all"
+    units = summary.loc[overall, "units"]
+    if len(units) and 0 < units.max() < SMALL_SAMPLE:
+        return (f"bgsim: warning: only {units.max()} independent units (sampling games or positions): "
+                f"the 95% intervals need about {SMALL_SAMPLE} or more to mean what they say")
+    return None
+
+
+def judging_from_args(args) -> Judging:
+    """How the audit judges, from the flags; each flag that would do nothing is refused."""
     plies = gnubg_plies(args.plies)
     scope = args.scope or (CONTACT if args.judge == GNUBG else RACE)
     check_judge(args.judge, plies, scope)
-    if args.plies is not None and args.judge != GNUBG:
-        raise ValueError("--plies is gnubg's evaluation depth: it needs --judge gnubg")
-    judging = Judging(args.judge, plies, scope, jacoby_conditions(args.jacoby), args.jobs)
+    if args.judge != GNUBG:
+        if args.plies is not None:
+            raise ValueError("--plies is gnubg's evaluation depth: it needs --judge gnubg")
+        refuse_given(args, ["threads"], "without --judge gnubg", "bgsim judges in this process")
+    conditions = jacoby_conditions(args.jacoby)
+    judging = Judging(args.judge, plies, scope, conditions, args.threads or thread_limit())
+    if judging.classic:
+        refuse_given(args, ["sweep"], "in the race audit judged by bgsim without --jacoby",
+                     "its summary has no threshold sweep (use --judge gnubg)")
+    return judging
+
+
+def run(args) -> int:
+    check_resume_force(args)
+    judging = judging_from_args(args)
+    if args.source is not None:
+        refuse_given(args, SAMPLING, "with --from", "the positions are read from the file, not sampled")
     if args.players is None:
         if args.judge != GNUBG:
             raise ValueError("--players is required with --judge bgsim (e.g. pipdiff,keith,thorp,exact)")
         args.players = GNUBG_PLAYERS
     specs = split_specs(args.players)
-    sampler = args.sampler or ("nn" if args.judge == GNUBG else "pubeval")
-    if args.positions < 1:
-        raise ValueError(f"--positions must be at least 1, got {args.positions}")
-    if args.per_game < 1:
-        raise ValueError(f"--per-game must be at least 1, got {args.per_game}")
-    audit = run_audit(Path(args.out), specs, shlex.join(_command(args, specs, judging, sampler)), args.positions,
-                      args.seed, sampler, args.per_game, args.source, args.resume, args.force,
-                      not args.no_progress, lambda text: print(text, file=sys.stderr), judging, args.sweep)
+    out = choose_folder(args.out, "cube-audit", args.resume, AUDIT)
+    log = (lambda text: print(text, file=sys.stderr, flush=True))
+    audit = run_audit(out, specs, shlex.join(_command(args, specs, judging, out)), args.positions, args.seed,
+                      args.sampler, args.per_game, args.source, args.resume, args.force,
+                      not args.no_progress, log, judging, args.sweep)
+    if audit.already_finished:
+        log(f"{audit.folder} holds a finished audit: nothing left to do; its results:")
     print(f"{len(audit.frame):,} decisions ({audit.positions:,} positions, {len(specs)} rules) in "
-          f"{duration(audit.seconds)}; written to {audit.folder}")
-    if judging.classic:
-        overall = audit.summary[audit.summary["bucket"] == ALL]
-        for row in overall.itertuples(index=False):
-            print(f"  {row.sample:<7} {row.rule:<24} error rate {100 * row.error_rate:6.2f}%   equity lost "
-                  f"{1000 * row.equity_lost:7.2f} ({1000 * row.equity_lost_low:.2f} .. "
-                  f"{1000 * row.equity_lost_high:.2f}) thousandths per decision")
-        return 0
-    overall = audit.summary[(audit.summary["split"] == "all") & (audit.summary["kind"] != ALL)]
-    for row in overall.itertuples(index=False):
-        print(f"  {row.sample:<6} {row.condition:<9} {row.kind:<7} {row.rule:<24} error rate {100 * row.error_rate:6.2f}%   "
-              f"equity lost {1000 * row.equity_lost:7.2f} ({1000 * row.equity_lost_low:.2f} .. "
-              f"{1000 * row.equity_lost_high:.2f}) thousandths per decision")
+          f"{duration(audit.seconds)} ({phase_line(audit.phases)}); written to {audit.folder}")
+    print("\n".join(overall_lines(audit.summary) if judging.classic else judged_lines(audit.summary)))
+    warning = small_sample_warning(audit.summary)
+    if warning:
+        log(warning)
     return 0

@@ -63,16 +63,19 @@ import pandas as pd
 from bgsim.board import Position
 from experiments.analysis.summary import milli, played_with
 from experiments.errors import RunError
-from experiments.running.files import write_atomic, write_table, write_text
+from experiments.running.files import stop_hook, write_atomic, write_table, write_text
 from experiments.running.folder import RunFolder, RunKind
-from experiments.running.progress import Progress, duration
+from experiments.running.progress import Phase, duration
+from experiments.stats import SMALL_SAMPLE, nonnegative_interval, proportion_interval
+from experiments.studies.bearoff import announce_builds
 
 from . import cube_audit_report as report
 # the charge and what it stands on live in cube_charge; the audit's names for them stay here
 from .cube_charge import (  # noqa: F401
     ALL, ANY, BGSIM, BGSIM_ESTIMATE, BUCKETS, CENTRED, CONTACT, DEFAULT_PLIES, ERRORS, EXACT_TABLES, GNUBG,
     JACOBY, JACOBY_CHOICES, JUDGES, NO_JACOBY, OWNED, PROBABILITIES, QUESTIONS, RACE, SCOPES, SHARE_COLUMNS,
-    WINDOW, Z95, Rule, Truth, _beats, _verdict, bgsim_truth, bucket_of, charge, check_judge, check_scope,
+    WINDOW, Z95, Rule, Truth, _beats, _verdict, bgsim_truth, bucket_of, charge, check_judge, check_sampler,
+    check_scope,
     clustered, cube_truths, double_verdict, gnubg_truths, in_scope, jacoby_conditions, judge, judge_label, kind_of,
     make_rules, paired, read_positions, sample_positions, sampler_text, take_verdict, truth_rows, truths_of,
     units,
@@ -95,18 +98,18 @@ def _summary_row(rule: str, bucket: str, part: pd.DataFrame) -> dict:
     # positions of each position's share (and over games weighted by their decisions)
     for error, column in zip(ERRORS, SHARE_COLUMNS):
         row[column] = float((part["error"] == error).mean()) if n else math.nan
+    # both are non-negative: intervals that stay so (experiments/stats.py, docs/METHODS.md)
     row["error_rate"] = rate
-    row["error_rate_low"] = rate - rate_half
-    row["error_rate_high"] = rate + rate_half
+    row["error_rate_low"], row["error_rate_high"] = proportion_interval(rate, rate_half, row["units"])
     row["equity_lost"] = mean
-    row["equity_lost_low"] = mean - half
-    row["equity_lost_high"] = mean + half
+    row["equity_lost_low"], row["equity_lost_high"] = nonnegative_interval(mean, half)
     return row
 
 
 def summarise(frame: pd.DataFrame, rules: list[str], where=None) -> pd.DataFrame:
     """One row per rule and race-length bucket (``all`` first): the error shares and the equity
-    lost per decision in points with its 95% interval (normal approximation)."""
+    lost per decision in points, each with its 95% interval (the error rate's Wilson's, the
+    equity lost's on the log scale: both stay non-negative)."""
     if where is not None:
         frame = frame[where(frame)]
     rows = []
@@ -139,8 +142,9 @@ def _table(summary: pd.DataFrame, buckets=None) -> list[str]:
         shares = " | ".join(f"{100 * getattr(row, column):.2f}%" if row.decisions else "-"
                             for column in SHARE_COLUMNS)
         rate = f"{100 * row.error_rate:.2f}%" if row.decisions else "-"
+        rough = f" (only {row.units} units: rough)" if 0 < row.units < SMALL_SAMPLE else ""
         lines.append(f"| {row.rule} | {row.bucket} | {row.decisions:,} | {shares} | {rate} | "
-                     f"{milli(row.equity_lost)} | {milli(row.equity_lost_low)} .. {milli(row.equity_lost_high)} |")
+                     f"{milli(row.equity_lost)} | {milli(row.equity_lost_low)} .. {milli(row.equity_lost_high)}{rough} |")
     return lines
 
 
@@ -182,7 +186,8 @@ def summary_markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str
         "Truth: exact where the two-sided bear-off database holds the position, else estimated "
         "(Janowski's formulas on the one-sided database's or the nn net's cubeless chances; see "
         "`experiments/studies/cube_audit.py` and `bots/exact.py`).  Equity lost in thousandths of a point "
-        "per decision, 95% intervals (normal approximation) that take "
+        "per decision, 95% intervals (error rates: Wilson's; equity lost: on the log scale, so neither "
+        "goes below zero; rougher with fewer than " f"{SMALL_SAMPLE} units) that take "
         + (f"the sampling game as the independent unit (a game gives up to {info['per_game']} "
            "positions of one race, and a position's three decisions share one truth)"
            if info.get("per_game") else "the position as the independent unit (its three decisions "
@@ -311,7 +316,9 @@ class Audit:
     summary: pd.DataFrame  # summary.csv
     positions: int
     seconds: float  # this session's
+    phases: dict  # each phase's seconds (sampling, judging, summaries), over the run's sessions
     truths: pd.DataFrame | None = None  # truths.parquet
+    already_finished: bool = False  # --resume of a finished audit: its results, nothing done
 
 
 def audit_identity(specs: list[str], positions: int, seed: int, sampler: str, per_game: int,
@@ -379,17 +386,38 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
               judging: Judging = Judging(), sweep: bool = False) -> Audit:
     """Judge every rule of ``specs`` on positions of ``judging.scope`` (sampled, or read from
     ``source``) into the results folder ``out``; ``command`` (the one that repeats the run) goes to
-    run.json.  ``sweep``: the pip rule's thresholds charged on the same judged positions too."""
+    run.json.  ``sweep``: the pip rule's thresholds charged on the same judged positions too.  The
+    folder is claimed while the audit works in it; resuming a finished audit gives its results."""
     rules = make_rules(specs)  # bad specs fail before anything is written
+    if source is None:
+        check_sampler(sampler, reference=judging.judge == GNUBG)  # and a bad sampler
     if judging.judge == GNUBG:
         from experiments.analysis.gnubg_program import find_gnubg
 
         find_gnubg()  # not installed: the install hint, before anything is written
     identity = audit_identity(specs, positions, seed, sampler, per_game, source, judging, sweep)
     folder = RunFolder(out, AUDIT)
-    stored = folder.open(identity, resume=resume, force=force)
-    if stored is not None and stored.get("status") == "finished":
-        raise RunError(f"{folder.path} holds a finished audit: nothing to resume (--force to run it again)")
+    with folder.claimed():
+        stored = folder.open(identity, resume=resume, force=force)
+        if stored is not None and stored.get("status") == "finished":
+            return _finished(folder, stored)
+        announce_builds(log)  # the databases are the truth, built on first use: said once the input holds
+        return _audit(folder, stored, rules, specs, command, identity, positions, seed, sampler, per_game,
+                      source, progress, log, judging, sweep)
+
+
+def _finished(folder: RunFolder, stored: dict) -> Audit:
+    frame = pd.read_parquet(folder.path / "decisions.parquet")
+    summary = pd.read_csv(folder.path / "summary.csv")
+    truths = folder.path / TRUTHS_FILE
+    positions = int(frame["position_index"].nunique())
+    return Audit(folder.path, frame, summary, positions, float(stored.get("seconds", 0.0)),
+                 dict(stored.get("phases") or {}), pd.read_parquet(truths) if truths.exists() else None,
+                 already_finished=True)
+
+
+def _audit(folder: RunFolder, stored, rules, specs, command, identity, positions, seed, sampler, per_game,
+           source, progress, log, judging: Judging, sweep: bool) -> Audit:
     started = time.perf_counter()
     if stored is None:
         # run.json first: a kill before positions.txt is whole leaves a run that --resume finishes
@@ -404,6 +432,7 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
         folder.save(stored)
     else:
         stored = folder.resumed(stored)
+    times = dict(stored.get("phases") or {})
     positions_file = folder.path / POSITIONS_FILE
     if positions_file.exists():
         found = _read_positions_file(positions_file)
@@ -414,7 +443,8 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
         else:
             log(f"sampling {positions:,} {judging.scope if judging.scope != ANY else ''} positions from "
                 f"{sampler} games (seed {seed})".replace("  ", " "))
-            found = sample_positions(sampler, positions, seed, per_game, judging.scope)
+            with Phase("sampling", positions, "positions", progress, log, times) as bar:
+                found = sample_positions(sampler, positions, seed, per_game, judging.scope, bar.update)
         write_text("".join(f"{position_id}\n" if game is None else f"{position_id} {game}\n"
                            for position_id, game in found), positions_file)
     (folder.chunks / "truths").mkdir(parents=True, exist_ok=True)
@@ -426,26 +456,26 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
     if left and not judging.classic:
         log(f"judging {left:,} positions ({judging.describe()}, {judging.jobs} process"
             f"{'es' if judging.jobs > 1 else ''}): about {duration(_estimate(judging, left, len(rules)))} "
-            "by a rough rate; measured after the first block")
-    bar = Progress(len(found), len(found) - left, unit="positions", enabled=progress)
+            "by a rough rate; measured as it goes")
+    written = 0
     try:
-        timed = False
-        for index, chunk in enumerate(chunks):
-            if index in done:
-                continue
-            begun = time.perf_counter()
-            decisions, truths = judge_chunk(chunk, index * CHUNK_POSITIONS, rules, judging)
-            write_table(truths, truth_paths[index])
-            write_table(decisions, paths[index])  # last: a block is done when its decisions are written
-            bar.update(len(chunk))
-            left -= len(chunk)
-            if not timed and left and not judging.classic:
-                timed = True
-                rate = len(chunk) / max(time.perf_counter() - begun, 1e-9)
-                log(f"about {duration(left / rate)} to go at ~{rate:,.1f} positions/s "
-                    "(Ctrl-C stops and keeps the finished blocks; --resume goes on)")
-    finally:
-        bar.close()
+        with Phase("judging", len(found), "positions", progress, log, times, initial=len(found) - left) as bar:
+            for index, chunk in enumerate(chunks):
+                if index in done:
+                    continue
+                decisions, truths = judge_chunk(chunk, index * CHUNK_POSITIONS, rules, judging)
+                write_table(truths, truth_paths[index])
+                write_table(decisions, paths[index])  # last: a block is done when its decisions are written
+                bar.update(len(chunk))
+                written += 1
+                stop_hook(written)  # tests: BGSIM_STOP_AFTER=K interrupts after the K-th chunk
+    except KeyboardInterrupt:
+        stored["phases"] = times
+        folder.save(stored)
+        log(f"interrupted: {len(done) + written} of {len(chunks)} chunks of positions are judged and kept in "
+            f"{folder.chunks}; finish with: {command} --resume")
+        raise
+    summaries = time.perf_counter()
     frame = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
     truths = pd.concat([pd.read_parquet(path) for path in truth_paths], ignore_index=True)
     info = {**stored, "positions": len(found), "per_game": per_game if source is None else None}
@@ -464,7 +494,8 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
         write_text(summary.to_csv(index=False), folder.path / "summary.csv")
         write_text(report.markdown(frame, summary, specs, info, judging, swept), folder.path / "summary.md")
         report.plot(summary, folder.path / "cube_audit.png")
+    times["summaries"] = round(time.perf_counter() - summaries, 1)
     seconds = time.perf_counter() - started
-    folder.finish(stored, seconds=seconds)
+    folder.finish(stored, seconds=seconds, phases=times)
     shutil.rmtree(folder.chunks, ignore_errors=True)
-    return Audit(folder.path, frame, summary, len(found), seconds, truths)
+    return Audit(folder.path, frame, summary, len(found), seconds, times, truths)

@@ -10,8 +10,10 @@ condition (no Jacoby rule, the Jacoby rule) and for each kind of position (conta
 * ``judged_by``: who decided the truth (bgsim's exact tables, gnubg).
 
 Every figure is a share or a mean per decision with a 95% interval that takes the sampling game
-as the unit (:func:`experiments.studies.cube_charge.clustered`); rule against rule is paired on the
-same decisions (:func:`experiments.studies.cube_charge.paired`).
+as the unit (:func:`experiments.studies.cube_charge.clustered`), formed as the race audit's so
+that it stays non-negative (error rates: Wilson's; equity lost: on the log scale;
+``experiments/stats.py``); rule against rule is paired on the same decisions
+(:func:`experiments.studies.cube_charge.paired`), a signed difference with a symmetric interval.
 
 The **threshold sweep** (:func:`sweep`) charges the pip rule at a grid of thresholds on the same
 judged positions (``truths.parquet``), without asking gnubg again: a first double at D% of the
@@ -33,6 +35,7 @@ import pandas as pd
 from experiments.analysis.gnubg_program import CATEGORIES
 from experiments.analysis.summary import milli, played_with
 from experiments.running.files import write_atomic
+from experiments.stats import nonnegative_interval, proportion_interval
 
 from . import cube_charge
 from .cube_charge import (ALL, CONTACT, ERRORS, JACOBY, NO_JACOBY, RACE, SHARE_COLUMNS, Z95, clustered_codes,
@@ -73,8 +76,11 @@ def figures(part: pd.DataFrame, unit: pd.Series | None = None) -> dict:
            "gnubg_share": float(np.mean([str(name).startswith("gnubg") for name in judged])) if n else math.nan}
     for name, column in zip(ERRORS, SHARE_COLUMNS):
         row[column] = float((error == name).mean()) if n else math.nan
-    row.update(error_rate=rate, error_rate_low=rate - rate_half, error_rate_high=rate + rate_half,
-               equity_lost=mean, equity_lost_low=mean - half, equity_lost_high=mean + half)
+    # both are non-negative: intervals that stay so, as the race audit's (experiments/stats.py)
+    rate_low, rate_high = proportion_interval(rate, rate_half, row["units"])
+    lost_low, lost_high = nonnegative_interval(mean, half)
+    row.update(error_rate=rate, error_rate_low=rate_low, error_rate_high=rate_high,
+               equity_lost=mean, equity_lost_low=lost_low, equity_lost_high=lost_high)
     return row
 
 
@@ -203,11 +209,14 @@ def sweep(truths: pd.DataFrame, specs: list[str] | None = None, log: Callable[[s
             rate, rate_half = cube_charge.clustered_codes(wrong[mask], codes)
             mean, half = cube_charge.clustered_codes(mine[mask], codes)
             difference, difference_half = cube_charge.clustered_codes(mine[mask] - base[mask], codes)
+            count = int(codes.max()) + 1
+            rate_low, rate_high = proportion_interval(rate, rate_half, count)
+            lost_low, lost_high = nonnegative_interval(mean, half)
             rows.append({"rule": rule.name, "double": bot.double.value, "redouble": bot.redouble.value,
-                         "take": bot.take.value, **labels, "decisions": int(mask.sum()), "units": int(codes.max()) + 1,
+                         "take": bot.take.value, **labels, "decisions": int(mask.sum()), "units": count,
                          "gnubg_share": float(gnubg[mask].mean()),
-                         "error_rate": rate, "error_rate_low": rate - rate_half, "error_rate_high": rate + rate_half,
-                         "equity_lost": mean, "equity_lost_low": mean - half, "equity_lost_high": mean + half,
+                         "error_rate": rate, "error_rate_low": rate_low, "error_rate_high": rate_high,
+                         "equity_lost": mean, "equity_lost_low": lost_low, "equity_lost_high": lost_high,
                          "difference": difference, "difference_low": difference - difference_half,
                          "difference_high": difference + difference_half,
                          "p_value": _p_value(difference, difference_half)})
@@ -340,7 +349,8 @@ def markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str], info:
         + f": {len(frame):,} decisions over {len(rules)} rules.  Judge: {judging.describe()}.  "
         "Charge (per unit of the cube, as `bgsim cube-audit` charges races): missed double `min(DT,1) - ND`, "
         "wrong double `ND - min(DT,1)`, wrong take `DT - 1`, wrong pass `1 - DT`.  95% intervals take "
-        "the sampling game as the unit; rule against rule is paired on the same decisions.  Beavers off "
+        "the sampling game as the unit (error rates: Wilson's; equity lost: on the log scale, so neither "
+        "goes below zero); rule against rule is paired on the same decisions.  Beavers off "
         "(a beaver is a take).",
         "",
         "Which judge decided the rows: " + "; ".join(_judges(frame)) + ".",

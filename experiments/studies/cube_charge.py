@@ -14,6 +14,7 @@ import math
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -93,21 +94,33 @@ def sampler_text(sampler: str) -> str:
     return f"{sampler} self-play ({engine})"
 
 
-def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3,
-                     scope: str = RACE) -> list[tuple[str, int]]:
+def check_sampler(sampler: str, reference: bool = False):
+    """The sampler's player, or a ValueError (before any folder): a name no bot has, or, unless
+    ``reference`` (a study whose positions may come from the reference engine, far slower), a bot
+    without a fast-engine kernel."""
+    from bgsim.fast import supports
+    from bots import make_player
+
+    player = make_player(sampler)
+    if not reference and not supports(player):
+        raise ValueError(f"the sampler {sampler!r} has no fast-engine kernel: choose a fast checker bot "
+                         "(--judge gnubg samples any bot's games, in the reference engine)")
+    return player
+
+
+def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3, scope: str = RACE,
+                     found_more: Callable[[int], None] = lambda count: None) -> list[tuple[str, int]]:
     """``count`` positions of ``scope`` as (ID, game): the ID with the side on roll, the number
     of the sampling game it came from.  At most ``per_game`` come from each game of ``sampler``
     against itself (games ``0, 1, ...`` of ``seed``), chosen at random (seeded) among that game's
     positions of the scope, so long games do not crowd out the rest.  Positions of one game are
     alike (one game at several moments): the intervals take the game as their unit.  A sampler
     without a fast-engine kernel (``gnubg``, GNU Backgammon's net) plays in the reference engine,
-    far slower."""
-    from bots import make_player
-
+    far slower.  ``found_more(k)`` is told as each game adds k positions (the progress bar)."""
     check_scope(scope)
     if count < 1:
         raise ValueError(f"--positions must be at least 1, got {count}")
-    player = make_player(sampler)
+    player = check_sampler(sampler, reference=True)
     rng = random.Random(seed)
     found: list[tuple[str, int]] = []
     number = 0
@@ -115,7 +128,9 @@ def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3,
         chosen = [position.position_id for position in _game_positions(player, seed, number)
                   if in_scope(position, scope)]
         rng.shuffle(chosen)
-        found.extend((position_id, number) for position_id in chosen[:per_game])
+        kept = chosen[:max(0, min(per_game, count - len(found)))]
+        found.extend((position_id, number) for position_id in kept)
+        found_more(len(kept))
         number += 1
         if number > 50 * count + 1000:
             raise ValueError(f"{sampler} games give too few {scope} positions to sample {count}")
