@@ -291,7 +291,7 @@ class Judging:
         if not self.conditions or any(condition not in (NO_JACOBY, JACOBY) for condition in self.conditions):
             raise ValueError(f"unknown conditions {self.conditions!r}")
         if self.jobs < 1:
-            raise ValueError(f"--jobs must be at least 1, got {self.jobs}")
+            raise ValueError(f"--threads must be at least 1, got {self.jobs}")
 
     @property
     def jacoby(self) -> str:
