@@ -509,7 +509,7 @@ def _cube_audit_of_games(words, out):
 
 def _cross_check(words, out, tmp_path):
     games = pd.read_parquet(_out_path(words) / "games.parquet")
-    starts = int(words[words.index("--starts") + 1])
+    starts = int(words[words.index("--positions" if "--positions" in words else "--starts") + 1])
     rules = words[words.index("--players") + 1].split(",")
     sanity = "exact (sanity: against itself)"
     assert sorted(games["rule"].unique()) == sorted([*rules, sanity])
