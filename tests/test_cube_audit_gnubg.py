@@ -5,6 +5,7 @@ files of the run, resuming, the threshold sweep, and bad input in one line."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -235,3 +236,35 @@ def test_positions_come_from_gnubg_self_play_too():
         assert position_id in {ply.position_id for ply in history}
     assert sampler_text("gnubg") == "gnubg self-play (reference engine)"
     assert sampler_text("nn") == "nn self-play (fast engine)"
+
+
+# --- the committed contact audit and the README lines that quote it ------------------------------
+
+
+def test_the_readme_contact_audit_samples_and_judges_as_the_committed_one_did():
+    import shlex
+
+    from experiments.cli import build_parser
+
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "README.md").read_text(encoding="utf-8")
+    (line,) = [line for line in text.splitlines() if line.startswith("bgsim cube-audit") and "--judge gnubg" in line]
+    args = build_parser().parse_args(shlex.split(line.split("  #")[0])[1:])
+    committed = json.loads((root / "results" / "cube_audit_contact" / "run.json").read_text())["identity"]
+    assert (args.sampler, args.per_game, args.judge) == (committed["sampler"], committed["per_game"], committed["judge"])
+    assert args.plies is None and committed["plies"] == 2  # the command's default depth is the committed one
+
+
+def test_the_readme_quotes_the_committed_contact_figure():
+    """The headline of the README and of results/cube_audit_contact/README.md is the pip rule's
+    loss per contact decision (no Jacoby rule) in summary.csv, with its interval, as printed."""
+    root = Path(__file__).resolve().parent.parent
+    summary = pd.read_csv(root / "results" / "cube_audit_contact" / "summary.csv")
+    row = summary[(summary["sample"] == "all") & (summary["condition"] == "no jacoby") & (summary["kind"] == "contact")
+                  & (summary["split"] == "all") & (summary["rule"] == "pipdiff")].iloc[0]
+    quoted = f"{row.equity_lost:.3f} points per decision (95% interval {row.equity_lost_low:.3f} .. " \
+             f"{row.equity_lost_high:.3f})"
+    assert quoted in (root / "README.md").read_text(encoding="utf-8")
+    results = (root / "results" / "cube_audit_contact" / "README.md").read_text(encoding="utf-8")
+    assert f"{row.equity_lost:.3f} points per\ndecision ({row.equity_lost_low:.3f} .. {row.equity_lost_high:.3f})" in results
+    assert f"{100 * row.error_rate:.0f}%" in results

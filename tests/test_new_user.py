@@ -537,7 +537,7 @@ def _cube_audit_of_games(words, out):
 
 def _cross_check(words, out, tmp_path):
     games = pd.read_parquet(_out_path(words) / "games.parquet")
-    starts = int(words[words.index("--positions") + 1])
+    starts = int(words[words.index("--positions" if "--positions" in words else "--starts") + 1])
     rules = words[words.index("--players") + 1].split(",")
     if "--contact" in words:
         # from the opening, each rule against nn's cube in both seatings; the baseline, nn's cube

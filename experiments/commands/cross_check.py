@@ -45,11 +45,17 @@ def register(subparsers) -> None:
     check.set_defaults(handler=run)
 
 
+def _thousandths(value: float) -> float:
+    """Points a game in thousandths, rounded as printed: a judged equity of -1e-15 is zero, and
+    prints as +0.00, never as -0.00."""
+    return round(1000 * value, 2) + 0.0
+
+
 def summary_lines(summary) -> list[str]:
     """Each rule's two methods and their difference, a line each."""
-    return [f"  {row.rule:<34} A {1000 * row.played_out:+8.2f}  B {1000 * row.judged:+8.2f}  "
-            f"A-B {1000 * row.difference:+7.2f} ({1000 * row.difference_low:+.2f} .. "
-            f"{1000 * row.difference_high:+.2f}) thousandths a game: {row.verdict}"
+    return [f"  {row.rule:<34} A {_thousandths(row.played_out):+8.2f}  B {_thousandths(row.judged):+8.2f}  "
+            f"A-B {_thousandths(row.difference):+7.2f} ({_thousandths(row.difference_low):+.2f} .. "
+            f"{_thousandths(row.difference_high):+.2f}) thousandths a game: {row.verdict}"
             for row in summary.itertuples(index=False)]
 
 
