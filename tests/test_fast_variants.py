@@ -70,7 +70,7 @@ def test_acey_deucey_chained_turns_and_forfeits_play_as_the_reference_ply_by_ply
     first game of each kind met in fast traces (about one game in ten has a forfeit) is replayed
     in both engines ply by ply."""
     rules = Rules(variant="acey-deucey")
-    for white, black in ((RandomPlayer(), RandomPlayer()), (make_player("nn"), make_player("heuristic"))):
+    for white, black in ((RandomPlayer(), RandomPlayer()), (make_player("racer"), make_player("heuristic"))):
         first: dict[str, int] = {}
         for number in range(80):
             _, trace = trace_game(white, black, 31, number, rules)
