@@ -131,15 +131,20 @@ def supports(player) -> bool:
     return True
 
 
+def uses_exact(players) -> bool:
+    """Whether a player's cube bot is ``exact``, which plays on the kernels that have it
+    (``bgsim.fast.with_exact``)."""
+    return any(getattr(getattr(player, "cube", None), "fast_name", "") == layouts.EXACT.name
+               for player in players)
+
+
 def _kernels(white, black):
     """The compiled (play_batch, trace_number) that can play these two players."""
     from .custom import kernels
 
     evaluations = [player.checker.evaluate if player_halves(player)[0].code == CUSTOM else None
                    for player in (white, black)]
-    # a player with the exact cube bot plays on the kernels that have it (bgsim.fast.with_exact)
-    with_exact = any(getattr(getattr(player, "cube", None), "fast_name", "") == layouts.EXACT.name
-                     for player in (white, black))
+    with_exact = uses_exact((white, black))
     if evaluations == [None, None]:
         if with_exact:
             from .with_exact import play_batch, trace_number
@@ -151,9 +156,11 @@ def _kernels(white, black):
 
 @dataclass(frozen=True)
 class Seats:
-    """What the kernels get for the four seats (white checker, black checker, white cube, black
-    cube): ``codes`` int64[4], ``params`` float64[4, MAX_PARAMS], ``offsets`` int64[4, MAX_ARRAYS]
-    and the shared array buffers ``float64s``, ``int32s``, ``int64s``."""
+    """What the kernels get for their seats (a two-player game's four: white checker, black
+    checker, white cube, black cube; a chouette's: every player's checker bot, then every
+    player's cube bot): ``codes`` int64[seats], ``params`` float64[seats, MAX_PARAMS],
+    ``offsets`` int64[seats, MAX_ARRAYS] and the shared array buffers ``float64s``, ``int32s``,
+    ``int64s``."""
 
     codes: np.ndarray
     params: np.ndarray
@@ -172,30 +179,39 @@ def seats(white, black) -> Seats:
     """Pack two players for the kernels; each array object is stored once, however many seats use it."""
     from .custom import CUSTOM_BLACK, CUSTOM_WHITE
 
-    codes = np.zeros(4, dtype=np.int64)
-    params = np.zeros((4, MAX_PARAMS), dtype=np.float64)
-    offsets = np.zeros((4, MAX_ARRAYS), dtype=np.int64)
+    halves: list = [None] * 4
+    for side, player in enumerate((white, black)):
+        checker, cube = player_halves(player)
+        code = (CUSTOM_WHITE, CUSTOM_BLACK)[side] if checker.code == CUSTOM else checker.code
+        halves[side] = (code, checker)
+        halves[2 + side] = (cube.code, cube)
+    return pack_halves(halves)
+
+
+def pack_halves(halves) -> Seats:
+    """Seat k gets ``halves[k]``, a (code, :class:`FastHalf`): its code, its parameters and its
+    arrays in the shared buffers, each array object stored once however many seats use it (two
+    seats of one player, or a checker bot and a cube bot sharing a net)."""
+    codes = np.zeros(len(halves), dtype=np.int64)
+    params = np.zeros((len(halves), MAX_PARAMS), dtype=np.float64)
+    offsets = np.zeros((len(halves), MAX_ARRAYS), dtype=np.int64)
     parts: dict[str, list[np.ndarray]] = {dtype: [] for dtype in DTYPES}
     sizes = dict.fromkeys(DTYPES, 0)
     stored: dict[tuple[int, str], int] = {}
     keep = []  # the arrays whose id() is a key of ``stored`` stay alive while it is used
-    for side, player in enumerate((white, black)):
-        for seat, half in ((side, player_halves(player)[0]), (2 + side, player_halves(player)[1])):
-            code = half.code
-            if code == CUSTOM:
-                code = (CUSTOM_WHITE, CUSTOM_BLACK)[side]
-            codes[seat] = code
-            for index, value in enumerate(half.params):
-                params[seat, index] = value
-            for index, (array, dtype) in enumerate(half.arrays):
-                key = (id(array), dtype)
-                if key not in stored:
-                    flat = np.ascontiguousarray(array, dtype=dtype).ravel()
-                    stored[key] = sizes[dtype]
-                    parts[dtype].append(flat)
-                    sizes[dtype] += flat.size
-                    keep.append(array)
-                offsets[seat, index] = stored[key]
+    for seat, (code, half) in enumerate(halves):
+        codes[seat] = code
+        for index, value in enumerate(half.params):
+            params[seat, index] = value
+        for index, (array, dtype) in enumerate(half.arrays):
+            key = (id(array), dtype)
+            if key not in stored:
+                flat = np.ascontiguousarray(array, dtype=dtype).ravel()
+                stored[key] = sizes[dtype]
+                parts[dtype].append(flat)
+                sizes[dtype] += flat.size
+                keep.append(array)
+            offsets[seat, index] = stored[key]
     buffers = [np.concatenate(parts[dtype]) if parts[dtype] else np.zeros(0, dtype=dtype)
                for dtype in DTYPES]
     return Seats(codes, params, offsets, *buffers)

@@ -93,6 +93,20 @@ def _turn(board):
         board[slot] = -other
 
 
+@inline_jit
+def points_for(result, value, rules, cube_turned, in_match):
+    """``bgsim.scoring.points_for``: what the winner scores; a drop scores the value before the
+    refused double.  The chouette scores every member's cube with it (``bgsim.fast.chouette``)."""
+    if result == RESULT_DROP:
+        return value
+    scored = result
+    if scored == BACKGAMMON and rules[RULE_BG_AS_GAMMON] != 0:
+        scored = GAMMON
+    if rules[RULE_JACOBY] != 0 and not in_match and not cube_turned:
+        scored = SINGLE
+    return (scored + 1) * value
+
+
 @jit
 def _finish(row, winner, result, value, owner, doubles, beavers, automatic, first_ply,
             first_doubler, plies, board, rules, in_match):
@@ -109,15 +123,7 @@ def _finish(row, winner, result, value, owner, doubles, beavers, automatic, firs
         elif count < 0:
             opp_pips += (25 - slot) * -count
             opp_on -= count
-    if result == RESULT_DROP:
-        points = value
-    else:
-        scored = result
-        if scored == BACKGAMMON and rules[RULE_BG_AS_GAMMON] != 0:
-            scored = GAMMON
-        if rules[RULE_JACOBY] != 0 and not in_match and doubles == 0:
-            scored = SINGLE
-        points = (scored + 1) * value
+    points = points_for(result, value, rules, doubles > 0, in_match)
     row[COL_WINNER] = winner
     row[COL_RESULT] = result
     row[COL_CUBE_VALUE] = value
