@@ -166,7 +166,7 @@ def _trace_ply(trace, tcount, ply, side, mover, d1, d2, nplays, rank, first_even
     tcount[0] = t + 1
 
 
-@jit
+@inline_jit
 def _error(rows, code):
     rows[0, COL_ERROR] = code
     return -1
@@ -265,7 +265,7 @@ def play_game(seed, number, count, seating, rules, regime, codes, params, offset
                                 if answer == BEAVER:  # the box's double is never beavered here
                                     return _error(rows, ERROR_BAD_BEAVER)
                                 _event(events, ecount, tracing, player, _answer_action(answer), value)
-                                _settle(rows, m, BOX, answer, value, values, owners, turned, in_game, plies + 1)
+                                _settle(rows, m, np.int64(BOX), answer, value, values, owners, turned, in_game, plies + 1)
                     else:
                         _fill_view(view, value, owners[first], rules, _beaver_allowed(value, rules))
                         asked = 0
@@ -297,7 +297,7 @@ def play_game(seed, number, count, seating, rules, regime, codes, params, offset
                             _event(events, ecount, tracing, box, _answer_action(answer), value)
                             for m in range(members):
                                 if in_game[m]:
-                                    _settle(rows, m, TEAM, answer, value, values, owners, turned, in_game,
+                                    _settle(rows, m, np.int64(TEAM), answer, value, values, owners, turned, in_game,
                                             plies + 1)
             else:  # every member's own cube, one after the other
                 for m in range(members):
@@ -331,8 +331,9 @@ def play_game(seed, number, count, seating, rules, regime, codes, params, offset
                     break
             if not anyone:  # every member left: the side on roll doubled them all out
                 if tracing:
-                    _trace_ply(trace, tcount, plies + 1, side, -1, 0, 0, 0, -1, first_event, ecount[0],
-                               before, board)
+                    none = np.int64(0)
+                    _trace_ply(trace, tcount, plies + 1, side, np.int64(-1), none, none, none, np.int64(-1),
+                               first_event, ecount[0], before, board)
                 winner = side
                 result = RESULT_DROP
                 break

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from bgsim.cube import Rules
-from experiments.studies.validation import default_cases, validate
+from experiments.studies.validation import chouette_cases, default_cases, validate
 
 
 def register(subparsers) -> None:
@@ -16,7 +16,8 @@ def register(subparsers) -> None:
         help="prove the fast engine plays exactly the reference engine's games",
         description="Play the same games in both engines and compare them row for row and "
         "column for column, then compare legal plays on random positions for all 21 rolls. "
-        "Without --players, a set of pairings covers every built-in bot and rule option.",
+        "Without --players, a set of pairings covers every built-in bot and rule option, and chouettes "
+        "of 3, 4 and 10 players every built-in cube bot in both cube regimes.",
     )
     parser.add_argument("--games", type=int, default=200, metavar="N",
                         help="games per case (with --match-to: matches); default 200")
@@ -54,4 +55,5 @@ def run_validate(args) -> int:
         raise ValueError(f"--positions cannot be negative, got {args.positions}")
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
-    return validate(_cases(args), args.games, args.seed, args.positions, args.jobs)
+    return validate(_cases(args), args.games, args.seed, args.positions, args.jobs,
+                    chouettes=() if args.players else chouette_cases())
