@@ -194,6 +194,16 @@ class Seating:
         raise ValueError(f"the winner of a chouette game is box or team, got {winner!r}")
 
 
+def seating_after(rows) -> Seating:
+    """The seats of the game after the last game of ``rows`` (a session's DataFrame,
+    ``bgsim.schema.CHOUETTE_COLUMNS``): that game's seats and its winner say them.  A session
+    continued from its rows on disk starts there."""
+    last = rows[rows["game"] == rows["game"].max()].sort_values("place")
+    if last.empty:
+        raise ValueError("no games in these rows: the seats of the next game come from the seating throws")
+    return Seating(tuple(int(player) for player in last["player"])).after(str(last["winner"].iloc[0]))
+
+
 def seating_order(throws, players: Sequence[int]) -> list[int]:
     """``players`` ordered by their throws of one die each from ``throws`` (anything with
     ``die()``), highest first, ties thrown again among the tied (see the module text)."""
@@ -606,7 +616,8 @@ class Session:
         if self._table is not None:
             from .schema import chouette_frame_from_columns
 
-            columns, self.seating = self._table.play(self.seed, numbers, self.seating)
+            columns, order = self._table.play(self.seed, numbers, self.seating.order)
+            self.seating = Seating(order)
             self.next_game = numbers.stop
             return chouette_frame_from_columns(columns, self.seed, [player.name for player in self.players],
                                                self.rules, self.chouette_cubes)

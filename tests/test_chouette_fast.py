@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bgsim.chouette import Seating, Session, chouette_engine, first_seating, play_chouettes
+from bgsim.chouette import CUBE_REGIMES, Session, chouette_engine, first_seating, play_chouettes, seating_after
 from bgsim.cube import Rules
 from bgsim.fast import chouette as fast_chouette
 from bgsim.fast.sameness import compare_frames, explain_chouette
-from bgsim.schema import CHOUETTE_DTYPES
+from bgsim.schema import CHOUETTE_DTYPES, CHOUETTE_ENGINE_COLUMNS
 from bots import cube_bots, make_player
 from experiments.studies.validation import CHOUETTE_SIZES, chouette_cases
 
@@ -89,12 +89,7 @@ def test_traced_fast_games_agree_with_the_reference_ply_for_ply(regime):
     for number in range(4):
         assert explain_chouette(players, SEED, number, seating, rules, regime) is None
         record = play_chouettes(players, SEED, range(number, number + 1), rules, regime, seating, "reference")
-        seating = _next_seating(record)
-
-
-def _next_seating(rows: pd.DataFrame) -> Seating:
-    game = rows.sort_values("place")
-    return Seating(tuple(int(player) for player in game["player"])).after(str(game["winner"].iloc[0]))
+        seating = seating_after(record)
 
 
 def test_the_ply_comparison_finds_where_the_engines_part():
@@ -116,9 +111,9 @@ def test_a_session_played_in_batches_and_chunks_is_the_session_played_at_once(mo
     monkeypatch.setattr(fast_chouette, "CHUNK_GAMES", 4)  # several kernel calls per batch
     session = Session(players, 3, Rules(), "individual", engine="fast")
     parts = [session.play(size) for size in (1, 9, 13)]
-    assert session.next_game == 23 and session.seating == _next_seating(whole[whole["game"] == 22])
+    assert session.next_game == 23 and session.seating == seating_after(whole[whole["game"] == 22])
     pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True).astype(CHOUETTE_DTYPES), whole)
-    later = Session(players, 3, Rules(), "individual", _next_seating(whole[whole["game"] == 9]), 10, "fast")
+    later = Session(players, 3, Rules(), "individual", seating_after(whole[whole["game"] == 9]), 10, "fast")
     pd.testing.assert_frame_equal(later.play(range(10, 23)), whole[whole["game"] >= 10].reset_index(drop=True))
 
 
@@ -147,15 +142,19 @@ def test_auto_seats_built_in_bots_in_the_fast_engine_and_anyone_else_in_the_refe
 
 def test_the_fast_table_refuses_what_a_chouette_is_not():
     players = [make_player("racer")] * 3
+    assert fast_chouette.REGIMES == CUBE_REGIMES
+    assert fast_chouette.ENGINE_COLUMNS == CHOUETTE_ENGINE_COLUMNS
     with pytest.raises(ValueError, match="a chouette has 3 to 10 players, got 2"):
         fast_chouette.Table(players[:2], Rules(), "team")
     with pytest.raises(ValueError, match="unknown chouette cube regime 'shared'"):
         fast_chouette.Table(players, Rules(), "shared")
     with pytest.raises(ValueError, match="standard backgammon, not nackgammon"):
         fast_chouette.Table(players, Rules(variant="nackgammon"), "team")
+    with pytest.raises(ValueError, match="standard backgammon, not nackgammon"):
+        Session(players, 1, Rules(variant="nackgammon"), engine="fast")
     table = fast_chouette.Table(players, Rules(), "team")
-    with pytest.raises(ValueError, match="3 seats for 4 players|4 seats for 3 players"):
-        table.play(1, 2, Seating((0, 1, 2, 3)))
-    columns, after = table.play(1, 0, first_seating(1, 3))
-    assert after == first_seating(1, 3) and all(len(values) == 0 for values in columns.values())
+    with pytest.raises(ValueError, match="every player number 0..2 once"):
+        table.play(1, range(2), (0, 1, 3))
+    columns, after = table.play(1, range(0), first_seating(1, 3).order)
+    assert after == first_seating(1, 3).order and all(len(values) == 0 for values in columns.values())
     assert np.array_equal(columns["game"], np.zeros(0))

@@ -55,7 +55,8 @@ ENGINE_COLUMNS = (
 ROW_SIZE = 21
 
 BOX, TEAM = 0, 1  # the sides, as schema.CHOUETTE_SIDE_CODES
-TEAM_CUBES, INDIVIDUAL_CUBES = 0, 1  # bgsim.chouette.CUBE_REGIMES
+REGIMES = ("team", "individual")  # bgsim.chouette.CUBE_REGIMES (tests hold them equal)
+TEAM_CUBES, INDIVIDUAL_CUBES = 0, 1
 CENTRE = 1  # schema.CHOUETTE_OWNER_CODES: 0 none (the box's row), 1 centre, 2 box, 3 team (2 + side)
 MAX_PLAYERS = 10
 STREAMS = 1 + MAX_PLAYERS  # the dice, then player i's choices at row 1 + i (stream 1 + i)
@@ -457,26 +458,30 @@ CHUNK_GAMES = 10_000  # games per kernel call of a long session: bounds the int6
 
 
 class Table:
-    """Players seated for the kernels once (checked, packed), under one set of rules and one cube
-    regime: sessions played and games traced without packing them again.
+    """Players seated for the kernels once (packed), under one set of rules and one cube regime:
+    sessions played and games traced without packing them again.
 
-    ValueError (one line) for a player the fast engine cannot run: a bot without a kernel names
-    itself (``bgsim.fast.player_halves``), and a user's evaluation function plays chouettes only
-    in the reference engine.
+    ``bgsim.chouette`` checks a session's players, seats and games before it gets here (this
+    module never imports it: it is the engine below it).  ValueError (one line) for a player the
+    fast engine cannot run: a bot without a kernel names itself (``bgsim.fast.player_halves``),
+    and a user's evaluation function plays chouettes only in the reference engine.
     """
 
     def __init__(self, players, rules, chouette_cubes: str) -> None:
-        from ..chouette import CUBE_REGIMES, check_chouette_cubes, check_players
         from ..cube import Rules
         from . import CUSTOM, _rule_array, pack_halves, player_halves, uses_exact
 
-        self.players = check_players(players)
+        self.players = list(players)
+        if not 3 <= len(self.players) <= MAX_PLAYERS:
+            raise ValueError(f"a chouette has 3 to {MAX_PLAYERS} players, got {len(self.players)}")
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a bgsim.cube.Rules, got {type(rules).__name__}")
         if rules.variant != "standard":
             raise ValueError(f"a chouette is a game of standard backgammon, not {rules.variant}")
+        if chouette_cubes not in REGIMES:
+            raise ValueError(f"unknown chouette cube regime {chouette_cubes!r}: choose from {', '.join(REGIMES)}")
         self.rules = rules
-        self.regime = CUBE_REGIMES.index(check_chouette_cubes(chouette_cubes))
+        self.regime = REGIMES.index(chouette_cubes)
         checkers, cubes = [], []
         for number, player in enumerate(self.players):
             checker, cube = player_halves(player)
@@ -496,24 +501,22 @@ class Table:
         return len(self.players)
 
     def _order(self, seating) -> np.ndarray:
-        from ..chouette import Seating
+        order = np.array(seating, dtype=np.int64)
+        if sorted(order.tolist()) != list(range(self.count)):
+            raise ValueError(f"a seating is every player number 0..{self.count - 1} once, got {tuple(seating)}")
+        return order
 
-        if not isinstance(seating, Seating):
-            raise TypeError(f"seating must be a bgsim.chouette.Seating, got {type(seating).__name__}")
-        if len(seating.order) != self.count:
-            raise ValueError(f"the seating has {len(seating.order)} seats for {self.count} players")
-        return np.array(seating.order, dtype=np.int64)
-
-    def play(self, seed: int, games, seating):
+    def play(self, seed: int, numbers: range, seating):
         """The engine columns (``ENGINE_COLUMNS``, in the schema's dtypes, codes as integers) of
-        the games ``games`` (N, or a range of consecutive game numbers) of session ``seed``, the
-        first of them seated as ``seating``, and the seating of the game after the last."""
-        from ..chouette import Seating, session_games
+        the games ``numbers`` (consecutive game numbers) of session ``seed``, the first of them
+        seated as ``seating`` (player numbers: the box, the captain, the team), and the seating
+        of the game after the last."""
         from ..dice import check_seed
         from ..schema import CHOUETTE_CODED, CHOUETTE_COLUMNS
 
         check_seed(seed)
-        numbers = session_games(games)
+        if not isinstance(numbers, range) or numbers.step != 1:
+            raise ValueError("the games of a session follow each other: a range of game numbers with step 1")
         order = self._order(seating)
         parts = []
         for first in range(numbers.start, numbers.stop, CHUNK_GAMES):
@@ -530,7 +533,7 @@ class Table:
             columns = {name: np.zeros(0, dtype=np.int64) for name in ENGINE_COLUMNS}
         else:
             columns = {name: np.concatenate([part[name] for part in parts]) for name in ENGINE_COLUMNS}
-        return columns, Seating(tuple(int(number) for number in order))
+        return columns, tuple(int(number) for number in order)
 
     def trace(self, seed: int, number: int, seating, max_plies: int = 20_000, max_events: int = 100_000):
         """Game ``number`` of session ``seed`` seated as ``seating``, traced: (rows, trace,

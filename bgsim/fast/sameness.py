@@ -232,15 +232,15 @@ def explain_chouette(players, seed: int, number: int, seating, rules: Rules = Ru
                      chouette_cubes: str = "team") -> PlyMismatch | None:
     """Replay chouette game ``number`` (seated as ``seating``) in both engines with traces; the
     first ply where they part (its side on roll, who moved, the cube answers, the roll, the play)."""
-    from ..chouette import SEATS, CubeEvent, play_chouette
+    from ..chouette import BOX, TEAM, CubeEvent, play_chouette
     from .chouette import (
         ACTIONS, EVENT_ACTION, EVENT_PLAYER, EVENT_VALUE, TRACE_DIE1, TRACE_DIE2, TRACE_EVENTS,
         TRACE_FIRST_EVENT, TRACE_HEAD, TRACE_MOVER, TRACE_PLAYS, TRACE_PLY, TRACE_SIDE, Table,
     )
 
     reference = play_chouette(players, seating, seed, number, rules, chouette_cubes, trace=True).history
-    _, trace, events = Table(players, rules, chouette_cubes).trace(seed, number, seating)
-    sides = (SEATS[0], "team")
+    _, trace, events = Table(players, rules, chouette_cubes).trace(seed, number, seating.order)
+    sides = (BOX, TEAM)
     for step in range(max(len(reference), len(trace))):
         if step >= len(reference) or step >= len(trace):
             return PlyMismatch(number, 0, step + 1, "?", "", None,

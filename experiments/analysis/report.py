@@ -312,15 +312,35 @@ def report_again(path: Path) -> str:
             names = pq.read_schema(rows_file).names
         except Exception as error:  # noqa: BLE001 - pyarrow's errors name no common base
             raise ValueError(f"{rows_file} is not a Parquet file bgsim can read ({error})") from None
-        if "pairing" not in names:
+        if "seat" in names and folder.is_file():
+            return _chouette_report(rows_file)
+        if "pairing" not in names and "seat" not in names:
             return _play_report(rows_file)
     if folder.is_file():
         raise ValueError(f"{folder} is neither a results folder nor the Parquet file of bgsim play")
     run = read_run(folder)
     experiment = Experiment.from_dict(run["config"]) if run and "config" in run else None
     frame = load_rows(folder)
+    if experiment is not None and experiment.chouette:
+        from .chouette_report import write_chouette_report
+
+        report = write_chouette_report(folder, frame, experiment, run)
+        return f"{report.text}\nRewrote {folder}/summary.md and summary.csv from {len(frame)} rows"
     report = write_report(folder, frame, experiment)
     return f"{report.text}\nRewrote {folder}/summary.md, summary.csv and the plots from {len(frame)} rows"
+
+
+def _chouette_report(path: Path) -> str:
+    """The summary ``bgsim chouette`` printed, again, from the rows of its output file."""
+    from .chouette import format_chouette_summary, summarize_chouette
+
+    frame = pd.read_parquet(path)
+    if frame.empty:
+        raise ValueError(f"{path} holds no games")
+    if frame["seed"].nunique() > 1 or frame["players"].nunique() > 1:
+        raise ValueError(f"{path} holds rows of more than one chouette session; bgsim report summarizes one")
+    text = format_chouette_summary(summarize_chouette(frame), str(frame["rule_chouette_cubes"].iloc[0]))
+    return f"{text}\n(from the {len(frame)} rows of {path}, a bgsim chouette output: no summary files to rebuild)"
 
 
 def _play_report(path: Path) -> str:
