@@ -148,7 +148,8 @@ class _Session:
                  f"{f', Dask {self.dask}' if self.dask else ''} → {folder}")
         factory = self.make_player or default_player_factory()
         everyone = [cached_player(factory, name) for name in experiment.everyone]
-        if "fast" in self._engines_used(pairings) and fast_compile_pending(everyone, chouette=experiment.chouette):
+        if "fast" in self._engines_used(pairings) and (fast_compile_pending(everyone, chouette=True)
+                                                       if experiment.chouette else fast_compile_pending(everyone)):
             self.log(COMPILING)
         if chunks.done_units:
             self.log(f"resuming: {len(chunks.on_disk)} finished chunks on disk, {chunks.done_units} {unit} not replayed")

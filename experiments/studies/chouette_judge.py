@@ -38,6 +38,7 @@ from experiments.running.progress import Progress
 from .cube_audit import take_verdict
 
 MAX_PLIES = 2_000  # a traced game longer than this is cut short (no real game comes near)
+MAX_EVENTS = 20_000  # cube answers of one traced game
 COLUMNS = ("table", "condition", "game", "games_judged", "ply", "player", "spec", "seat", "answer", "value",
            "cubes", "position_id", "double_take", "best", "error", "equity_lost", "points_lost")
 
@@ -61,14 +62,18 @@ def judge_table(index: int, rows: pd.DataFrame, count: int, make_player) -> list
     seed = int(first["seed"].iloc[0])
     table = Table([make_player(spec) for spec in specs], rules, regime)
     out = []
-    judged = rows[rows["game"] < count]
-    for game, part in judged.groupby("game", sort=True):
-        if int(part["doubles_received"].sum()) == 0:
+    judged = rows[rows["game"] < count].sort_values(["game", "place"], kind="mergesort")
+    games, places = judged["game"].to_numpy(), len(specs)
+    players, points = judged["player"].to_numpy(), judged["points"].to_numpy()
+    received = judged["doubles_received"].to_numpy()
+    for start in range(0, len(judged), places):  # one game's rows, in seat order
+        seats = slice(start, start + places)
+        if received[seats].sum() == 0:
             continue  # nobody answered a double in this game
-        part = part.sort_values("place")
-        seating = Seating(tuple(int(player) for player in part["player"]))
-        traced, trace, events = table.trace(seed, int(game), seating.order, max_plies=MAX_PLIES)
-        if list(traced[:, COL_POINTS]) != [int(points) for points in part["points"]]:
+        game = int(games[start])
+        seating = Seating(tuple(int(player) for player in players[seats]))
+        traced, trace, events = table.trace(seed, game, seating.order, max_plies=MAX_PLIES, max_events=MAX_EVENTS)
+        if list(traced[:, COL_POINTS]) != [int(value) for value in points[seats]]:
             raise RunError(f"table {index}, game {game}: the game traced again does not score as the run's rows "
                            "(another version of bgsim played them?)")
         for row in trace:
@@ -90,7 +95,7 @@ def judge_table(index: int, rows: pd.DataFrame, count: int, make_player) -> list
                 cubes = doubles if box_answering and regime == "team" else 1
                 best, error, lost = take_verdict(truth, action != "drop")
                 out.append({
-                    "table": index, "condition": condition, "game": int(game), "games_judged": count,
+                    "table": index, "condition": condition, "game": game, "games_judged": count,
                     "ply": int(row[TRACE_PLY]), "player": player, "spec": specs[player],
                     "seat": "box" if player == seating.box else "member", "answer": action,
                     "value": int(event[EVENT_VALUE]), "cubes": cubes, "position_id": position.position_id,
