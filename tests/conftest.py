@@ -80,11 +80,34 @@ def bearoff_position(own, opponent):
     return Position(tuple(board))
 
 
+_GNUBG_CHECKS = ("test_against_gnubg", "test_variants_against_gnubg")
+_WORKER_SUMMARIES: dict = {}  # gathered from pytest-xdist's workers by the controller
+
+
+def _gnubg_summary() -> dict:
+    summary = {}
+    for name in _GNUBG_CHECKS:
+        summary.update(getattr(sys.modules.get(name), "SUMMARY", None) or {})
+    return summary
+
+
+def pytest_sessionfinish(session):
+    """Under pytest-xdist the checks run in workers: each hands its counts to the controller."""
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["gnubg_summary"] = _gnubg_summary()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    for source, counts in (getattr(node, "workeroutput", None) or {}).get("gnubg_summary", {}).items():
+        merged = _WORKER_SUMMARIES.setdefault(source, {})
+        for name, value in counts.items():
+            merged[name] = merged.get(name, 0) + value if isinstance(value, int) else value
+
+
 def pytest_terminal_summary(terminalreporter):
     """Print how many (position, roll) pairs were checked against GNU Backgammon, by kind."""
-    summary = {}
-    for name in ("test_against_gnubg", "test_variants_against_gnubg"):
-        summary.update(getattr(sys.modules.get(name), "SUMMARY", None) or {})
+    summary = _gnubg_summary() or _WORKER_SUMMARIES
     if not summary:
         return
     terminalreporter.section("bgsim against GNU Backgammon's move generator")
