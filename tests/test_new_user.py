@@ -66,6 +66,10 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
         setting("--games", "3")
         setting("--engine", "reference")
         setting("--out", str(tmp_path / Path(words[words.index("--out") + 1]).name))
+    elif name == "chouette":
+        setting("--games", "3")
+        setting("--out", str(tmp_path / Path(words[words.index("--out") + 1]).name))
+        words.append("--no-progress")
     elif name in ("run", "tournament"):  # on the file's own engine (fast: compiled once per process)
         setting("--games", "1")
         setting("--chunk", "1")
