@@ -1,10 +1,41 @@
-"""Which bots the fast engine runs, and the layout of each one's parameters, declared once.
+"""Which bots the fast engine runs, what each one supports, and the layout of its parameters,
+declared once.
 
-Both engines read this table.  A bot of ``bots/`` names its fast half with ``fast_name`` and
-hands over its values by name: ``fast_params()`` a mapping ``{parameter: number}`` and
-``fast_arrays()`` a mapping ``{array: numpy array}``, with exactly the names declared here.
-The wrapper (``bgsim.fast``) packs them in the declared order, and the kernels read them
-through constants taken from here (``PIPDIFF.param("take")``), never by a bare position.
+Both engines and the tools read this table.  A bot of ``bots/`` names its fast half with
+``fast_name`` and hands over its own values by name: ``fast_params()`` a mapping
+``{parameter: number}`` and ``fast_arrays()`` a mapping ``{array: numpy array}``, with exactly
+the names declared here as the bot's own.  The wrapper (``bgsim.fast``) packs them in the
+declared order, and the kernels read them through constants taken from here
+(``PIPDIFF.param("take")``), never by a bare position.
+
+**Kernels.**  ``kernel="module.prefix"`` names the bot's kernels in ``bgsim/fast/module.py``:
+a checker bot's ``prefix_choose``, a cube bot's ``prefix_offers`` (True: double) and
+``prefix_answer`` (``TAKE``, ``DROP`` or ``BEAVER`` of ``bgsim.fast.cube``), each taking exactly
+the arguments of the dispatch that calls it (``bgsim.fast.dispatch``, generated from this table:
+adding a bot edits no dispatch).
+
+**Capabilities.**  What a bot supports is a field of its layout, and everything that depends on
+it is built from that field:
+
+* ``bearoff`` (checker bots): the perfect bear-off switch.  The bot has a true/false parameter
+  ``bearoff``; when it is on, the dispatch hands every pure bear-off to the perfect bear-off
+  player (``bgsim/fast/bearoff.py``) before the bot's kernel is asked, as
+  ``bots.checker.CheckerBot.choose`` does in the reference engine.
+* ``score_aware`` (cube bots): judgement at the match score.  The bot has a true/false parameter
+  ``score_aware``; when it is on, in a match, the dispatch applies what the score decides alone
+  (``bgsim.fast.match_cube.forced_at_score``) before the bot's ``_offers`` kernel, as
+  ``bots.cube.CubeBot.offer_double`` does, and the kernel reads the published match equity
+  table.
+* ``variants``: the games of the rulebook the bot plays in the fast engine (``bgsim.variants``;
+  today every checker bot every game, every cube bot every game with a cube).  A checker bot
+  that plays acey-deucey also has a ``prefix_double`` kernel: the double it plays after a 1-2.
+  A bot asked to play a game its layout does not list is refused in one line.
+* ``chouette``: whether the bot can sit in a chouette seat (today: none).
+
+A switchable capability (:data:`CAPABILITIES`) adds its parameters and arrays after the bot's
+own, and the wrapper fills them in from the bot's switch (``bgsim.fast.capability_values``):
+the bot hands over only its own.  ``bgsim validate`` plays every registered bot with each
+capability switched on and off (``experiments/studies/validation.py``, ``bot_cases``).
 
 Parameters are float64 numbers (flags as 0.0/1.0), at most :data:`MAX_PARAMS` per bot.
 Arrays are for large read-only data (weights of an evaluation, a neural net): each declared
@@ -23,24 +54,83 @@ This module imports nothing heavy: ``bots`` reads it without loading Numba.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from .variants import DEFINITIONS as _GAMES
 
 CHECKER, CUBE = "checker", "cube"
 FLOAT64, INT32, INT64 = "float64", "int32", "int64"
 DTYPES = (FLOAT64, INT32, INT64)  # one shared buffer of each: float64s, int32s, int64s
 MAX_PARAMS = 16  # per bot; the engine's params table is float64[4 seats, MAX_PARAMS]
 MAX_ARRAYS = 20  # per bot (exact declares 17); the offsets table is int64[4 seats, MAX_ARRAYS]
+STANDARD = "standard"  # the standard game, which every bot plays (bgsim.cube.Rules)
+# the games of the rulebook (bgsim.variants, light: no Numba): every checker bot sees a variant's
+# boards as standard ones, every cube bot plays wherever there is a cube
+EVERY_GAME = tuple(_GAMES)
+CUBE_GAMES = tuple(name for name, game in _GAMES.items() if game.cube)
+
+
+@dataclass(frozen=True)
+class Capability:
+    """A switchable capability: the bots' true/false parameter ``name`` and what the switch adds
+    to the layout of a bot that declares it (a flag of the same name on :class:`FastBot`)."""
+
+    name: str
+    role: str
+    params: tuple[str, ...]
+    arrays: tuple[tuple[str, str], ...]
+    in_money: bool  # whether switching it changes money games (else only matches)
+
+
+# the perfect bear-off player's switch (bgsim/fast/bearoff.py): a 0/1 flag, the two-sided
+# table's size, and the tables it reads (one-sided, two-sided cubeless win)
+BEAROFF_ARRAYS = (("bearoff_one_sided", FLOAT64), ("bearoff_win", FLOAT64))
+BEAROFF_SWITCH = Capability("bearoff", CHECKER, ("bearoff", "bearoff_checkers"), BEAROFF_ARRAYS, in_money=True)
+# judgement at the score (bots/match_cube.py): a 0/1 flag and the published match equity table,
+# pre-Crawford 25x25 and post-Crawford 25 (bgsim/fast/match_cube.py)
+MET_ARRAYS = (("met_pre", FLOAT64), ("met_post", FLOAT64))
+SCORE_AWARE_SWITCH = Capability("score_aware", CUBE, ("score_aware",), MET_ARRAYS, in_money=False)
+CAPABILITIES = (BEAROFF_SWITCH, SCORE_AWARE_SWITCH)
 
 
 @dataclass(frozen=True)
 class FastBot:
-    """One fast kernel: its ``fast_name``, role, engine code, parameter names and arrays."""
+    """One fast bot: its ``fast_name``, role, engine code, its own parameter names and arrays,
+    its kernels and what it supports (module doc).  ``params`` and ``arrays`` become the whole
+    layout: the bot's own, then those of each capability it declares."""
 
     name: str
     role: str
     code: int
     params: tuple[str, ...] = ()
     arrays: tuple[tuple[str, str], ...] = ()  # (name, dtype)
+    kernel: str = ""  # "module.prefix" in bgsim/fast (module doc)
+    bearoff: bool = False
+    score_aware: bool = False
+    variants: tuple[str, ...] = (STANDARD,)
+    chouette: bool = False
+    # compiled only into the game kernels of runs that use it (bgsim/fast/with_exact.py)
+    apart: bool = False
+    own_params: tuple[str, ...] = field(init=False)
+    own_arrays: tuple[tuple[str, str], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        params, arrays = self.params, self.arrays
+        for switch in self.switches:
+            if set(switch.params) & set(params) or set(switch.arrays) & set(arrays):
+                raise RuntimeError(f"bgsim.layouts: {self.name} declares itself what its capability "
+                                   f"{switch.name} adds")
+            params += switch.params
+            arrays += switch.arrays
+        object.__setattr__(self, "own_params", self.params)
+        object.__setattr__(self, "own_arrays", self.arrays)
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "arrays", arrays)
+
+    @property
+    def switches(self) -> tuple[Capability, ...]:
+        """The switchable capabilities this bot declares."""
+        return tuple(switch for switch in CAPABILITIES if getattr(self, switch.name))
 
     def param(self, key: str) -> int:
         """The position of parameter ``key`` in the bot's params row (a kernel constant)."""
@@ -56,60 +146,66 @@ class FastBot:
         return names.index(key)
 
 
-# --- checker bots (bgsim/fast/checker.py, ``choose``) ---------------------------------------
+# --- checker bots (kernels ``<prefix>_choose``) -------------------------------------------
 
-RANDOM = FastBot("random", CHECKER, 0)
-# a checker bot with ``bearoff=true`` hands pure bear-offs to the perfect bear-off player
-# (bgsim/fast/bearoff.py): a 0/1 flag, the two-sided table's size, and the tables it reads
-BEAROFF_PARAMS = ("bearoff", "bearoff_checkers")
-BEAROFF_ARRAYS = (("bearoff_one_sided", FLOAT64), ("bearoff_win", FLOAT64))
-RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot") + BEAROFF_PARAMS, arrays=BEAROFF_ARRAYS)
+RANDOM = FastBot("random", CHECKER, 0, kernel="checker.random", variants=EVERY_GAME)
+# racer, heuristic and pubeval share one evaluation kernel, which branches on the code
+RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot"), kernel="checker.evaluation", bearoff=True,
+                variants=EVERY_GAME)
 # the eleven features of bots.heuristic, in the order of its weighted sum
 HEURISTIC = FastBot("heuristic", CHECKER, 2, params=(
-    "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back")
-    + BEAROFF_PARAMS, arrays=BEAROFF_ARRAYS)
-PUBEVAL = FastBot("pubeval", CHECKER, 3, params=BEAROFF_PARAMS,
-                  arrays=(("race_weights", FLOAT64), ("contact_weights", FLOAT64)) + BEAROFF_ARRAYS)
+    "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back"),
+    kernel="checker.evaluation", bearoff=True, variants=EVERY_GAME)
+PUBEVAL = FastBot("pubeval", CHECKER, 3, arrays=(("race_weights", FLOAT64), ("contact_weights", FLOAT64)),
+                  kernel="checker.evaluation", bearoff=True, variants=EVERY_GAME)
 # the quantized net of bots/nn.py (see bgsim/fast/nn.py); its cube bot reads the same arrays
 NN_ARRAYS = (("tables", INT32), ("bias", INT32), ("race", INT32), ("weights2", INT32),
              ("bias2", INT64), ("sigmoid", INT64))
-NN = FastBot("nn", CHECKER, 4, params=("hidden",) + BEAROFF_PARAMS, arrays=NN_ARRAYS + BEAROFF_ARRAYS)
+NN = FastBot("nn", CHECKER, 4, params=("hidden",), arrays=NN_ARRAYS, kernel="checker.nn", bearoff=True,
+             variants=EVERY_GAME)
 
-# --- cube bots (bgsim/fast/cube.py, ``offer_double`` and ``respond``) ----------------------
-# A score-aware cube bot (bots/match_cube.py) has a 0/1 ``score_aware`` flag and reads the
-# published match equity table: pre-Crawford 25x25 and post-Crawford 25 (bgsim/fast/match_cube.py)
-MET_ARRAYS = (("met_pre", FLOAT64), ("met_post", FLOAT64))
+# --- cube bots (kernels ``<prefix>_offers`` and ``<prefix>_answer``) -----------------------
 
-NO_CUBE = FastBot("none", CUBE, 0)
-ALWAYS_TAKE = FastBot("always-take", CUBE, 1)
-NEVER_TAKE = FastBot("never-take", CUBE, 2)
+NO_CUBE = FastBot("none", CUBE, 0, kernel="cube.always_take", variants=CUBE_GAMES)
+ALWAYS_TAKE = FastBot("always-take", CUBE, 1, kernel="cube.always_take", variants=CUBE_GAMES)
+NEVER_TAKE = FastBot("never-take", CUBE, 2, kernel="cube.never_take", variants=CUBE_GAMES)
 # thresholds as numbers (8.0 for 8%, 10.0 for 10 pips) with a 0/1 percent flag; beaver_on says
 # whether there is a beaver threshold at all (beaver=0 pips is a real one)
 PIPDIFF = FastBot("pipdiff", CUBE, 3, params=(
     "double", "double_percent", "redouble", "redouble_percent", "take", "take_percent",
-    "race_only", "beaver", "beaver_percent", "beaver_on", "score_aware"), arrays=MET_ARRAYS)
-KEITH = FastBot("keith", CUBE, 4, params=("double", "redouble", "take", "score_aware"), arrays=MET_ARRAYS)
-THORP = FastBot("thorp", CUBE, 5, params=("double", "redouble", "take", "score_aware"), arrays=MET_ARRAYS)
+    "race_only", "beaver", "beaver_percent", "beaver_on"), kernel="cube.pipdiff", score_aware=True,
+    variants=CUBE_GAMES)
+# keith and thorp share the kernel of a race count and so the layout
+KEITH = FastBot("keith", CUBE, 4, params=("double", "redouble", "take"), kernel="cube.count", score_aware=True,
+                variants=CUBE_GAMES)
+THORP = FastBot("thorp", CUBE, 5, params=("double", "redouble", "take"), kernel="cube.count", score_aware=True,
+                variants=CUBE_GAMES)
 # Janowski's cubeful money equities from the nn net's probabilities; x is the cube life index
-NN_CUBE = FastBot("nn", CUBE, 6, params=("hidden", "x", "score_aware"), arrays=NN_ARRAYS + MET_ARRAYS)
+NN_CUBE = FastBot("nn", CUBE, 6, params=("hidden", "x"), arrays=NN_ARRAYS, kernel="cube.nn", score_aware=True,
+                  variants=CUBE_GAMES)
 
-# the race rules of bots/race_rules.py (bgsim/fast/race_rules.py): one layout for all four;
-# epc also reads the effective pip count of every one-sided bear-off position
-RACE_RULE_PARAMS = ("double", "redouble", "take", "score_aware")
-RULE62 = FastBot("rule62", CUBE, 7, params=RACE_RULE_PARAMS, arrays=MET_ARRAYS)
-KLEINMAN = FastBot("kleinman", CUBE, 8, params=RACE_RULE_PARAMS, arrays=MET_ARRAYS)
-ISIGHT = FastBot("isight", CUBE, 9, params=RACE_RULE_PARAMS, arrays=MET_ARRAYS)
-EPC = FastBot("epc", CUBE, 10, params=RACE_RULE_PARAMS, arrays=MET_ARRAYS + (("epc", FLOAT64),))
+# the race rules of bots/race_rules.py (bgsim/fast/race_rules.py): one layout of parameters for
+# all four; epc also reads the effective pip count of every one-sided bear-off position
+RACE_RULE_PARAMS = ("double", "redouble", "take")
+RULE62 = FastBot("rule62", CUBE, 7, params=RACE_RULE_PARAMS, kernel="race_rules.race_rule", score_aware=True,
+                 variants=CUBE_GAMES)
+KLEINMAN = FastBot("kleinman", CUBE, 8, params=RACE_RULE_PARAMS, kernel="race_rules.race_rule", score_aware=True,
+                   variants=CUBE_GAMES)
+ISIGHT = FastBot("isight", CUBE, 9, params=RACE_RULE_PARAMS, kernel="race_rules.race_rule", score_aware=True,
+                 variants=CUBE_GAMES)
+EPC = FastBot("epc", CUBE, 10, params=RACE_RULE_PARAMS, arrays=(("epc", FLOAT64),), kernel="race_rules.race_rule",
+              score_aware=True, variants=CUBE_GAMES)
 
-# bots/exact.py (bgsim/fast/exact.py): the net, the MET, the bear-off tables its decisions read
+# bots/exact.py (bgsim/fast/exact.py): the net, the bear-off tables its decisions read
 # (one-sided, two-sided cubeless win and cubeful money equities: empty where its parameters
 # never read them) and what the match decision's on-demand recursion reads (the cubeless win
 # table of the match tables' size, its positions' successors and pips)
 EXACT = FastBot("exact", CUBE, 11, params=(
-    "hidden", "tables", "estimate_nn", "score_aware", "bearoff_checkers", "match_checkers"),
-    arrays=NN_ARRAYS + MET_ARRAYS + BEAROFF_ARRAYS + (
+    "hidden", "tables", "estimate_nn", "bearoff_checkers", "match_checkers"),
+    arrays=NN_ARRAYS + BEAROFF_ARRAYS + (
         ("rolls_centred", FLOAT64), ("rolls_owned", FLOAT64), ("opponent_owns", FLOAT64),
-        ("match_win", FLOAT64), ("match_starts", INT64), ("match_targets", INT32), ("match_pips", INT64)))
+        ("match_win", FLOAT64), ("match_starts", INT64), ("match_targets", INT32), ("match_pips", INT64)),
+    kernel="exact.exact", score_aware=True, apart=True, variants=CUBE_GAMES)
 
 FAST_BOTS: tuple[FastBot, ...] = (
     RANDOM, RACER, HEURISTIC, PUBEVAL, NN,
@@ -122,19 +218,32 @@ def fast_bots(role: str) -> dict[str, FastBot]:
     return {bot.name: bot for bot in FAST_BOTS if bot.role == role}
 
 
-def _check_table() -> None:
-    # Two bots of a role with one code would run one kernel for both: refuse at import.
+def check_table(bots: tuple[FastBot, ...]) -> None:
+    """RuntimeError naming the first layout the engine could not run as declared."""
     for role in (CHECKER, CUBE):
-        bots = [bot for bot in FAST_BOTS if bot.role == role]
-        codes = [bot.code for bot in bots]
-        names = [bot.name for bot in bots]
+        of_role = [bot for bot in bots if bot.role == role]
+        codes = [bot.code for bot in of_role]
+        names = [bot.name for bot in of_role]
+        # two bots of a role with one code would run one kernel for both
         if len(set(codes)) != len(codes) or len(set(names)) != len(names):
             raise RuntimeError(f"bgsim.layouts: duplicate {role} code or name in {list(zip(names, codes))}")
-        for bot in bots:
-            if bot.code < 0 or len(bot.params) > MAX_PARAMS or len(bot.arrays) > MAX_ARRAYS:
-                raise RuntimeError(f"bgsim.layouts: {bot.name} has a negative code or too many params/arrays")
-            if any(dtype not in DTYPES for _, dtype in bot.arrays):
-                raise RuntimeError(f"bgsim.layouts: {bot.name}: an array's dtype is one of {DTYPES}")
+    for bot in bots:
+        if bot.code < 0 or len(bot.params) > MAX_PARAMS or len(bot.arrays) > MAX_ARRAYS:
+            raise RuntimeError(f"bgsim.layouts: {bot.name} has a negative code or too many params/arrays")
+        if any(dtype not in DTYPES for _, dtype in bot.arrays):
+            raise RuntimeError(f"bgsim.layouts: {bot.name}: an array's dtype is one of {DTYPES}")
+        if bot.kernel.count(".") != 1 or not all(part.isidentifier() for part in bot.kernel.split(".")):
+            raise RuntimeError(f"bgsim.layouts: {bot.name}: kernel must be 'module.prefix', got {bot.kernel!r}")
+        for switch in bot.switches:
+            if switch.role != bot.role:
+                raise RuntimeError(f"bgsim.layouts: {bot.name} is a {bot.role} bot: {switch.name} is a "
+                                   f"capability of {switch.role} bots")
+        if STANDARD not in bot.variants:
+            raise RuntimeError(f"bgsim.layouts: {bot.name}: every bot plays the {STANDARD} game")
+        games = CUBE_GAMES if bot.role == CUBE else EVERY_GAME
+        if not set(bot.variants) <= set(games):
+            raise RuntimeError(f"bgsim.layouts: {bot.name}: a {bot.role} bot plays games of {', '.join(games)}, "
+                               f"not {', '.join(sorted(set(bot.variants) - set(games)))}")
 
 
-_check_table()
+check_table(FAST_BOTS)

@@ -81,6 +81,24 @@ def published() -> MatchEquityTable:
     return _read_gnubg_met(DATA / "Kazaross-XG2.xml", PUBLISHED)
 
 
+KERNEL_LENGTH = 25  # the score-aware cube kernels' table (bgsim/fast/match_cube.py MET_LENGTH)
+
+
+@lru_cache(maxsize=None)
+def kernel_arrays() -> dict[str, np.ndarray]:
+    """The published table as the score-aware cube bots read it (``met_pre``, ``met_post`` of
+    ``bgsim.layouts.SCORE_AWARE_SWITCH``): the SAME read-only array objects every call, so the
+    fast engine stores them once however many seats hand them over."""
+    table = published()
+    if table.length != KERNEL_LENGTH:
+        raise RuntimeError(f"the published match equity table has {table.length} points, not {KERNEL_LENGTH}")
+    pre = np.ascontiguousarray(table.pre, dtype=np.float64)
+    post = np.ascontiguousarray(table.post, dtype=np.float64)
+    pre.setflags(write=False)
+    post.setflags(write=False)
+    return {"met_pre": pre, "met_post": post}
+
+
 @lru_cache(maxsize=None)
 def _read_gnubg_met(path: Path, name: str) -> MatchEquityTable:
     root = ElementTree.parse(path).getroot()

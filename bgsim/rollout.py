@@ -164,13 +164,14 @@ def rollout(position: Position, player, games: int, seed: int = 1, truncate: boo
     if not isinstance(position, Position):
         raise TypeError(f"rollout needs a Position, got {type(position).__name__}")
     if position.variant != "standard":
-        raise ValueError(f"rollouts run on the fast engine, which plays only the standard game so far, "
-                         f"not {position.variant}")
+        raise ValueError(f"rollouts roll out positions of the standard game only, not {position.variant}")
     if position.checkers_off == 15 or position.opponent_checkers_off == 15:
         raise ValueError(f"position {position.position_id} is a finished game: nothing to roll out")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"a rollout needs a whole number of games of at least 1, got {games!r}")
     check_seed(seed)
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
     if batch is None:
         batch = BATCH_PER_THREAD * (threads or numba.get_num_threads())
     if batch < 2 or batch % 2:

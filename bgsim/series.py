@@ -94,19 +94,15 @@ def check_player(seat: str, player) -> None:
 
 def engine_for(engine: str, white: Player, black: Player, rules: Rules | None = None) -> str:
     """The engine ``play_games`` runs for ``engine``: ``auto`` is fast when both players can run
-    there and the game is the standard one (the fast engine plays no other variant yet)."""
+    there (every variant plays in both engines; ``rules`` is kept for the callers that pass it)."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}: choose from {', '.join(ENGINES)}")
-    if rules is not None and rules.variant != STANDARD:
-        if engine == "fast":
-            raise ValueError(f"the fast engine plays only the standard game so far, not {rules.variant}: "
-                             f"use the reference engine")
-        return "reference"
     if engine != "auto":
         return engine
     from . import fast
 
-    return "fast" if fast.supports(white) and fast.supports(black) else "reference"
+    variant = rules.variant if rules is not None else STANDARD
+    return "fast" if fast.supports(white, variant) and fast.supports(black, variant) else "reference"
 
 
 def play_games(

@@ -34,8 +34,8 @@ MATCH_BEAROFF_CHECKERS = Setting(
     "checkers a side in the exact match tables (`judge_cube`, `exact` in matches)")
 STOP_AFTER = Setting(
     "BGSIM_STOP_AFTER", None,
-    "for tests: K or K:SIGNAL makes a run, `bgsim play` or `bgsim rollout` send itself SIGNAL "
-    "(default SIGINT) right after its K-th chunk or batch is written")
+    "for tests: K or K:SIGNAL makes a run, `bgsim play`, `chouette`, `rollout`, `cube-audit` or "
+    "`cross-check` send itself SIGNAL (default SIGINT) right after its K-th chunk or batch is written")
 XDG_CACHE_HOME = Setting(
     "XDG_CACHE_HOME", "~/.cache", "Linux: the user cache folder, when BGSIM_CACHE is not set")
 LOCALAPPDATA = Setting(

@@ -40,8 +40,9 @@ def game_numbers(games: int | range | Iterable[int]) -> list[int]:
 @dataclass(frozen=True)
 class Starts:
     """Where each game starts, as the kernels take it: ``boards`` int8 (games, 26) from white,
-    white on roll, and ``setups`` int64 (games, 2 + 2 * given rolls): mirror, given rolls, dice;
-    both with no rows for games from the opening."""
+    white on roll (games, 30 for positions of a variant: its state bytes after the board, see
+    ``bgsim.variants``), and ``setups`` int64 (games, 2 + 2 * given rolls): mirror, given rolls,
+    dice; both with no rows for games from the opening."""
 
     boards: np.ndarray
     setups: np.ndarray
@@ -50,10 +51,11 @@ class Starts:
 OPENING = Starts(np.zeros((0, 26), dtype=np.int8), np.zeros((0, 2), dtype=np.int64))
 
 
-def game_starts(count: int, start=None, rolls=None, mirror=False) -> Starts:
+def game_starts(count: int, start=None, rolls=None, mirror=False, variant: str = STANDARD) -> Starts:
     """``start`` (a Position, a sequence of them, or int arrays (26,) or (games, 26)), ``rolls``
     (the first rolls, (k, 2) for every game or (games, k, 2)) and ``mirror`` (a bool, or one per
-    game) as the kernels take them; ValueError or TypeError naming what is wrong."""
+    game) as the kernels take them; ValueError or TypeError naming what is wrong.  Positions of
+    ``variant`` (other than the standard game) keep their state: 30 columns a board."""
     if start is None:
         if rolls is not None and len(rolls):
             check_start(None, rolls, False)
@@ -72,11 +74,19 @@ def game_starts(count: int, start=None, rolls=None, mirror=False) -> Starts:
         for position in positions:
             check_start(position, (), False)
         boards = np.array([position.board for position in positions], dtype=np.int64).reshape(-1, 26)
-    if not isinstance(start, np.ndarray) and any(position.variant != STANDARD for position in positions):
-        raise ValueError("start positions of a variant keep checkers in hand and the variant beside the "
-                         "board: only the reference engine plays them")
-    for board in np.unique(boards, axis=0):  # few distinct boards in a rollout: check each once
-        check_start(Position(tuple(int(v) for v in board)), (), False)
+    if not isinstance(start, np.ndarray):
+        for position in positions:
+            if position.variant != variant:
+                raise ValueError(f"start position {position.position_string} is a {position.variant} "
+                                 f"position, but the rules play {variant}")
+        if variant != STANDARD:  # checked one by one above; the state rides after the board
+            boards = np.array([position.search_slots for position in positions], dtype=np.int64)
+    elif variant != STANDARD:
+        raise ValueError(f"start boards of {variant} are Positions (with their checkers in hand), "
+                         f"not arrays")
+    if variant == STANDARD:
+        for board in np.unique(boards, axis=0):  # few distinct boards in a rollout: check each once
+            check_start(Position(tuple(int(v) for v in board)), (), False)
     if len(boards) == 1:
         boards = np.repeat(boards, count, axis=0)
     if len(boards) != count:

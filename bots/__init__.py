@@ -37,6 +37,6 @@ def describe_bots() -> str:
         lines.append("")
     lines.append("A player is CHECKER or CHECKER+CUBE, e.g. heuristic+pipdiff(double=8%,redouble=9%,take=12%);")
     lines.append("a bare CHECKER never doubles and takes every double.")
-    lines.append("Variants (--variant; reference engine): every checker bot plays every variant, unless said above,")
+    lines.append("Variants (--variant; both engines): every checker bot plays every variant, unless said above,")
     lines.append("seeing checkers in hand as on the bar; cube bots play wherever there is a cube (not acey-deucey).")
     return "\n".join(lines)

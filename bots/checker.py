@@ -19,18 +19,17 @@ play (``BotPlayer.check_variant`` refuses them in one line) and ``variant_note``
 Every evaluation is a module-level function of the board and the parameters, so the Numba
 kernels can mirror it line by line.
 
-A bot with a fast kernel sets ``fast_name`` to a name declared in ``bgsim/layouts.py`` and
-returns its values by the names declared there: ``fast_params()`` ``{parameter: number}`` and,
-if the layout declares arrays, ``fast_arrays()`` ``{array: numpy array}``.
+A bot implements ``pick``; ``choose`` (what a player asks) first hands pure bear-offs to the
+perfect bear-off player when the bot has the ``bearoff`` switch (:data:`BEAROFF`) on.  A bot
+with a fast kernel sets ``fast_name`` to a name declared in ``bgsim/layouts.py`` (see
+``bots.params.Bot``); a layout with ``bearoff=True`` and the :data:`BEAROFF` parameter go
+together (``tests/test_capabilities.py``).
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from typing import Mapping
-
-import numpy as np
 from bgsim.board import Position, pip_counts
 from bgsim.decisions import random_double, random_play
 from bgsim.dice import RandomStream
@@ -41,12 +40,21 @@ from .params import Bot, Param, parse_bool, parse_float
 
 
 class CheckerBot(Bot):
-    fast_name = ""
     refused_variants: tuple[str, ...] = ()
     variant_note = ""
 
     def choose(self, position: Position, roll: tuple[int, int], plays: Sequence[Play],
                random: RandomStream) -> Play:
+        """The bot's play: the perfect bear-off player's where the bot's ``bearoff`` switch is
+        on and the position is a pure bear-off, else :meth:`pick`'s."""
+        perfect = bearoff_hand_off(self, position, plays)
+        if perfect is not None:
+            return perfect
+        return self.pick(position, roll, plays, random)
+
+    def pick(self, position: Position, roll: tuple[int, int], plays: Sequence[Play],
+             random: RandomStream) -> Play:
+        """The bot's own choice among ``plays`` (the canonical order)."""
         raise NotImplementedError
 
     def choose_double(self, position: Position, options: Sequence[Sequence[Play]],
@@ -54,19 +62,10 @@ class CheckerBot(Bot):
         """Acey-deucey: the double (1..6) to play after a 1-2 (``bgsim.decisions.Player``)."""
         raise NotImplementedError
 
-    def fast_params(self) -> Mapping[str, float]:
-        """The fast kernel's parameters by the names of its layout in ``bgsim/layouts.py``."""
-        return {}
-
-    def fast_arrays(self) -> Mapping[str, object]:
-        """The fast kernel's arrays by the names of its layout (numpy arrays, read-only)."""
-        return {}
-
 
 BEAROFF = Param("bearoff", parse_bool, False,
                 "play pure bear-offs (all checkers home) from the bear-off databases: perfect where both "
                 "sides are in the two-sided table, the best one-sided equity elsewhere")
-_NO_TABLE = np.zeros(1, dtype=np.float64)  # the declared arrays of a bot with bearoff off
 
 
 def bearoff_hand_off(bot, position, plays) -> Play | None:
@@ -77,23 +76,6 @@ def bearoff_hand_off(bot, position, plays) -> Play | None:
     from bgsim.bearoff.player import bearoff_choice, player_tables
 
     return bearoff_choice(position, plays, player_tables())
-
-
-def bearoff_fast_params(bot) -> dict[str, float]:
-    if not bot.bearoff:
-        return {"bearoff": 0.0, "bearoff_checkers": 0.0}
-    from bgsim.bearoff.player import player_tables
-
-    return {"bearoff": 1.0, "bearoff_checkers": float(player_tables().checkers)}
-
-
-def bearoff_fast_arrays(bot) -> dict[str, object]:
-    if not bot.bearoff:
-        return {"bearoff_one_sided": _NO_TABLE, "bearoff_win": _NO_TABLE}
-    from bgsim.bearoff.player import player_tables
-
-    tables = player_tables()
-    return {"bearoff_one_sided": tables.one_sided, "bearoff_win": tables.win}
 
 
 def best_double(options: Sequence[Sequence[Play]], value) -> int:
@@ -118,10 +100,7 @@ class EvaluationBot(CheckerBot):
     def choose_double(self, position, options, random):
         return best_double(options, lambda play: self.score(play.result.board, position))
 
-    def choose(self, position, roll, plays, random):
-        perfect = bearoff_hand_off(self, position, plays)
-        if perfect is not None:
-            return perfect
+    def pick(self, position, roll, plays, random):
         best = plays[0]
         best_score = self.score(best.result.board, position)
         for play in plays[1:]:
@@ -138,7 +117,7 @@ class RandomBot(CheckerBot):
     fast_name = "random"
     description = "uniform over the distinct legal plays, from the seat's own random stream"
 
-    def choose(self, position, roll, plays, random):
+    def pick(self, position, roll, plays, random):
         return random_play(plays, random)
 
     def choose_double(self, position, options, random):
@@ -176,7 +155,7 @@ class RacerBot(EvaluationBot):
         return racer_score(board, self.hit, self.blot)
 
     def fast_params(self):
-        return {"hit": float(self.hit), "blot": float(self.blot), **bearoff_fast_params(self)}
+        return {"hit": float(self.hit), "blot": float(self.blot)}
 
-    def fast_arrays(self):
-        return bearoff_fast_arrays(self)
+
+BOTS = (RandomBot, RacerBot)  # in the order `bgsim bots` lists them (bots.registry)

@@ -9,6 +9,12 @@ side that may double (it is on roll, before rolling); ``respond`` sees the posit
 A "first double" is a double from the centred cube (even if automatic doubles have raised it);
 a "redouble" is a double of a cube the doubler owns.
 
+A bot implements ``wants_double`` and ``respond``; ``offer_double`` (what a player asks) first
+applies what the match score decides alone (``bots.match_cube.forced_offer``) when the bot has
+the ``score_aware`` switch (:data:`SCORE_AWARE`) on.  A layout with ``score_aware=True`` in
+``bgsim/layouts.py`` and the :data:`SCORE_AWARE` parameter go together
+(``tests/test_capabilities.py``).
+
 Match play: ``pipdiff``, ``keith`` and ``thorp`` judge at the score (``score_aware=true``, the
 default; see ``bots/match_cube.py``): no cube that cannot matter, the free double at once, their
 thresholds read as winning chances and moved by the score's take point from the match equity
@@ -36,27 +42,27 @@ SCORE_AWARE = Param("score_aware", parse_bool, True,
 
 
 class CubeBot(Bot):
-    fast_name = ""
-
     def offer_double(self, position: Position, cube: CubeView) -> bool:
+        """Whether to double: what the match score decides alone where the bot's ``score_aware``
+        switch is on (``bots.match_cube.forced_offer``), else :meth:`wants_double`."""
+        if getattr(self, "score_aware", False) and cube.match_to:
+            forced = match_cube.forced_offer(cube)
+            if forced is not None:
+                return forced
+        return self.wants_double(position, cube)
+
+    def wants_double(self, position: Position, cube: CubeView) -> bool:
+        """The bot's own judgement of whether to double (seen from the doubler, on roll)."""
         raise NotImplementedError
 
     def respond(self, position: Position, cube: CubeView) -> Response:
         raise NotImplementedError
 
-    def fast_params(self) -> Mapping[str, float]:
-        """The fast kernel's parameters by the names of its layout in ``bgsim/layouts.py``."""
-        return {}
-
-    def fast_arrays(self) -> Mapping[str, object]:
-        """The fast kernel's arrays by the names of its layout (numpy arrays, read-only)."""
-        return {}
-
 
 class NeverDoubles(CubeBot):
     """The shared half of the three bots that never offer a double; they differ in the answer."""
 
-    def offer_double(self, position, cube):
+    def wants_double(self, position, cube):
         return False
 
 
@@ -185,11 +191,7 @@ class PipDiff(CubeBot):
                 f"doubles it should only take (or drop)"
             )
 
-    def offer_double(self, position: Position, cube: CubeView) -> bool:
-        if self.score_aware and cube.match_to:
-            forced = match_cube.forced_offer(cube)
-            if forced is not None:
-                return forced
+    def wants_double(self, position: Position, cube: CubeView) -> bool:
         if self.race_only and not position.is_race:
             return False
         own = position.pip_count
@@ -226,11 +228,7 @@ class PipDiff(CubeBot):
             "beaver": float(beaver.value) if beaver is not None else 0.0,
             "beaver_percent": float(beaver.percent) if beaver is not None else 0.0,
             "beaver_on": float(beaver is not None),
-            "score_aware": float(self.score_aware),
         }
-
-    def fast_arrays(self) -> Mapping[str, object]:
-        return match_cube.met_arrays()
 
 
 def _lead_of(threshold: Threshold, own: int) -> float:
@@ -297,11 +295,7 @@ class _RaceCount(CubeBot):
         """The taker's count at which the doubler's excess is exactly ``margin``."""
         raise NotImplementedError
 
-    def offer_double(self, position: Position, cube: CubeView) -> bool:
-        if self.score_aware and cube.match_to:
-            forced = match_cube.forced_offer(cube)
-            if forced is not None:
-                return forced
+    def wants_double(self, position: Position, cube: CubeView) -> bool:
         if not position.is_race:
             return False
         margin = self.double if cube.centred else self.redouble
@@ -330,11 +324,7 @@ class _RaceCount(CubeBot):
             )
 
     def fast_params(self) -> Mapping[str, float]:
-        return {"double": float(self.double), "redouble": float(self.redouble), "take": float(self.take),
-                "score_aware": float(self.score_aware)}
-
-    def fast_arrays(self) -> Mapping[str, object]:
-        return match_cube.met_arrays()
+        return {"double": float(self.double), "redouble": float(self.redouble), "take": float(self.take)}
 
 
 class Keith(_RaceCount):
@@ -431,6 +421,4 @@ class Thorp(_RaceCount):
         return float(leader - trailer) >= margin
 
 
-CUBE_BOTS: dict[str, type[CubeBot]] = {
-    bot.name: bot for bot in (PipDiff, Keith, Thorp, AlwaysTake, NeverTake, NoCube)
-}
+BOTS = (PipDiff, Keith, Thorp, AlwaysTake, NeverTake, NoCube)  # in the order `bgsim bots` lists them

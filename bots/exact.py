@@ -124,7 +124,7 @@ class Exact(CubeBot):
         from .nn import shipped_net
 
         return {"hidden": float(shipped_net().hidden), "tables": float(self.tables),
-                "estimate_nn": float(self.estimate == "nn"), "score_aware": float(self.score_aware),
+                "estimate_nn": float(self.estimate == "nn"),
                 "bearoff_checkers": float(bearoff.default_two_sided_checkers()),
                 "match_checkers": float(match.default_match_checkers())}
 
@@ -138,7 +138,7 @@ class Exact(CubeBot):
 
         from .nn import shipped_net
 
-        arrays = {**shipped_net().named_arrays(), **match_cube.met_arrays(),
+        arrays = {**shipped_net().named_arrays(),
                   "bearoff_one_sided": _NOTHING, "bearoff_win": _NOTHING, "rolls_centred": _NOTHING,
                   "rolls_owned": _NOTHING, "opponent_owns": _NOTHING, "match_win": _NOTHING,
                   "match_starts": _NO_NUMBERS, "match_targets": _NO_NUMBERS, "match_pips": _NO_NUMBERS}
@@ -167,11 +167,7 @@ class Exact(CubeBot):
         owner = match.CENTRE if cube.centred else match.ON_ROLL
         return match.match_cube(position, cube.value, owner, *cube.away, post_crawford=cube.post_crawford)
 
-    def offer_double(self, position: Position, cube: CubeView) -> bool:
-        if self.score_aware and cube.match_to:
-            forced = match_cube.forced_offer(cube)
-            if forced is not None:
-                return forced
+    def wants_double(self, position: Position, cube: CubeView) -> bool:
         exact = self._exact_at_score(position, cube)
         if exact is not None:
             return exact.should_double()
@@ -199,3 +195,6 @@ class Exact(CubeBot):
         if cube.beaver_allowed and found.double_take < 0.0:
             return Response.BEAVER
         return Response.TAKE
+
+
+BOTS = (Exact,)

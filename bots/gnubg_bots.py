@@ -54,7 +54,7 @@ class GnubgChecker(CheckerBot):
         Param("plies", parse_int, 0, "look-ahead plies of the gnubg evaluation (0..2)", minimum=0, maximum=2),
     )
 
-    def choose(self, position, roll, plays, random):
+    def pick(self, position, roll, plays, random):
         if len(plays) == 1:
             return plays[0]
         nn = _gnubg_nn()
@@ -178,11 +178,7 @@ class GnubgCube(CubeBot):
         jacoby = cube.jacoby and cube.centred
         return janowski_equities(probabilities, cube_efficiency(position), jacoby)
 
-    def offer_double(self, position: Position, cube: CubeView) -> bool:
-        if self.score_aware and cube.match_to:
-            forced = match_cube.forced_offer(cube)
-            if forced is not None:
-                return forced
+    def wants_double(self, position: Position, cube: CubeView) -> bool:
         decision = self._match_decision(position, cube)
         if decision is not None:
             return decision[0] == 1
@@ -193,3 +189,6 @@ class GnubgCube(CubeBot):
         if decision is not None:
             return Response.TAKE if decision[1] == 1 else Response.DROP
         return janowski_response(self._equities(position, cube), cube)
+
+
+BOTS = (GnubgChecker, GnubgCube)

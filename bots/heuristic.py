@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bgsim import layouts
 
-from .checker import BEAROFF, EvaluationBot, bearoff_fast_arrays, bearoff_fast_params
+from .checker import BEAROFF, EvaluationBot
 from .features import heuristic_features
 from .params import Param, parse_float
 
@@ -26,7 +26,7 @@ from .params import Param, parse_float
 #   prime   longest run of consecutive own made points on 1..24
 #   stack   own checkers beyond three on a point, summed over points 1..24
 #   back    own checkers on 19..24 and on the bar
-FEATURES = tuple(key for key in layouts.HEURISTIC.params if key not in layouts.BEAROFF_PARAMS)
+FEATURES = layouts.HEURISTIC.own_params
 
 
 def heuristic_score(board, weights) -> float:
@@ -73,7 +73,7 @@ class HeuristicBot(EvaluationBot):
         return heuristic_score(board, self.weights)
 
     def fast_params(self):
-        return {**dict(zip(FEATURES, self.weights)), **bearoff_fast_params(self)}
+        return dict(zip(FEATURES, self.weights))
 
-    def fast_arrays(self):
-        return bearoff_fast_arrays(self)
+
+BOTS = (HeuristicBot,)

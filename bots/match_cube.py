@@ -2,7 +2,10 @@
 
 The fast engine mirrors every function here operation for operation in
 ``bgsim/fast/match_cube.py``; the match equity table reaches its kernels as array data
-(``met_pre``, ``met_post``: the published Kazaross-XG2 table of :mod:`bgsim.met`, 25 points).
+(``met_pre``, ``met_post``: the published Kazaross-XG2 table of :mod:`bgsim.met`, 25 points,
+``bgsim.met.kernel_arrays``).  What the score decides alone (:func:`forced_offer`) comes first
+for every bot with ``score_aware`` on: ``bots.cube.CubeBot.offer_double`` asks it, and the fast
+engine's dispatch, built from the layouts' ``score_aware`` capability.
 
 Three layers, applied in this order by every score-aware bot in a match:
 
@@ -33,28 +36,11 @@ Beyond the table's 25 points the money rule applies (the shift is 0); layer 1 st
 from __future__ import annotations
 
 import math
-from functools import lru_cache
-
-import numpy as np
 
 from bgsim import met
 
-MET_LENGTH = 25  # the published table's length; the fast engine's kernels use the same constant
+MET_LENGTH = met.KERNEL_LENGTH  # the published table's length; the fast engine's kernels use the same
 MONEY_DROP_POINT = 0.75  # dead cube: the taker needs 1/4
-
-
-@lru_cache(maxsize=None)
-def met_arrays() -> dict[str, np.ndarray]:
-    """The published table as the score-aware kernels read it: the SAME array objects every
-    call, so the fast engine stores them once however many seats hand them over."""
-    table = met.published()
-    if table.length != MET_LENGTH:
-        raise RuntimeError(f"the published match equity table has {table.length} points, not {MET_LENGTH}")
-    pre = np.ascontiguousarray(table.pre, dtype=np.float64)
-    post = np.ascontiguousarray(table.post, dtype=np.float64)
-    pre.setflags(write=False)
-    post.setflags(write=False)
-    return {"met_pre": pre, "met_post": post}
 
 
 def in_table(away: int, opponent_away: int) -> bool:
@@ -67,7 +53,7 @@ def equity(away: int, opponent_away: int, post_crawford: bool) -> float:
     ``post_crawford``: the Crawford game is behind (a side at 1-away then plays with the cube);
     before it, an entry at 1-away is the Crawford game's.
     """
-    arrays = met_arrays()
+    arrays = met.kernel_arrays()
     if away <= 0:
         return 1.0
     if opponent_away <= 0:

@@ -17,7 +17,7 @@ import numpy as np
 from bgsim.board import Position, is_race
 from bgsim.fast.nn import COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT
 
-from .checker import BEAROFF, CheckerBot, bearoff_fast_arrays, bearoff_fast_params, bearoff_hand_off, best_double
+from .checker import BEAROFF, CheckerBot, best_double
 from . import match_cube
 from .cube import SCORE_AWARE, CubeBot
 from .gnubg_bots import janowski_equities, janowski_offer, janowski_response
@@ -252,15 +252,12 @@ class NNChecker(CheckerBot):
         return evaluate(self.net, position)
 
     def fast_params(self):
-        return {"hidden": float(self.net.hidden), **bearoff_fast_params(self)}
+        return {"hidden": float(self.net.hidden)}
 
     def fast_arrays(self):
-        return {**self.net.named_arrays(), **bearoff_fast_arrays(self)}
+        return self.net.named_arrays()
 
-    def choose(self, position, roll, plays, random):
-        perfect = bearoff_hand_off(self, position, plays)
-        if perfect is not None:
-            return perfect
+    def pick(self, position, roll, plays, random):
         best = plays[0]
         best_value = play_value(self.net, best.result.board)
         for play in plays[1:]:
@@ -309,11 +306,7 @@ class NNCube(CubeBot):
     def _equities(self, position: Position, cube):
         return janowski_equities(evaluate(self.net, position), self.x, cube.jacoby and cube.centred)
 
-    def offer_double(self, position, cube) -> bool:
-        if self.score_aware and cube.match_to:
-            forced = match_cube.forced_offer(cube)
-            if forced is not None:
-                return forced
+    def wants_double(self, position, cube) -> bool:
         if self._at_score(cube):
             no_double, double_take, double_pass = match_cube.match_equities(
                 evaluate(self.net, position), self.x, cube)
@@ -329,7 +322,10 @@ class NNCube(CubeBot):
         return janowski_response(self._equities(position, cube), cube)
 
     def fast_params(self):
-        return {"hidden": float(self.net.hidden), "x": float(self.x), "score_aware": float(self.score_aware)}
+        return {"hidden": float(self.net.hidden), "x": float(self.x)}
 
     def fast_arrays(self):
-        return {**self.net.named_arrays(), **match_cube.met_arrays()}
+        return self.net.named_arrays()
+
+
+BOTS = (NNChecker, NNCube)

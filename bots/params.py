@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 
 class SpecError(ValueError):
@@ -170,11 +170,25 @@ class Bot:
     Subclasses set ``name``, ``description`` and ``PARAMS``; the constructor takes the
     parameters as keyword arguments (already parsed values) and stores them as attributes.
     ``check()`` may reject combinations of values.
+
+    A bot with a fast kernel sets ``fast_name`` to a name declared in ``bgsim/layouts.py`` and
+    hands over its own values by the names declared there (``fast_params``, ``fast_arrays``);
+    the values of the capabilities its layout declares (``bearoff``, ``score_aware``) come from
+    its parameter of the same name, and bgsim fills them in.
     """
 
     name = ""
     description = ""
     PARAMS: tuple[Param, ...] = ()
+    fast_name = ""  # "": the reference engine only
+
+    def fast_params(self) -> Mapping[str, float]:
+        """The fast kernel's own parameters by the names of its layout in ``bgsim/layouts.py``."""
+        return {}
+
+    def fast_arrays(self) -> Mapping[str, object]:
+        """The fast kernel's own arrays by the names of its layout (numpy arrays, read-only)."""
+        return {}
 
     def __init__(self, **values: Any) -> None:
         known = {param.key for param in self.PARAMS}

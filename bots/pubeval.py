@@ -15,7 +15,7 @@ import numpy as np
 
 from bgsim.board import is_race
 
-from .checker import BEAROFF, EvaluationBot, bearoff_fast_arrays, bearoff_fast_params, bearoff_hand_off
+from .checker import BEAROFF, EvaluationBot
 
 RACE_WEIGHTS = (
     0.00000, -0.17160, 0.27010, 0.29906, -0.08471, 0.00000, -1.40375,
@@ -134,10 +134,7 @@ class PubevalBot(EvaluationBot):
     variant_note = "fitted to the standard game; in a variant it sees checkers in hand as on the bar"
     PARAMS = (BEAROFF,)
 
-    def choose(self, position, roll, plays, random):
-        perfect = bearoff_hand_off(self, position, plays)
-        if perfect is not None:
-            return perfect
+    def pick(self, position, roll, plays, random):
         race = is_race(position.board)
         best = plays[0]
         best_score = pubeval_score(best.result.board, race)
@@ -150,8 +147,8 @@ class PubevalBot(EvaluationBot):
     def score(self, board, before):
         return pubeval_score(board, is_race(before.board))
 
-    def fast_params(self):
-        return bearoff_fast_params(self)
-
     def fast_arrays(self):
-        return {**_FAST_ARRAYS, **bearoff_fast_arrays(self)}
+        return _FAST_ARRAYS
+
+
+BOTS = (PubevalBot,)

@@ -86,11 +86,7 @@ class _RaceRule(CubeBot):
         """The question's threshold as a Kleinman winning chance (matches)."""
         return match_cube.race_chance(own, self.threshold(own, question))
 
-    def offer_double(self, position: Position, cube: CubeView) -> bool:
-        if self.score_aware and cube.match_to:
-            forced = match_cube.forced_offer(cube)
-            if forced is not None:
-                return forced
+    def wants_double(self, position: Position, cube: CubeView) -> bool:
         if not position.is_race:
             return False
         question = OFFER if cube.centred else REDOUBLE
@@ -115,11 +111,7 @@ class _RaceRule(CubeBot):
         return other > self.threshold(own, TAKE)
 
     def fast_params(self) -> Mapping[str, float]:
-        return {"double": float(self.double), "redouble": float(self.redouble), "take": float(self.take),
-                "score_aware": float(self.score_aware)}
-
-    def fast_arrays(self) -> Mapping[str, object]:
-        return match_cube.met_arrays()
+        return {"double": float(self.double), "redouble": float(self.redouble), "take": float(self.take)}
 
 
 def point_of_last_take(leader: float) -> float:
@@ -179,7 +171,7 @@ class EffectivePips(_TriceThresholds):
         return effective_pips(position.board), effective_pips(position.turned().board)
 
     def fast_arrays(self):
-        return {**match_cube.met_arrays(), "epc": epc_table()}
+        return {"epc": epc_table()}
 
 
 @lru_cache(maxsize=1)
@@ -298,4 +290,4 @@ class Isight(_RaceRule):
         return 240.0 - own + 6.0 * (other - own) > 3.0 * self.take
 
 
-RACE_RULES: dict[str, type[CubeBot]] = {bot.name: bot for bot in (Rule62, Kleinman, Isight, EffectivePips)}
+BOTS = (Rule62, Kleinman, Isight, EffectivePips)

@@ -1,4 +1,10 @@
-"""Player specs: ``CHECKER`` or ``CHECKER+CUBE``, each ``name`` or ``name(key=value,...)``.
+"""The bots, and player specs: ``CHECKER`` or ``CHECKER+CUBE``, each ``name`` or ``name(key=value,...)``.
+
+**The registry.**  Every module of the ``bots`` package that holds bots lists them in a module
+constant ``BOTS`` (checker and cube bots alike: a class's base says which it is), and the
+registry reads every module of the package: a new family module is found without an entry
+here.  ``bgsim bots`` lists them in the order of :data:`LISTED_FIRST`, then any other module by
+name, each module's ``BOTS`` in its order.
 
 ``make_player("heuristic+pipdiff(double=8%,redouble=9%,take=12%)")`` builds a
 :class:`BotPlayer`.  Its ``name`` is the canonical spec: bot names with only the parameters that
@@ -9,9 +15,14 @@ never doubles, always takes.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
+import sys
 from collections.abc import Sequence as SequenceABC
-from typing import Sequence
+from functools import lru_cache
+from types import ModuleType
+from typing import Iterable, Sequence
 
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
@@ -21,35 +32,80 @@ from bgsim.variants import STANDARD, variant_of
 
 from .checker import CheckerBot
 from .cube import CubeBot, NoCube
-from .params import Bot, SpecError
+from .params import Bot, SpecError, format_value
 
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 _KEY = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 
-def checker_bots() -> dict[str, type[CheckerBot]]:
-    from .checker import RacerBot, RandomBot
-    from .gnubg_bots import GnubgChecker
-    from .heuristic import HeuristicBot
-    from .nn import NNChecker
-    from .pubeval import PubevalBot
+CHECKER, CUBE = "checker", "cube"  # the two roles, as in bgsim.layouts
+# the order of the listing; a module of bots/ that is not named here follows them, by name
+LISTED_FIRST = ("checker", "heuristic", "pubeval", "cube", "race_rules", "exact", "nn", "gnubg_bots")
 
-    return {bot.name: bot for bot in (RandomBot, RacerBot, HeuristicBot, PubevalBot, NNChecker, GnubgChecker)}
+
+def registry_of(modules: Iterable[ModuleType]) -> dict[str, dict[str, type[Bot]]]:
+    """``{role: {name: bot class}}`` of the ``BOTS`` of ``modules``, in their order; a bot that
+    is neither a checker bot nor a cube bot, or a name two bots of one role share, is an error."""
+    registry: dict[str, dict[str, type[Bot]]] = {CHECKER: {}, CUBE: {}}
+    homes: dict[tuple[str, str], str] = {}
+    for module in modules:
+        for bot in getattr(module, "BOTS", ()):
+            if isinstance(bot, type) and issubclass(bot, CheckerBot):
+                role = CHECKER
+            elif isinstance(bot, type) and issubclass(bot, CubeBot):
+                role = CUBE
+            else:
+                raise TypeError(f"{module.__name__}.BOTS: {bot!r} is neither a CheckerBot nor a CubeBot")
+            if not _NAME.match(bot.name):
+                raise TypeError(f"{module.__name__}.BOTS: {bot.__name__} has no bot name (lower-case "
+                                "letters, digits and '-')")
+            if (role, bot.name) in homes:
+                raise TypeError(f"two {role} bots are named {bot.name!r}: in {homes[role, bot.name]} and "
+                                f"{module.__name__}")
+            homes[role, bot.name] = module.__name__
+            registry[role][bot.name] = bot
+    return registry
+
+
+def family_modules() -> list[ModuleType]:
+    """Every module of the ``bots`` package, in the order of the listing."""
+    # the package is loaded before any module of it: read, not imported (bots imports this module)
+    package = sys.modules[__package__]
+    names = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+    ordered = [name for name in LISTED_FIRST if name in names]
+    ordered += [name for name in names if name not in LISTED_FIRST]
+    return [importlib.import_module(f"{__package__}.{name}") for name in ordered]
+
+
+@lru_cache(maxsize=None)
+def _registry() -> dict[str, dict[str, type[Bot]]]:
+    return registry_of(family_modules())
+
+
+def checker_bots() -> dict[str, type[CheckerBot]]:
+    return dict(_registry()[CHECKER])  # type: ignore[arg-type]
 
 
 def cube_bots() -> dict[str, type[CubeBot]]:
-    from .cube import CUBE_BOTS
-    from .gnubg_bots import GnubgCube
-    from .nn import NNCube
-    from .exact import Exact
-    from .race_rules import RACE_RULES
+    return dict(_registry()[CUBE])  # type: ignore[arg-type]
 
-    bots = dict(CUBE_BOTS)
-    bots.update(RACE_RULES)
-    bots[Exact.name] = Exact
-    bots[NNCube.name] = NNCube
-    bots[GnubgCube.name] = GnubgCube
-    return bots
+
+def fast_names(role: str) -> list[str]:
+    """The registered bots of ``role`` that have a fast kernel, in the order of the listing."""
+    return [name for name, bot in _registry()[role].items() if bot.fast_name]
+
+
+def switched_spec(role: str, name: str, money: bool) -> str | None:
+    """The spec of bot ``name`` with every capability its layout declares (``bgsim/layouts.py``)
+    switched from its default (``bearoff=true``, ``score_aware=false``): with ``money``, only
+    those that change a money game.  None when there is none to switch."""
+    from bgsim.layouts import fast_bots
+
+    bot = _registry()[role][name]
+    defaults = {param.key: param.default for param in bot.PARAMS}
+    switched = [f"{switch.name}={format_value(not defaults[switch.name])}"
+                for switch in fast_bots(role)[bot.fast_name].switches if switch.in_money or not money]
+    return f"{name}({','.join(switched)})" if switched else None
 
 
 class BotPlayer:

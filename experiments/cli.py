@@ -1,16 +1,19 @@
-"""The ``bgsim`` command line.  Each group of subcommands lives in ``experiments/commands/``.
+"""The ``bgsim`` command line.  Each group of subcommands lives in ``experiments/commands/``; the
+flags they share, and what they mean, are ``experiments/commands/arguments.py``'s.
 
 Bad input never ends in a traceback: errors that name the problem (``ValueError`` and its
-subclasses, ``OSError``, the errors of ``experiments/errors.py``) print one line and exit with
-status 2.
+subclasses, ``OSError``, the errors of ``experiments/errors.py``, a flag argparse refuses) print
+one line and exit with status 2.  A command interrupted by Ctrl-C exits with 130, keeping what
+was finished; a warning of bgsim's is one line, ``bgsim: warning: ...``.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
+import warnings
 
+from .commands.arguments import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
 from .errors import MissingDependency, RunError
 
 # Modules that add subcommands; each has ``register(subparsers)``.
@@ -20,6 +23,7 @@ COMMAND_MODULES = (
     "experiments.commands.validate",
     "experiments.commands.bench",
     "experiments.commands.tournament",
+    "experiments.commands.report",
     "experiments.commands.met",
     "experiments.commands.eval",
     "experiments.commands.cube_audit",
@@ -33,10 +37,10 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> Parser:
     import bgsim
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="bgsim",
         description="Backgammon simulation and bot evaluation.",
     )
@@ -50,25 +54,58 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # that group of commands is not built yet
             raise
         module.register(subparsers)
+    _record_defaults(parser)
     return parser
+
+
+def commands(parser: Parser) -> dict[str, Parser]:
+    """Every command's parser by its name ("bearoff build" for a nested one)."""
+    found = {}
+    for action in parser._actions:
+        if not isinstance(action.choices, dict):  # a subcommand's parsers, not an option's choices
+            continue
+        for name, child in action.choices.items():
+            if isinstance(child, Parser):
+                found[name] = child
+                found.update({f"{name} {inner}": grandchild for inner, grandchild in commands(child).items()})
+    return found
+
+
+def _record_defaults(parser: Parser) -> None:
+    """Each command's defaults in ``args.defaults``, so a command can tell which options were
+    given (``arguments.given``): an option that would do nothing is refused, never ignored."""
+    for command in commands(parser).values():
+        command.set_defaults(defaults={action.dest: action.default for action in command._actions})
+
+
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"bgsim: warning: {message}", file=sys.stderr if file is None else file, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except ValueError as error:  # arguments.BadArguments: argparse's complaint, as one line
+        print(f"bgsim: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if not getattr(args, "handler", None):
         parser.print_help()
-        return 2
+        return EXIT_BAD_INPUT
+    shown = warnings.showwarning
+    warnings.showwarning = _warning_line  # one line, without the source line under it
     try:
         return int(args.handler(args) or 0)
     except BrokenPipeError:  # output piped into `head` and the like: not an error
         return 0
     except KeyboardInterrupt:
         print("bgsim: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except (ValueError, OSError, MissingDependency, RunError, NotImplementedError) as error:
         print(f"bgsim: error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
+    finally:
+        warnings.showwarning = shown
 
 
 if __name__ == "__main__":  # pragma: no cover

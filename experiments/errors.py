@@ -18,6 +18,10 @@ class RunError(RuntimeError):
     """A run that cannot start or go on (the message says what to do about it)."""
 
 
+class InUse(RunError):
+    """An output another bgsim process is writing (``experiments.running.files.claim``)."""
+
+
 class WriteError(OSError):
     """A file that could not be written; the message names it and what to do about it."""
 

@@ -118,14 +118,18 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_line(f"total (position, roll) pairs equal to gnubg: {total}")
 
 
-def fast_cube_answers(packed, position, cube):
+def fast_cube_answers(packed, position, cube, dispatch=None):
     """(offers, answer) of the fast kernel of the first cube seat of ``packed``
     (``bgsim.fast.seats``), asked as the game loop asks, through the dispatch that knows every
-    cube bot (``exact`` included)."""
+    cube bot (``exact`` included), or through ``dispatch``'s ``offer_double`` and ``respond``."""
     import numpy as np
 
     from bgsim.cube import Response
-    from bgsim.fast.cube import BEAVER, DOUBLE, DROP, NO_DOUBLE, TAKE, offer_double_with_exact, respond_with_exact
+    from bgsim.fast.cube import BEAVER, DOUBLE, DROP, NO_DOUBLE, TAKE
+    from bgsim.fast.dispatch import offer_double_with_exact, respond_with_exact
+
+    if dispatch is not None:
+        offer_double_with_exact, respond_with_exact = dispatch.offer_double, dispatch.respond
     from bgsim.fast.match_cube import VIEW_SIZE
     from bgsim.fast.moves import BOARD_BYTES
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 
 import gnubg_nn
 import pytest
@@ -28,6 +29,8 @@ from bgsim.position_id import from_gnubg_board, to_gnubg_board
 
 RANDOM_GAME_PAIRS = 8_000
 PLACEMENT_PAIRS = 14_000
+RANDOM_GAME_SEED = 20_261_129
+PLACEMENT_SEED = 1_729
 
 
 def gnubg_key(position: Position) -> str:
@@ -299,7 +302,7 @@ def _opponent_bar_of(key: str) -> int:
 
 @pytest.mark.parametrize("count", [RANDOM_GAME_PAIRS], ids=lambda n: f"{n}_pairs")
 def test_random_game_plays_equal_gnubg(count):
-    counts = compare(random_game_pairs(count, seed=20_261_129))
+    counts = compare(random_game_pairs(count, seed=RANDOM_GAME_SEED))
     SUMMARY["random games"] = counts
     assert counts["pairs"] == count
     assert counts["doubles"] > count // 10
@@ -310,7 +313,7 @@ def test_random_game_plays_equal_gnubg(count):
 
 @pytest.mark.parametrize("count", [PLACEMENT_PAIRS], ids=lambda n: f"{n}_pairs")
 def test_nasty_placement_plays_equal_gnubg(count):
-    counts = compare(placement_pairs(count, seed=1_729))
+    counts = compare(placement_pairs(count, seed=PLACEMENT_SEED))
     SUMMARY["nasty placements"] = counts
     assert counts["pairs"] == count
     assert counts["doubles"] > count // 4
@@ -322,8 +325,28 @@ def test_nasty_placement_plays_equal_gnubg(count):
     assert counts["a hit possible"] > count // 10
 
 
-def test_at_least_twenty_thousand_pairs_are_compared():
-    assert RANDOM_GAME_PAIRS + PLACEMENT_PAIRS >= 20_000
+def test_at_least_twenty_thousand_pairs_are_compared(monkeypatch):
+    # distinct pairs, told apart by GNU Backgammon's own position key: the random games meet the
+    # opening again and again and a placement is thrown three rolls, which may repeat
+    pairs = (random_game_pairs(RANDOM_GAME_PAIRS, seed=RANDOM_GAME_SEED)
+             + placement_pairs(PLACEMENT_PAIRS, seed=PLACEMENT_SEED))
+    distinct = {(gnubg_key(position), tuple(sorted(roll))) for position, roll in pairs}
+    assert len(distinct) >= 20_000, len(distinct)
+    # and each pair is compared: one play lost or listed twice, in one pair of a sample, fails it
+    sample = pairs[:40] + pairs[-40:]
+    assert compare(sample)["pairs"] == len(sample)
+    module, bgsim_plays = sys.modules[__name__], legal_plays
+    target, target_roll = next((position, roll) for position, roll in sample
+                               if len(bgsim_plays(position, roll)) > 1)
+    for change in (lambda plays: plays[:-1], lambda plays: plays + plays[:1]):
+        def planted(position, roll, change=change):
+            plays = list(bgsim_plays(position, roll))
+            return change(plays) if position is target and roll == target_roll else plays
+
+        monkeypatch.setattr(module, "legal_plays", planted)
+        with pytest.raises(AssertionError, match=f"^1 of {len(sample)} pairs differ"):
+            compare(sample)
+        monkeypatch.undo()
 
 
 def test_the_placements_are_legal_positions():

@@ -332,15 +332,40 @@ def test_eval_bad_input_is_one_line(text, message, capsys):
     assert message in error and error.count("\n") == 1
 
 
-def test_eval_contact_position(cache_folder, capsys):
-    code = main(["eval", Position.start().position_id, "--json"])
-    captured = capsys.readouterr()
-    if code == 0:  # the nn bot is installed
-        answer = json.loads(captured.out)
-        assert answer["source"] == "nn" and answer["cubeful"] is None
-        assert 0.0 < answer["win"] < 1.0
-    else:
-        assert code == 2 and "no evaluation" in captured.err and captured.err.count("\n") == 1
+# the side on roll has borne in, the opponent has 11 checkers back: far ahead, gammonish
+AHEAD_IN_CONTACT = Position.from_points({6: 4, 5: 4, 4: 3, 3: 3, 2: 1}, {1: 2, 24: 3, 23: 3, 22: 3, 12: 4})
+
+
+@pytest.mark.parametrize("position", [AHEAD_IN_CONTACT, AHEAD_IN_CONTACT.turned()], ids=["ahead", "behind"])
+def test_eval_contact_position(cache_folder, capsys, position):
+    """Outside the databases the nn bot's estimate, for the side on roll: within a few
+    hundredths of GNU Backgammon's 0-ply net on every chance, and its cubeless equity."""
+    import gnubg_nn
+
+    from bgsim.position_id import to_gnubg_board
+
+    assert main(["eval", position.position_id, "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["source"] == "nn" and answer["cubeful"] is None and answer["action"] is None
+    theirs = gnubg_nn.probabilities([list(side) for side in to_gnubg_board(position)], 0)
+    keys = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+    for key, value in zip(keys, theirs):
+        assert answer[key] == pytest.approx(value, abs=0.03), key
+    win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = (answer[key] for key in keys)
+    equity = 2 * win - 1 + win_gammon - lose_gammon + win_backgammon - lose_backgammon
+    assert answer["equity"] == pytest.approx(equity, abs=1e-12)
+
+
+def test_eval_without_the_nn_bot_is_one_line(cache_folder, capsys, monkeypatch):
+    import bots.registry
+
+    def missing(name):
+        raise ImportError("no nn")
+
+    monkeypatch.setattr(bots.registry, "make_checker", missing)
+    assert main(["eval", AHEAD_IN_CONTACT.position_id, "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "no evaluation" in err and err.count("\n") == 1
 
 
 # --- against GNU Backgammon ------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgsim import Position, legal_plays
+from bgsim import Position, layouts, legal_plays
 from bgsim.bearoff import cubeless_equity, database
 from bgsim.bearoff.player import bearoff_choice, player_tables
 from bgsim.fast import bearoff as kernels
@@ -95,9 +95,11 @@ def test_one_sided_choices_leave_the_opponent_the_least(tables):
             assert theirs(chosen) <= min(theirs(play) for play in plays) + 1e-12
 
 
-# --- the bots' bearoff switch ----------------------------------------------------------------
+# --- the bots' bearoff switch: every fast checker bot whose layout declares it ----------------
 
-PAIRINGS = [("racer(bearoff=true)", "heuristic(bearoff=true)"), ("pubeval(bearoff=true)", "nn(bearoff=true)")]
+SWITCHED = [layout.name for layout in layouts.fast_bots(layouts.CHECKER).values() if layout.bearoff]
+PAIRINGS = [(f"{SWITCHED[i]}(bearoff=true)", f"{SWITCHED[(i + 1) % len(SWITCHED)]}(bearoff=true)")
+            for i in range(0, len(SWITCHED), 2)]
 
 
 @pytest.mark.parametrize("white, black", PAIRINGS)
@@ -112,12 +114,34 @@ def test_bots_with_the_switch_play_the_same_in_both_engines(tables, white, black
     assert compare_frames(reference, fast) is None
 
 
-@pytest.mark.parametrize("name", ["racer", "heuristic", "pubeval", "nn"])
-def test_the_switch_hands_bear_offs_to_the_perfect_player(tables, name):
-    from bgsim.dice import RandomStream
-    from bots import make_player
+def fast_choice(bot, position, roll, choose):
+    """The board the fast dispatch ``choose`` picks for checker bot ``bot`` (seat 0)."""
+    from bgsim.fast import seats
+    from bgsim.fast.dice import open_stream
+    from bgsim.fast.moves import BOARD_BYTES, generate, new_buffers
 
-    on, off = make_player(f"{name}(bearoff=true)").checker, make_player(name).checker
+    holder = type("Holder", (), {})()
+    holder.name, holder.checker, holder.cube = bot.name, bot, None
+    packed = seats(holder, holder)
+    plays, keys, slots, table, order = new_buffers()
+    streams = np.zeros((3, 2), dtype=np.uint64)
+    for stream in range(3):
+        open_stream(streams, stream, 1, 0, stream)
+    board = np.zeros(BOARD_BYTES, dtype=np.int8)
+    board[:26] = position.board
+    count = generate(board, roll[0], roll[1], plays, keys, slots, table, order)
+    index = choose(packed.codes[0], packed.params[0], packed.offsets[0], packed.float64s, packed.int32s,
+                   packed.int64s, board, plays, keys, count, order, streams, 1)
+    return tuple(int(v) for v in plays[index, :26])
+
+
+def switch_hands_bear_offs_to_the_perfect_player(tables, name, choose):
+    """Both engines: ``name(bearoff=true)`` plays every pure bear-off as the perfect player, and
+    ``name`` alone plays some otherwise (so the switch is what makes the difference)."""
+    from bgsim.dice import RandomStream
+    from bots import make_checker
+
+    on, off = make_checker(f"{name}(bearoff=true)"), make_checker(name)
     rng = np.random.default_rng(6)
     differ = 0
     for _ in range(40):
@@ -125,17 +149,27 @@ def test_the_switch_hands_bear_offs_to_the_perfect_player(tables, name):
         opponent = random_number(rng, int(rng.integers(1, 16)))
         position = bearoff_position(database.counts_of(own), database.counts_of(opponent))
         for die1, die2 in kernels.ROLLS:
-            plays = legal_plays(position, (int(die1), int(die2)))
+            roll = (int(die1), int(die2))
+            plays = legal_plays(position, roll)
             perfect = bearoff_choice(position, plays, tables)
-            assert on.choose(position, (int(die1), int(die2)), plays, RandomStream(1, 1, 1)) == perfect
-            differ += off.choose(position, (int(die1), int(die2)), plays, RandomStream(1, 1, 1)) != perfect
+            assert on.choose(position, roll, plays, RandomStream(1, 1, 1)) == perfect, (name, "reference")
+            assert fast_choice(on, position, roll, choose) == perfect.result.board, (name, "fast")
+            differ += off.choose(position, roll, plays, RandomStream(1, 1, 1)) != perfect
     assert differ > 0  # the bot alone plays some bear-offs otherwise
 
 
-def test_the_switch_is_a_parameter_of_the_race_bots():
+@pytest.mark.parametrize("name", SWITCHED)
+def test_the_switch_hands_bear_offs_to_the_perfect_player_in_both_engines(tables, name):
+    from bgsim.fast.dispatch import choose
+
+    switch_hands_bear_offs_to_the_perfect_player(tables, name, choose)
+
+
+def test_the_switch_is_a_parameter_of_the_bots_whose_layouts_declare_it():
     from bots import make_player
 
-    for name in ("racer", "heuristic", "pubeval", "nn"):
+    assert SWITCHED
+    for name in SWITCHED:
         assert make_player(name).checker.bearoff is False
         on = make_player(f"{name}(bearoff=true)")
         assert on.checker.bearoff is True and "bearoff=true" in on.name

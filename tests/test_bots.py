@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import random
 import re
 
+import numpy as np
 import pytest
 
 import bots
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response, Rules
 from bgsim.dice import RandomStream
+from bgsim.fast import seats
 from bgsim.game import MatchContext, play_game
 from bgsim.rules import legal_plays
 from bgsim.series import play_games
 from bots import SpecError, make_player
 from bots.cube import keith_count, thorp_count
+from conftest import fast_cube_answers
 
 # Every registered bot, so a new one is held to the contract without being named here
 # (tests/test_fast_registry.py holds each fast half to its layout and kernel).
@@ -107,11 +111,47 @@ class TestCubeContract:
         assert log == []
 
     def test_deterministic(self, cube):
+        """The game loop hands a cube bot no random stream: its answers are a function of the
+        position and the cube alone, whenever and in whatever order it is asked, and where the
+        bot has a fast half they are the fast kernel's answers (the other engine's)."""
+        questions = [(position, cube_view) for position in CUBE_QUESTIONS for cube_view in CUBE_VIEWS]
+        # each question put to a bot that was asked nothing before
+        fresh = [_answers(make_player(f"random+{cube}"), *question) for question in questions]
         player = make_player(f"random+{cube}")
-        position = Position.from_points({6: 5, 5: 5, 4: 5}, {19: 5, 20: 5, 21: 4, 7: 1})
-        answers = {(player.offer_double(position, view()), player.respond_to_double(position, view()))
-                   for _ in range(3)}
-        assert len(answers) == 1
+        if player.cube.fast_name:
+            packed = seats(player, player)
+            assert [fast_cube_answers(packed, *question) for question in questions] == fresh
+        # one bot asked everything twice over in a shuffled order, the global random states stirred
+        order = list(range(len(questions))) * 2
+        random.Random(11).shuffle(order)
+        for turn, index in enumerate(order):
+            random.seed(turn)
+            np.random.seed(turn)
+            assert _answers(player, *questions[index]) == fresh[index], (cube, index)
+
+
+# positions and cubes a cube bot is asked about: races of 96 pips against 104, 105 and 108
+# (either side of the 8-9-12 thresholds) and 89, the opening, contact far ahead; a centred and
+# an owned cube, money and match
+RACER = {6: 4, 5: 3, 8: 3, 7: 2, 4: 2, 11: 1}
+CUBE_QUESTIONS = [
+    Position.from_points(RACER, {19: 3, 18: 3, 17: 3, 16: 3, 20: 2, 21: 1}),
+    Position.from_points(RACER, {19: 3, 18: 3, 17: 3, 16: 3, 20: 3}),
+    Position.from_points(RACER, {19: 3, 18: 3, 17: 4, 16: 3, 20: 2}),
+    Position.from_points({6: 5, 5: 5, 4: 5}, {19: 5, 20: 5, 21: 4, 7: 1}),
+    Position.start(),
+    Position.from_points({13: 2, 8: 3, 6: 5, 5: 3, 4: 2}, {1: 2, 12: 5, 17: 3, 19: 5}),
+]
+CUBE_VIEWS = [
+    view(),
+    view(centred=False, value=2),
+    CubeView(value=1, centred=True, max_cube=64, beaver_allowed=False, jacoby=False, match_to=5, away=(2, 4)),
+    CubeView(value=2, centred=False, max_cube=64, beaver_allowed=False, jacoby=False, match_to=7, away=(4, 2)),
+]
+
+
+def _answers(player, position, cube_view):
+    return player.offer_double(position, cube_view), Response(player.respond_to_double(position, cube_view))
 
 
 def test_bare_checker_never_doubles_and_always_takes():
@@ -352,9 +392,14 @@ def test_canonical_names(spec, name):
 
 
 def test_parsed_parameters_reach_the_bots():
+    from bgsim import layouts
+    from bgsim.fast import fast_half
+
     player = make_player("heuristic(hit=0.5)+pipdiff(double=10,take=12.5%,race_only=true)")
     assert player.checker.fast_params()["hit"] == 0.5
-    assert player.cube.fast_params() == {
+    # the kernel's row: the bot's own values, then its score_aware switch (bgsim.fast.capability_values)
+    packed = fast_half(player.cube, layouts.CUBE).params
+    assert dict(zip(layouts.PIPDIFF.params, packed)) == {
         "double": 10.0, "double_percent": 0.0, "redouble": 9.0, "redouble_percent": 1.0,
         "take": 12.5, "take_percent": 1.0, "race_only": 1.0, "beaver": 0.0, "beaver_percent": 0.0,
         "beaver_on": 0.0, "score_aware": 1.0}

@@ -175,7 +175,7 @@ def test_a_rule_that_never_doubles_loses_and_both_methods_say_how_much(never_dou
 
 
 def run_cli(tmp_path, *extra, players="keith,none"):
-    return main(["cross-check", "--players", players, "--starts", "6", "--seed", "3",
+    return main(["cross-check", "--players", players, "--positions", "6", "--seed", "3", "--threads", "1",
                  "--out", str(tmp_path / "check"), "--no-progress", *extra])
 
 
@@ -198,17 +198,17 @@ def test_the_command_writes_its_files_and_refuses_to_overwrite_them(tmp_path, ca
     assert "finished cross-check" in err and "\n" not in err
     assert (folder / "cross_check.csv").read_text() == before
     # two processes play the same games
-    assert run_cli(tmp_path, "--force", "--jobs", "2") == 0
+    assert run_cli(tmp_path, "--force", "--threads", "2") == 0
     assert (folder / "cross_check.csv").read_text() == before
 
 
 def test_bad_input_is_one_error_line(tmp_path, capsys):
-    for extra, players, word in (((), "keith,nosuchbot", "nosuchbot"), (("--jobs", "0"), "keith", "--jobs")):
+    for extra, players, word in (((), "keith,nosuchbot", "nosuchbot"), (("--threads", "0"), "keith", "--threads")):
         assert run_cli(tmp_path, *extra, players=players) == 2
         err = capsys.readouterr().err.strip()
         assert word in err and "\n" not in err
     assert not (tmp_path / "check").exists()
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine")
-    assert main(["cross-check", "--players", "keith", "--starts", "2", "--out", str(tmp_path / "other")]) == 2
+    assert main(["cross-check", "--players", "keith", "--positions", "2", "--out", str(tmp_path / "other")]) == 2
     assert "holds no bgsim cross-check" in capsys.readouterr().err

@@ -136,7 +136,19 @@ def test_invalid_options_are_rejected(options, problem):
 
 
 def test_cube_off_with_backgammon_as_gammon_is_fine():
-    Rules(cube=False, backgammon_as_gammon=True)
+    # a scoring option, not a cube convention: kept with the cube off, and a backgammon won in
+    # one roll (the loser still on the bar) scores 2 with it, 3 without
+    from bgsim.board import Position
+    from bgsim.decisions import RandomPlayer
+    from bgsim.game import play_game
+
+    rules = Rules(cube=False, backgammon_as_gammon=True)
+    assert (rules.cube, rules.backgammon_as_gammon) == (False, True)
+    assert not Cube().may_double("white", rules)
+    start = Position.from_points({1: 1}, {"bar": 1, 19: 14})
+    for option, points in ((rules, 2), (Rules(cube=False), 3)):
+        record = play_game(RandomPlayer(), RandomPlayer(), 1, 0, option, start=start, rolls=[(2, 1)])
+        assert (record.winner, record.result, record.points, record.doubles) == ("white", "backgammon", points, 0)
 
 
 @pytest.mark.parametrize(
@@ -152,10 +164,19 @@ def test_money_conventions_are_rejected_for_match_play(options, problem):
         Rules(**options).check_for_match()
 
 
-def test_match_play_accepts_the_plain_options():
-    Rules().check_for_match()
-    Rules(backgammon_as_gammon=True, max_cube=16).check_for_match()
-    Rules(cube=False).check_for_match()
+@pytest.mark.parametrize("plain", [Rules(), Rules(backgammon_as_gammon=True, max_cube=16), Rules(cube=True, max_cube=2)])
+@pytest.mark.parametrize("convention, problem", [
+    ({"jacoby": True}, "jacoby"), ({"beaver": True}, "beaver"), ({"automatic_doubles": 1}, "automatic doubles"),
+])
+def test_match_play_accepts_the_plain_options_and_refuses_each_convention_added(plain, convention, problem):
+    from dataclasses import replace
+
+    assert plain.check_for_match() is None
+    assert Rules(cube=False).check_for_match() is None
+    # the same options with one money convention more: the check reads the convention, not
+    # the other options
+    with pytest.raises(RulesError, match=problem):
+        replace(plain, **convention).check_for_match()
 
 
 def test_rules_error_is_a_value_error():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bgsim import bearoff
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
@@ -59,9 +61,20 @@ def test_exact_labels_its_estimates():
     assert make_player("racer+exact(tables=false)").name == "racer+exact(tables=false)"
     many = bearoff_position({6: 5, 5: 5, 4: 3}, {6: 3, 5: 4})  # 13 checkers: beyond the table
     assert cube_equities(many).source == ONE_SIDED
+    assert cube_equities(many).efficiency == 0.6  # GNU Backgammon's rOSCubeX
+    assert cube_equities(Position.start()).source == NN and cube_equities(Position.start()).efficiency == 0.68
+    # in a race the net's estimate takes GNU Backgammon's 0.55 + 0.00125 x the pips of the side
+    # on roll, kept within 0.6 .. 0.7: worked by hand for 86 pips (the opponent has 85), and
+    # at both bounds
     race = Position.from_points({6: 5, 5: 4, 4: 3, 8: 3}, {19: 5, 20: 5, 21: 3, 16: 2})
+    assert (race.pip_count, race.opponent_pip_count) == (86, 85)
     found = cube_equities(race)
-    assert found.source == NN and 0.6 <= found.efficiency <= 0.7
+    assert found.source == NN and found.efficiency == pytest.approx(0.6575, abs=1e-12)
+    long = Position.from_points({12: 10, 6: 5}, {13: 10, 19: 5})  # 150 pips: 0.7375, kept at 0.7
+    short = Position.from_points({7: 1, 1: 2}, {24: 5})  # 9 pips: 0.56125, kept at 0.6
+    for position, efficiency in ((long, 0.7), (short, 0.6)):
+        assert position.is_race and cube_equities(position).source == NN
+        assert cube_equities(position).efficiency == pytest.approx(efficiency, abs=1e-12)
 
 
 def test_exact_beavers_a_bad_double_where_allowed():
@@ -72,8 +85,6 @@ def test_exact_beavers_a_bad_double_where_allowed():
 
 
 def test_a_bad_estimate_is_a_spec_error():
-    import pytest
-
     from bots import SpecError
 
     with pytest.raises(SpecError, match="estimate must be best or nn"):

@@ -14,7 +14,8 @@ import pytest
 from bgsim import Position
 from bgsim.cube import CubeView, Response, Rules
 from bgsim.fast import seats, trace_game
-from bgsim.fast.cube import BEAVER, DROP, TAKE, respond
+from bgsim.fast.cube import BEAVER, DROP, TAKE
+from bgsim.fast.dispatch import respond
 from bgsim.fast.match_cube import VIEW_BEAVER, VIEW_CENTRED, VIEW_SIZE, VIEW_VALUE
 from bgsim.fast.sameness import compare_frames, explain_game, random_positions
 from bgsim.series import play_games

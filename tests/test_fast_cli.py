@@ -2,24 +2,43 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from bgsim.bearoff import match
+from bgsim.series import play_games
+from bots import make_player
 from experiments.cli import main
 from experiments.studies.bench import compare, ratios
+from experiments.studies.validation import reference_pool
 
 
 def test_validate_passes_on_a_small_run(capsys):
-    assert main(["validate", "--games", "2", "--positions", "3", "--jobs", "1"]) == 0
+    assert main(["validate", "--games", "2", "--positions", "3", "--threads", "1"]) == 0
     out = capsys.readouterr().out
     assert "no difference" in out and "63 position-roll pairs" in out
 
 
 def test_validate_one_pairing_with_rule_options(capsys):
-    code = main(["validate", "--games", "3", "--positions", "0", "--jobs", "1", "--players",
+    code = main(["validate", "--games", "3", "--positions", "0", "--threads", "1", "--players",
                  "racer+pipdiff(double=3,take=20)", "pubeval+keith", "--beaver", "--jacoby",
                  "--automatic-doubles", "1", "--max-cube", "8"])
     assert code == 0
     assert "3 games (3 games) identical" in capsys.readouterr().out
+
+
+def test_validate_reference_workers_run_parallel_kernels_after_the_fast_engine_ran():
+    # Forked workers died here (BrokenProcessPool, "fork() called from a process already using
+    # GNU OpenMP"): the fast engine's game loop is a parallel kernel, and so is the build of
+    # exact's match tables, which its reference side runs in a worker.  No short validate run
+    # reaches those tables, so the pool is asked to build one directly.
+    play_games(make_player("heuristic"), make_player("heuristic"), 1, 2, engine="fast")
+    pool = reference_pool(2)
+    try:
+        built = pool.submit(match.match_tables, 2, 3, False, 3).result()
+    finally:
+        pool.shutdown()
+    assert np.array_equal(built.values, match.match_tables(2, 3, False, 3).values)
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -18,8 +18,9 @@ from bgsim.cube import CubeView, Response, Rules
 from bgsim.fast import exact as fast_exact
 from bgsim.fast import seats
 from bgsim.fast.sameness import compare_frames, random_positions
+from bgsim.met import kernel_arrays
 from bgsim.series import play_games
-from bots import make_player, match_cube
+from bots import make_player
 from conftest import fast_cube_answers
 
 SPECS = ("exact", "exact(tables=false)", "exact(estimate=nn)", "exact(tables=false,estimate=nn)")
@@ -114,7 +115,7 @@ def test_the_two_sided_tables_are_handed_over_only_where_the_decisions_read_them
 
 
 def _on_demand(own, opponent, value, owner, away, opponent_away, post_crawford):
-    arrays = match_cube.met_arrays()
+    arrays = kernel_arrays()
     met = np.concatenate([arrays["met_pre"].ravel(), arrays["met_post"].ravel()])
     checkers = match.default_match_checkers()
     starts, targets, pips = fast_exact.match_successors(checkers)

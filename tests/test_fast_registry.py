@@ -17,18 +17,18 @@ import pytest
 import bgsim.fast
 from bgsim import Position, layouts
 from bgsim.fast import OPENING, fast_half, seats
-from bgsim.fast.checker import NO_KERNEL, choose
+from bgsim.fast.dispatch import NO_KERNEL, choose
 from bgsim.fast.match_cube import VIEW_CENTRED, VIEW_MAX, VIEW_SIZE, VIEW_VALUE
 # the dispatch of the kernel family with every cube bot (exact has its own: bgsim.fast.with_exact)
-from bgsim.fast.cube import offer_double_with_exact as offer_double
-from bgsim.fast.cube import respond_with_exact as respond
+from bgsim.fast.dispatch import offer_double_with_exact as offer_double
+from bgsim.fast.dispatch import respond_with_exact as respond
 from bgsim.fast.dice import open_stream
 from bgsim.fast.game import (
     COL_ERROR, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL, ROW_SIZE, TRACE_SIZE, play_batch,
 )
 from bgsim.fast.moves import BOARD_BYTES, generate, new_buffers
+from bgsim.met import kernel_arrays
 from bots import checker_bots, cube_bots, make_player
-from bots import match_cube
 from bots.pubeval import CONTACT_WEIGHTS, RACE_WEIGHTS
 
 ROLES = {layouts.CHECKER: checker_bots, layouts.CUBE: cube_bots}
@@ -47,9 +47,10 @@ def test_a_registered_fast_bot_hands_over_exactly_its_declared_layout(role, name
     declared = layouts.fast_bots(role)
     assert bot.fast_name in declared, f"{name}: fast_name {bot.fast_name!r} is not declared in bgsim/layouts.py"
     layout = declared[bot.fast_name]
-    assert list(bot.fast_params()) == list(layout.params)
+    # its own values; those of its capabilities come from its switches (bgsim.fast.capability_values)
+    assert list(bot.fast_params()) == list(layout.own_params)
     assert all(isinstance(value, float) for value in bot.fast_params().values())
-    assert set(bot.fast_arrays()) == {key for key, _ in layout.arrays}
+    assert set(bot.fast_arrays()) == {key for key, _ in layout.own_arrays}
     half = fast_half(bot, role)
     assert half.code == layout.code and len(half.params) == len(layout.params)
 
@@ -125,6 +126,7 @@ def test_an_unknown_code_is_an_engine_error_not_a_default():
 class _Checker:
     fast_name = "racer"
     name = "racer"
+    bearoff = False  # racer's bear-off switch (bots.checker.BEAROFF)
 
     def __init__(self, params):
         self.params = params
@@ -133,14 +135,13 @@ class _Checker:
         return self.params
 
 
-BEAROFF_OFF = {"bearoff": 0.0, "bearoff_checkers": 0.0}  # racer's bear-off switch (bots.checker.BEAROFF)
-
-
 @pytest.mark.parametrize("params, words", [
-    ({"hit": 2.0, **BEAROFF_OFF}, "missing: blot"),
-    ({"hit": 2.0, "blot": 5.0, "speed": 1.0, **BEAROFF_OFF}, "not declared: speed"),
+    ({"hit": 2.0}, "missing: blot"),
+    ({"hit": 2.0, "blot": 5.0, "speed": 1.0}, "not declared: speed"),
+    # a capability's values come from the switch, never from the bot
+    ({"hit": 2.0, "blot": 5.0, "bearoff": 1.0}, "not declared: bearoff"),
     ((2.0, 5.0), "must return a mapping"),
-    ({"hit": 2.0, "blot": float("nan"), **BEAROFF_OFF}, "blot must be a finite number"),
+    ({"hit": 2.0, "blot": float("nan")}, "blot must be a finite number"),
 ])
 def test_parameters_are_handed_over_by_their_declared_names(params, words):
     with pytest.raises(ValueError, match=re.escape(words)):
@@ -151,7 +152,7 @@ def test_pubevals_weights_reach_the_kernel_once_as_array_data():
     packed = seats(make_player("pubeval"), make_player("pubeval+pipdiff"))
     # four uses of two arrays, stored once each, and the one-number stand-in for the bear-off
     # tables of a bot with bearoff off (bots.checker); pipdiff's match equity table beside them
-    met_size = sum(array.size for array in match_cube.met_arrays().values())
+    met_size = sum(array.size for array in kernel_arrays().values())
     assert packed.float64s.size == 2 * 122 + 1 + met_size
     race = layouts.PUBEVAL.array("race_weights")
     contact = layouts.PUBEVAL.array("contact_weights")

@@ -191,3 +191,26 @@ def test_random_hypergammon1_shares_equal_the_exact_chain():
     expected = opening_length()
     assert abs(mean - expected) <= Z99 * spread / math.sqrt(GAMES), (
         f"mean plies {mean:.3f} in {GAMES} games, exactly {expected:.3f}")
+
+
+FAST_GAMES = 200_000
+
+
+def test_fast_engine_random_hypergammon1_shares_equal_the_exact_chain():
+    """The fast engine's uniform random play over many games: the backgammon share and the mean
+    game length within their 99% intervals of the chain's exact values."""
+    from bgsim.fast import play_games
+
+    gammon, backgammon = opening_shares()
+    player = RandomPlayer()
+    frame = play_games(player, player, 18, FAST_GAMES, Rules(variant="hypergammon1"))
+    assert set(frame["result"]) <= {"gammon", "backgammon"}
+    share = float((frame["result"] == "backgammon").mean())
+    half_width = Z99 * math.sqrt(backgammon * (1 - backgammon) / FAST_GAMES)
+    assert abs(share - backgammon) <= half_width, (
+        f"backgammons {share:.5f} in {FAST_GAMES} games, exactly {backgammon:.5f} ± {half_width:.5f} (99%)")
+    plies = frame["plies"].to_numpy(dtype=float)
+    expected = opening_length()
+    assert abs(plies.mean() - expected) <= Z99 * plies.std(ddof=1) / math.sqrt(FAST_GAMES), (
+        f"mean plies {plies.mean():.4f} in {FAST_GAMES} games, exactly {expected:.4f}")
+    assert (frame["points"] == frame["result"].map({"gammon": 2, "backgammon": 3}).astype(int)).all()

@@ -150,6 +150,7 @@ QUIRKS = {
     "combined_moves.mat": (("Alice", "Bob Smith"), 0, 1, (1, "drop", 1)),
     "gnubg_match7.mat": (("gnubg", "root"), 7, 6, (1, "resign", 2)),
     "gnubg_match7.sgf": (("gnubg", "root"), 7, 6, (1, "resign", 2)),
+    "gnubg_2ply_v_0ply_7.mat": (("gnubg-2ply", "gnubg-0ply"), 7, 8, (1, "drop", 1)),
     "gnubg_session.mat": (("gnubg", "root"), 0, 6, (1, "drop", 2)),
     "gnubg_session.sgf": (("gnubg", "root"), 0, 6, (1, "drop", 2)),
     "gnubg_money_resign.mat": (("gnubg", "root"), 0, 4, (0, "drop", 2)),

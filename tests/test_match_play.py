@@ -270,11 +270,36 @@ def test_the_gammon_rate_is_measured_from_cubeless_self_play():
         measure_gammon_rate("heuristic", games=0)
 
 
+def _planted(table, pre=(), post=()):
+    """A copy of ``table`` with ``(a, b, change)`` added to pre-Crawford entries and ``(n, change)``
+    to post-Crawford ones (both 1-based in away)."""
+    from dataclasses import replace
+
+    planted_pre, planted_post = table.pre.copy(), table.post.copy()
+    for a, b, change in pre:
+        planted_pre[a - 1, b - 1] += change
+    for n, change in post:
+        planted_post[n - 1] += change
+    return replace(table, pre=planted_pre, post=planted_post)
+
+
 def test_a_derived_table_is_compared_with_the_published_one():
+    published = met.published()
+    # differences planted by hand: the largest, where it is, and the mean over 15 x 15 entries
+    found = compare(_planted(published, pre=[(3, 5, 0.05), (5, 3, -0.02)], post=[(7, 0.01)]), published)
+    assert (found.largest, found.at, found.post_crawford, found.size) == (pytest.approx(0.05), (3, 5), False, 15)
+    assert found.mean == pytest.approx(0.07 / 225)
+    found = compare(_planted(published, pre=[(2, 2, 0.01)], post=[(4, -0.03)]), published)
+    assert (found.largest, found.at, found.post_crawford) == (pytest.approx(0.03), (4, 1), True)
+    assert found.mean == pytest.approx(0.01 / 225)
+    # beyond the size compared a difference does not count
+    assert compare(_planted(published, pre=[(20, 2, 0.3)], post=[(20, 0.3)]), published).largest == 0.0
+    assert compare(_planted(published, pre=[(20, 2, 0.3)]), published, size=25).largest == pytest.approx(0.3)
+    # the player's table is the derived table of its measured rate
     table, measured = derived_from_player("racer", games=300, seed=1)
     assert f"{measured.rate:g}" in table.source
-    assert compare(met.published(), met.published()).largest == 0.0
-    distance = compare(table, met.published())
+    assert np.array_equal(table.pre, met.derive(measured.rate).pre)
+    distance = compare(table, published)
     assert 0.0 < distance.mean <= distance.largest < 0.2
     # a gammon rate near the experts' makes a table near the published one, closer than a
     # table with no gammons at all

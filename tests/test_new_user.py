@@ -4,24 +4,32 @@ disk errors, the Python API's errors, and the row schema's nulls and categorical
 from __future__ import annotations
 
 import errno
+import json
 import math
 import os
 import re
 import shlex
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
+from xml.etree import ElementTree
 
+import gnubg_nn
 import numpy as np
 import pandas as pd
 import pytest
 
+import bots
 from bgsim.cube import Rules
+from bgsim.fast.sameness import compare_frames
 from bgsim.series import play_games
 from bots import make_player
 from experiments import cli
+from experiments.analysis.gnubg_program import check_import
 from experiments.analysis.summary import GameTally, summarize_games
 from experiments.running import stream
+from experiments.studies import bench as bench_study
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -78,27 +86,31 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
     elif name == "validate":
         setting("--games", "1")
         setting("--positions", "2")
-        setting("--jobs", "1")
+        setting("--threads", "1")
     elif name == "cube-audit":
-        setting("--positions", "20")
+        if "--games" not in words:  # the audit of real games samples nothing
+            setting("--positions", "20")
         setting("--out", str(tmp_path / "audit"))
         words.append("--no-progress")
     elif name == "cross-check":
-        setting("--starts", "3")
-        setting("--jobs", "1")
+        setting("--positions", "3")
+        setting("--threads", "1")
         setting("--out", str(tmp_path / "cross"))
         words.append("--no-progress")
     elif name == "rollout":
         setting("--games", "72")
         words.append("--no-progress")
-    elif name == "bearoff" and "--pairs" in words:
-        setting("--pairs", "200")
+    elif name == "bearoff" and "--positions" in words:
+        setting("--positions", "200")
     elif name == "bench":
         words += ["--games", "100", "--rounds", "1", "--no-compile", "--out", str(tmp_path / "bench")]
     return words
 
 
 COMMANDS = readme_commands()
+MATCH_FILE = ROOT / "tests" / "data" / "interchange" / "gnubg_match7.mat"
+# GNU Backgammon's own copy of the published table, installed with its program (Debian: gnubg)
+GNUBG_MET = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
 
 
 def test_the_readme_shows_the_commands_a_new_user_needs():
@@ -126,16 +138,24 @@ def test_every_readme_command_runs(command, tmp_path, capsys, monkeypatch, bearo
         assert cli.main(["play", "random", "random", "--games", "3", "--engine", "reference",
                          "--out", words[1], "--no-progress"]) == 0
     _prepare_games_in_and_out(words, tmp_path)
+    assert words[0] in DONE, f"no expectation of what `{command}` does: add one to DONE"
+    if words[0] == "bench":  # a baseline no machine can miss and one no machine can reach
+        monkeypatch.setattr(bench_study, "BASELINE", _bench_baseline(tmp_path))
+    capsys.readouterr()  # what the preparations printed
     code = cli.main(words)
-    err = capsys.readouterr().err
-    allowed = (0, 1) if words[0] == "bench" else (0,)  # bench --compare may find a tiny run slower
-    assert code in allowed, err
+    out, err = capsys.readouterr()
+    assert code == (1 if words[0] == "bench" else 0), err
+    DONE[words[0]](words, out, tmp_path)
 
 
 def _prepare_games_in_and_out(words: list[str], tmp_path: Path) -> None:
     """The rows, run folder or match file that export, analyse and import read: small ones."""
     if words[0] in ("export", "analyse") and words[1].endswith(".parquet"):
-        assert cli.main(["play", "random+pipdiff", "heuristic+pipdiff", "--games", "3", "--engine", "reference",
+        # to export: games with takes, drops and a gammon; to analyse: uniform-random play
+        # against a bot that GNU Backgammon must rate far above it
+        players, games = (["heuristic+pipdiff", "pubeval+keith"], "5") if words[0] == "export" else (
+            ["random+pipdiff", "heuristic+pipdiff"], "3")
+        assert cli.main(["play", *players, "--games", games, "--engine", "reference",
                          "--out", words[1], "--no-progress"]) == 0
     elif words[0] == "export":  # a run's folder
         experiment = tmp_path / "tiny.toml"
@@ -143,7 +163,425 @@ def _prepare_games_in_and_out(words: list[str], tmp_path: Path) -> None:
                               'chunk = 1\nengine = "reference"\n')
         assert cli.main(["run", str(experiment), "--out", words[1], "--no-progress"]) == 0
     elif words[0] == "import":
-        shutil.copy(ROOT / "tests" / "data" / "interchange" / "gnubg_match7.mat", words[1])
+        shutil.copy(MATCH_FILE, words[1])
+    elif words[0] == "cube-audit" and "--games" in words:  # a money session: its bear-offs in the small tables
+        shutil.copy(ROOT / "tests" / "data" / "interchange" / "gnubg_money_resign.mat",
+                    words[words.index("--games") + 1])
+
+
+# --- what each README command must have done, judged without the code that did it ----------
+
+
+def _out_path(words: list[str]) -> Path:
+    return Path(words[words.index("--out") + 1])
+
+
+def _gnubg_board(text: str) -> list[list[int]]:
+    """[side not on roll, side on roll], each from its own 1-point (index 24: the bar), of a
+    GNU Backgammon position ID (read by gnubg_nn) or an XGID (read here by hand: character 0
+    is O's bar, 1..24 X's points, 25 X's bar; upper case X's checkers, lower case O's)."""
+    if not text.startswith("XGID="):
+        return [list(side) for side in gnubg_nn.board_from_position_id(text.split(":")[0])]
+    slots = text[len("XGID="):].split(":")[0]
+    x, o = [0] * 25, [0] * 25
+    for slot, char in enumerate(slots):
+        if char == "-":
+            continue
+        count = ord(char.lower()) - ord("a") + 1
+        if char.isupper():
+            x[24 if slot == 25 else slot - 1] += count
+        else:
+            o[24 if slot == 0 else 24 - slot] += count
+    return [o, x]
+
+
+def _drawn_board(out: str) -> dict[int, tuple[int, int]]:
+    """(X's, O's) checkers drawn on each point of ``bgsim show``'s diagram (up to 5 a point)."""
+    lines = out.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.split()[:2] == ["13", "14"])
+    bottom = next(i for i, line in enumerate(lines) if line.split()[:2] == ["12", "11"])
+    drawn = {}
+    for header, rows in ((lines[top], lines[top + 1:top + 6]), (lines[bottom], lines[bottom - 5:bottom])):
+        for number in re.finditer(r"\d+", header):
+            cells = [row[number.end() - 1] if number.end() <= len(row) else " " for row in rows]
+            drawn[int(number.group())] = (cells.count("X"), cells.count("O"))
+    return drawn
+
+
+def _show(words, out, tmp_path):
+    opponent, mover = _gnubg_board(words[1])
+    assert _drawn_board(out) == {point: (mover[point - 1], opponent[24 - point]) for point in range(1, 25)}
+    pips = [sum((index + 1) * count for index, count in enumerate(side)) for side in (mover, opponent)]
+    assert re.search(rf"X \(on roll\): pips {pips[0]}\b", out) and re.search(rf"O\s+: pips {pips[1]}\b", out)
+    assert f"Position ID: {gnubg_nn.position_id([opponent, mover])}" in out
+    if ":M" in words[1]:  # the README: a 7-point match, 2-4
+        assert "match to 7, score 2-4" in out
+    elif words[1].startswith("XGID="):
+        assert "money game; cube 1 centred" in out
+
+
+def _moves(words, out, tmp_path):
+    board = _gnubg_board(words[1])
+    results = {gnubg_nn.position_id([list(side) for side in gnubg_nn.board_from_position_key(key)])
+               for key in gnubg_nn.moves(board, int(words[2]), int(words[3]))}
+    listed = re.findall(r"^  \S.*?\s(\S{14})$", out, re.M)
+    assert len(results) == len(listed) == 16  # the README: the 16 legal plays of an opening 3-1
+    assert set(listed) == results
+
+
+def _bots(words, out, tmp_path):
+    # every bot the README names, and the 8-9-12 defaults it describes
+    for name in ("random", "racer", "heuristic", "pubeval", "nn", "gnubg", "pipdiff", "keith", "thorp",
+                 "rule62", "kleinman", "isight", "epc", "exact", "none"):
+        assert re.search(rf"^  {re.escape(name)}\s", out, re.M), name
+    pipdiff = out[out.index("\n  pipdiff "):].split("\n  keith ")[0]
+    for default in ("double=8%", "redouble=9%", "take=12%"):
+        assert re.search(rf"^\s+{default}\s", pipdiff, re.M), default
+
+
+def _scored_by_hand(rows: pd.DataFrame) -> None:
+    """Each game's points from the rulebook: 1, 2 or 3 times the cube, the cube on a drop."""
+    multiplier = rows["result"].astype(str).map({"single": 1, "gammon": 2, "backgammon": 3, "drop": 1})
+    assert (rows["points"] == multiplier * rows["cube_value"]).all()
+    sign = np.where(rows["winner"].astype(str) == "white", 1, -1)
+    assert (rows["white_points"] == sign * rows["points"]).all()
+
+
+def _printed(pattern: str, out: str) -> float:
+    found = re.search(pattern, out)
+    assert found, (pattern, out)
+    return float(found.group(1))
+
+
+def _play(words, out, tmp_path):
+    rows = pd.read_parquet(_out_path(words))
+    white, black = words[1], words[2]
+    assert (rows["white"].astype(str) == white).all() and (rows["black"].astype(str) == black).all()
+    _scored_by_hand(rows)
+    if "--match-to" in words:
+        _matches_by_hand(rows, int(words[words.index("--match-to") + 1]), int(words[words.index("--games") + 1]), out)
+    else:
+        assert len(rows) == int(words[words.index("--games") + 1])
+        assert _printed(r"white points per game: ([+-]?\d+\.\d+)", out) == pytest.approx(
+            rows["white_points"].mean(), abs=5e-4)
+        # the other engine plays the same games
+        fast = play_games(make_player(white), make_player(black), int(rows["seed"].iloc[0]), len(rows), engine="fast")
+        assert compare_frames(rows, fast) is None
+    if "--record" in words:
+        _gnubg_reads_the_games(Path(words[words.index("--record") + 2]), rows)
+
+
+def _matches_by_hand(rows: pd.DataFrame, match_to: int, matches: int, out: str) -> None:
+    """The rulebook's match: scores carried game to game, the game after a side first reaches
+    match_to - 1 is the Crawford game (no cube), the match ends when a side reaches match_to."""
+    assert rows["game"].nunique() == matches
+    won = {"white": 0, "black": 0}
+    for _, games in rows.groupby("game"):
+        score = {"white": 0, "black": 0}
+        crawford_due = False
+        for game in games.sort_values("game_in_match").itertuples():
+            assert (game.white_score, game.black_score) == (score["white"], score["black"])
+            assert game.crawford == crawford_due
+            assert not (game.crawford and game.doubles)
+            before = max(score.values())
+            assert game.points_counted == min(game.points, match_to - score[game.winner])
+            score[game.winner] += game.points_counted
+            crawford_due = before < match_to - 1 <= max(score.values()) < match_to
+        assert list(games["game_in_match"]) == list(range(len(games)))
+        assert max(score.values()) >= match_to > min(score.values())
+        won[max(score, key=score.get)] += 1
+    assert f"white won {won['white']}, black won {won['black']}" in out
+
+
+def _gnubg_reads_the_games(path: Path, rows: pd.DataFrame) -> None:
+    """GNU Backgammon's program reads the file: every game, every roll, every cube action."""
+    read = check_import(path, analyse=False)
+    assert read.complaints == []
+    dropped = int(rows["dropped"].sum())
+    assert (read.counts.games, read.counts.moves) == (len(rows), int(rows["plies"].sum()))
+    assert (read.counts.doubles, read.counts.takes, read.counts.drops) == (
+        int(rows["doubles"].sum()) + dropped, int(rows["doubles"].sum()), dropped)
+
+
+def _trace(words, out, tmp_path):
+    """Every play is one of GNU Backgammon's legal plays for the roll, every score adds up."""
+    ply = re.compile(r"^\s+\d+ (white|black) (\S+):\S+\s+XGID=\S+\s+(double/take|double/drop)?\s*"
+                     r"(?:rolls (\d)-(\d): (.*))?$")
+    games, final = [], None
+    for line in out.splitlines():
+        if line.startswith("game "):
+            white, black, stage = re.search(r"white (\d+), black (\d+)(?: \((.*)\))?$", line).groups()
+            games.append({"score": {"white": int(white), "black": int(black)}, "crawford": stage == "Crawford game",
+                          "plies": [], "end": None})
+        elif ply.match(line):
+            side, position_id, cube_action, die1, die2, _ = ply.match(line).groups()
+            games[-1]["plies"].append((side, _gnubg_board(position_id), cube_action,
+                                       (int(die1), int(die2)) if die1 else None))
+        elif re.match(r"^  (white|black) wins", line):
+            side, points, result, counted = re.match(
+                r"^  (white|black) wins (\d+) points? \((\w+), cube \d+(?:, (\d+) counted)?\)", line).groups()
+            games[-1]["end"] = (side, result, int(counted or points))
+        elif "wins the match" in line:
+            final = re.search(r"(white|black) wins the match to (\d+) \(white (\d+), black (\d+)\)", line).groups()
+    assert games and final
+    for number, game in enumerate(games):
+        plies = game["plies"]
+        for (side, board, _, roll), (next_side, next_board, _, _) in zip(plies, plies[1:]):
+            assert roll and next_side != side
+            results = set(gnubg_nn.moves(board, *roll))
+            after = [next_board[1], next_board[0]]  # back to the mover's side of the board
+            assert gnubg_nn.key_of_board(after) in results if results else after == board
+        side, result, counted = game["end"]
+        last_side, last_board, cube_action, roll = plies[-1]
+        assert side == last_side
+        if cube_action == "double/drop":
+            assert result == "drop"
+        else:  # the last play bears off the winner's last checker
+            finished = [gnubg_nn.board_from_position_key(key) for key in gnubg_nn.moves(last_board, *roll)]
+            assert any(sum(mover) == 0 for _, mover in finished)
+            assert (result == "single") == (sum(last_board[0]) < 15)
+        score = dict(game["score"])
+        score[side] += counted
+        if number + 1 < len(games):  # the scores carried, and the Crawford game when one first needs 1
+            assert games[number + 1]["score"] == score
+            assert games[number + 1]["crawford"] == (max(game["score"].values()) < int(final[1]) - 1
+                                                     == max(score.values()))
+    winner, match_to, white, black = final
+    assert (int(white), int(black)) == (score["white"], score["black"])
+    assert score[winner] >= int(match_to) > min(score.values())
+
+
+def _met(words, out, tmp_path):
+    table = ElementTree.parse(GNUBG_MET).getroot().find("pre-crawford-table")
+    away, other = int(words[1]), int(words[2])
+    expected = float(table.findall("row")[away - 1].findall("me")[other - 1].text)
+    assert _printed(r"(\d+\.\d+)% to win the match", out) == pytest.approx(100 * expected, abs=0.0051)
+
+
+def _report(words, out, tmp_path):
+    rows = pd.read_parquet(words[1])
+    assert f"{len(rows)} games, white random vs black random" in out
+    mean = rows["white_points"].mean()
+    assert _printed(r"white points per game: ([+-]?\d+\.\d+)", out) == pytest.approx(mean, abs=5e-4)
+    wins = 100 * (rows["winner"] == "white").mean()
+    assert _printed(r"white wins\s+(\d+\.\d)%", out) == pytest.approx(wins, abs=0.051)
+
+
+def _experiment_players(name: str) -> int:
+    """How many players an experiment file lists, or its grid makes (one per combination, and
+    the opponent)."""
+    experiment = tomllib.loads((ROOT / "experiments" / f"{name}.toml").read_text(encoding="utf-8"))
+    if "players" in experiment:
+        return len(experiment["players"])
+    axes = [values for key, values in experiment["grid"].items() if key != "template"]
+    return math.prod(len(values) for values in axes) + ("opponent" in experiment)
+
+
+def _run(words, out, tmp_path):
+    """A round robin of one deal, each played twice with the seats swapped on the same dice;
+    each player's points per game in the standings are the mean of its games."""
+    name = "default" if words[0] == "tournament" else words[1]
+    players = _experiment_players(name)
+    folder = _out_path(words)
+    rows = pd.read_parquet(folder / "games.parquet")
+    assert len(rows) == players * (players - 1)  # C(players, 2) pairings x 2 seatings
+    for _, deal in rows.groupby(["seed", "game"]):
+        assert len(deal) == 2
+        assert list(deal["white"].astype(str)) == list(deal["black"].astype(str))[::-1]
+    games = pd.concat([pd.DataFrame({"player": rows["white"].astype(str), "points": rows["white_points"]}),
+                       pd.DataFrame({"player": rows["black"].astype(str), "points": -rows["white_points"]})])
+    mean = games.groupby("player")["points"].mean()
+    standings = pd.read_csv(folder / "summary.csv").query("section == 'standings'").set_index("player")
+    assert len(standings) == players
+    assert np.allclose(standings.loc[mean.index, "ppg"], mean)
+    assert (standings.loc[mean.index, "games"] == 2 * (players - 1)).all()
+
+
+def _validate(words, out, tmp_path):
+    cases = int(_printed(r"validating (\d+) cases", out))
+    assert len(re.findall(r"^\d+ (?:games|matches) \(\d+ games\) identical: ", out, re.M)) == cases
+    # every bot with a fast half plays in a case (a player without a cube bot has none)
+    tried = set()
+    for players in re.findall(r"identical: (.*?),", out):
+        for spec in players.split(" vs "):
+            names = [re.sub(r"\(.*", "", part) for part in spec.split("+")]
+            tried.update(names if len(names) > 1 else names + ["none"])
+    for registry in (bots.checker_bots(), bots.cube_bots()):
+        assert {name for name, bot in registry.items() if bot().fast_name} <= tried
+
+
+def _bench_baseline(tmp_path: Path) -> Path:
+    """Raw games/s (no gnubg_nn figure, so compared as they are): one no machine is slower than,
+    one no machine is as fast as, the other watched figures left out."""
+    path = tmp_path / "baseline.json"
+    path.write_text(json.dumps({"figures": {"fast_random_1thread": {"per_s": 1e-6},
+                                            "fast_heuristic_1thread": {"per_s": 1e12}}}))
+    return path
+
+
+def _bench(words, out, tmp_path):
+    slower = out[out.index("SLOWER than the baseline:"):].splitlines()[1:]
+    assert [line.split(":")[0].strip() for line in slower] == ["fast_heuristic_1thread"]
+    written = json.loads((_out_path(words) / "latest.json").read_text())
+    assert written["settings"]["games"] == 100
+    for name, figure in written["figures"].items():
+        assert re.search(rf"^  {name}\s+{figure['per_s']:,.1f} ", out, re.M), name
+
+
+def _eval(words, out, tmp_path):
+    opponent, mover = _gnubg_board(words[1])
+    if words[1] == "IAAAgAAAAAAAAA":
+        # the README: one checker each on the 6-point.  Worked by hand: 1-1, 1-2, 1-3, 1-4 and
+        # 2-3 (9 rolls of 36) leave the checker on, then the opponent misses as often, so
+        # 27/36 + 9/36 x 9/36 = 81.25% wins; doubled, the opponent redoubles after a miss to a
+        # 25% take point, so double/take and double/drop are both worth 1
+        assert mover[5] == opponent[5] == 1 and sum(mover) == sum(opponent) == 1
+        assert "win   81.250%" in out and "cubeless equity +0.62500" in out
+        assert "centred +1.00000" in out and "cube action (centred cube): double/take" in out
+        return
+    if words[1] == "4HPwATDgc/ABMA":  # outside the databases: the nn bot, near GNU Backgammon's net
+        theirs = gnubg_nn.probabilities([opponent, mover], 0)
+        assert "nn checker bot's neural net" in out
+        assert _printed(r"win\s+(\d+\.\d+)%", out) == pytest.approx(100 * theirs[0], abs=3)
+        assert _printed(r"cubeless equity ([+-]\d+\.\d+)", out) == pytest.approx(
+            2 * theirs[0] - 1 + theirs[1] - theirs[3] + theirs[2] - theirs[4], abs=0.08)
+        return
+    # a pure bear-off: the chance that the side on roll needs no more rolls than the other side,
+    # from GNU Backgammon's one-sided database, and its effective pip counts
+    answer = json.loads(out)
+    own, other = (gnubg_nn.bearoff_probabilities(tuple(side[:6])) for side in (mover, opponent))
+    win = sum(chance * sum(other[rolls:]) for rolls, chance in enumerate(own))
+    assert answer["win"] == pytest.approx(win, abs=1e-4) and answer["equity"] == pytest.approx(2 * win - 1, abs=2e-4)
+    assert answer["win_gammon"] == answer["lose_gammon"] == 0.0  # both sides have borne off
+    for key, chances in (("own", own), ("opponent", other)):
+        epc = sum((rolls + 1) * chance for rolls, chance in enumerate(chances)) * 49 / 6
+        assert answer["effective_pip_counts"][key] == pytest.approx(epc, abs=1e-3)
+    assert answer["source"] == "two-sided" and answer["action"] in ("no double", "double/take", "double/drop")
+
+
+def _rollout(words, out, tmp_path):
+    answer = json.loads(out)
+    games = int(words[words.index("--games") + 1])
+    assert answer["games"] == answer["requested"] == games and not answer["truncated"]
+    # every game counted once: each chance a whole number of games out of all of them
+    for key in ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"):
+        assert answer[key] * games == pytest.approx(round(answer[key] * games), abs=1e-9), key
+    equity = (2 * answer["win"] - 1 + answer["win_gammon"] - answer["lose_gammon"]
+              + answer["win_backgammon"] - answer["lose_backgammon"])
+    assert answer["equity"] == pytest.approx(equity, abs=1e-12)
+    # the opening, played out: near GNU Backgammon's net, within four standard errors
+    theirs = gnubg_nn.probabilities(_gnubg_board(words[1]), 0)
+    assert abs(answer["win"] - theirs[0]) < 4 * math.sqrt(0.25 / games)
+
+
+def _cube_audit(words, out, tmp_path):
+    if "--games" in words:
+        _cube_audit_of_games(words, out)
+        return
+    decisions = pd.read_parquet(_out_path(words) / "decisions.parquet")
+    rules = words[words.index("--players") + 1].split(",")
+    positions = int(words[words.index("--positions") + 1])
+    # double, redouble, take: three questions of each position to each rule
+    assert len(decisions) == positions * 3 * len(rules) and decisions["position_id"].nunique() <= positions
+    # the README's 8-9-12 rule, worked from each decision's pip counts (the doubler's first)
+    pipdiff = decisions[decisions["rule"] == "pipdiff"]
+    lead = 100 * (pipdiff["opponent_pips"] - pipdiff["pips"])
+    doubles = np.where(pipdiff["question"] == "double", lead >= 8 * pipdiff["pips"], lead >= 9 * pipdiff["pips"])
+    expected = np.where(pipdiff["question"] == "take", np.where(lead <= 12 * pipdiff["pips"], "take", "pass"),
+                        np.where(doubles, "double", "no double"))
+    assert (pipdiff["answer"].astype(str).to_numpy() == expected).all()
+    # the error rates printed are the rows with an error
+    for rule in rules:
+        share = (decisions.loc[decisions["rule"] == rule, "error"] != "").mean()
+        assert _printed(rf"all\s+{rule}\s+error rate\s+(\d+\.\d+)%", out) == pytest.approx(100 * share, abs=0.0051)
+
+
+def _cube_audit_of_games(words, out):
+    """The match file read by hand: each double and each answer to one is a decision of the audit
+    (the file has no beavers), and the rates printed are the rows'."""
+    text = Path(words[words.index("--games") + 1]).read_text(encoding="utf-8")
+    table = pd.read_csv(_out_path(words) / "decisions.csv")
+    assert (table["answer"] == "double").sum() == (table["question"] == "take").sum() == text.count("Doubles =>")
+    assert (table["answer"] == "pass").sum() == text.count("Drops")
+    assert (table["answer"] == "take").sum() == text.count("Takes")
+    decisions = pd.read_parquet(_out_path(words) / "decisions.parquet")
+    for rule in words[words.index("--players") + 1].split(","):
+        share = (decisions.loc[decisions["rule"] == rule, "error"] != "").mean()
+        assert _printed(rf"rule\s+{rule}\s+[\d,]+ decisions\s+error rate\s+(\d+\.\d+)%", out) == \
+            pytest.approx(100 * share, abs=0.051)
+
+
+def _cross_check(words, out, tmp_path):
+    games = pd.read_parquet(_out_path(words) / "games.parquet")
+    starts = int(words[words.index("--starts") + 1])
+    rules = words[words.index("--players") + 1].split(",")
+    sanity = "exact (sanity: against itself)"
+    assert sorted(games["rule"].unique()) == sorted([*rules, sanity])
+    assert (games.groupby("rule").size() == 2 * starts).all()  # each start played in both seatings
+    # exact against itself: the same dice and the same cube both ways round
+    assert (games[games["rule"] == sanity].groupby("start")["points"].sum() == 0).all()
+    assert re.search(rf"{re.escape(sanity)}\s+A\s+\+0\.00\s+B\s+\+0\.00 .*agree exactly", out)
+    for rule in rules:
+        played = 1000 * games.loc[games["rule"] == rule, "points"].mean()
+        assert _printed(rf"(?m)^\s+{re.escape(rule)}\s+A\s+([+-]\d+\.\d+)", out) == pytest.approx(played, abs=0.0051)
+
+
+def _bearoff(words, out, tmp_path):
+    if words[1] == "build":
+        # positions of up to N checkers on 6 points: C(N + 6, 6), worked by hand
+        assert "one-sided up to 15 checkers, 54,264 positions a side" in out  # C(21, 6)
+        assert "two-sided up to  3 checkers, 84 positions a side" in out  # C(9, 6)
+        return
+    compared = re.findall(r"(\d+) of (\d+) agree", out)
+    assert len(compared) == 3 and all(agree == of for agree, of in compared)
+    assert "unexplained 0" in out
+
+
+def _export(words, out, tmp_path):
+    source = Path(words[1])
+    rows = pd.read_parquet(source if source.suffix == ".parquet" else source / "games.parquet")
+    if source.suffix != ".parquet":  # one pairing, one seating, one deal
+        rows = rows[(rows["pairing"] == int(words[words.index("--pairing") + 1]))
+                    & (rows["leg"] == int(words[words.index("--leg") + 1]))]
+    if source.suffix == ".parquet":
+        assert rows["doubles"].sum() > rows["dropped"].sum() > 0
+    assert len(rows) >= 1
+    _gnubg_reads_the_games(_out_path(words), rows)
+
+
+def _import(words, out, tmp_path):
+    """The match file read by hand: its games and their scores, its rolls and cube actions."""
+    text = Path(words[1]).read_text(encoding="utf-8")
+    rows = pd.read_parquet(_out_path(words))
+    sections = re.split(r"^ Game \d+$", text, flags=re.M)[1:]
+    assert sorted(rows["game"].unique()) == list(range(1, len(sections) + 1))
+    for number, section in enumerate(sections, start=1):
+        game = rows[rows["game"] == number]
+        first, second = map(int, re.search(r":\s*(\d+)\s+\S+\s*:\s*(\d+)", section).groups())
+        opening = game.iloc[0]
+        scores = (first, second) if opening["player"] == 0 else (second, first)
+        assert (opening["score"], opening["opponent_score"]) == scores
+        assert (game["action"] == "move").sum() == len(re.findall(r"\b[1-6][1-6]:", section))
+        assert (game["action"] == "double").sum() == section.count("Doubles =>")
+        assert (game["action"] == "take").sum() == section.count("Takes")
+        assert (game["action"] == "drop").sum() == section.count("Drops")
+
+
+def _analyse(words, out, tmp_path):
+    games = pd.read_csv(Path(words[1]).with_suffix(".gnubg_games.csv"))
+    rows = pd.read_parquet(words[1])
+    assert games["game"].nunique() == len(rows)
+    # GNU Backgammon rates uniform-random checker play far below the heuristic bot's
+    rates = pd.read_csv(Path(words[1]).with_suffix(".gnubg_analysis.csv")).set_index("player")["checker_rate"]
+    assert rates["random+pipdiff"] > 3 * rates["heuristic+pipdiff"]
+
+
+DONE = {
+    "show": _show, "moves": _moves, "bots": _bots, "play": _play, "trace": _trace, "met": _met,
+    "report": _report, "run": _run, "tournament": _run, "validate": _validate, "bench": _bench,
+    "eval": _eval, "rollout": _rollout, "cube-audit": _cube_audit, "cross-check": _cross_check,
+    "bearoff": _bearoff, "export": _export, "import": _import, "analyse": _analyse,
+}
 
 
 def test_the_readme_python_example_runs():
@@ -334,7 +772,7 @@ def test_report_on_a_play_output_prints_its_summary(tmp_path, capsys):
     (folder / "games.parquet").write_bytes(out.read_bytes())
     assert cli.main(["report", str(folder)]) == 0
     assert cli.main(["report", str(tmp_path / "nothing")]) == 2
-    assert "no such results folder or Parquet file" in one_error_line(capsys)
+    assert "no such results folder or file" in one_error_line(capsys)
 
 
 # --- the Python API --------------------------------------------------------------------------
@@ -392,6 +830,6 @@ def test_validate_refuses_a_slow_player_without_naming_an_option_it_lacks(capsys
 
 def test_validate_says_which_case_it_is_on(capsys):
     assert cli.main(["validate", "--players", "random", "random", "--games", "1", "--positions", "0",
-                     "--jobs", "1"]) == 0
+                     "--threads", "1"]) == 0
     out = capsys.readouterr().out
     assert "validating 1 cases" in out and "case 1/1: random vs random" in out

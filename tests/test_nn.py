@@ -194,11 +194,30 @@ def test_missing_or_malformed_net_files_are_one_clear_error(tmp_path):
         NNChecker.from_text({"weights": str(tmp_path / "absent.npz")})
 
 
-def test_another_net_file_plays(tmp_path):
+def test_another_net_file_plays(tmp_path, positions):
     net = _random_net(hidden=6)
     net.save(tmp_path / "mine.npz")
     bot = NNChecker.from_text({"weights": str(tmp_path / "mine.npz")})
     assert bot.net.hidden == 6 and bot.spec == f"nn(weights={tmp_path / 'mine.npz'})"
+    # it plays the file's net: the choices of that net held in memory, not the shipped net's
+    in_memory, shipped = NNChecker.playing(net), NNChecker()
+    differ = 0
+    for row in positions[:400:4]:
+        position = Position(tuple(int(v) for v in row))
+        plays = bgsim.legal_plays(position, (5, 3))
+        if len(plays) > 1:
+            chosen = bot.choose(position, (5, 3), plays, None)
+            assert chosen is in_memory.choose(position, (5, 3), plays, None)
+            differ += chosen is not shipped.choose(position, (5, 3), plays, None)
+    assert differ > 10
+    # and the fast engine plays it too: the games of the spec are the in-memory net's
+    from bgsim.series import play_games
+    from bots.registry import BotPlayer
+
+    spec = make_player(f"nn(weights={tmp_path / 'mine.npz'})")
+    fast = play_games(spec, make_player("pubeval"), 2, 3, Rules(cube=False), engine="fast")
+    reference = play_games(BotPlayer(in_memory), make_player("pubeval"), 2, 3, Rules(cube=False), engine="reference")
+    assert fast.drop(columns=["white"]).equals(reference.drop(columns=["white"]))
 
 
 @pytest.mark.parametrize("white, black, rules", [

@@ -181,21 +181,37 @@ def test_epc_outside_the_home_board_adds_the_bear_off_wastage():
     assert effective_pips(outside.board) == pytest.approx(effective_pips(inside.board) + 4)
 
 
-def test_epc_rule_at_its_thresholds():
-    """Trice's thresholds on effective counts: one checker's move across the point of last take."""
-    own = {6: 4, 5: 4, 4: 3}
-    position = bearoff(own, {6: 4, 5: 4, 4: 3})
-    mine = effective_pips(position.board)
-    last = mine + point_of_last_take(mine)
-    seen = set()
-    for other in ({6: 4, 5: 4, 4: 4}, {6: 5, 5: 4, 4: 3}, {6: 5, 5: 5, 4: 3}, {6: 6, 5: 5, 4: 3},
-                  {6: 6, 5: 6, 4: 3}):
-        position = bearoff(own, other)
-        theirs = effective_pips(position.turned().board)
-        expected = (theirs >= last - 3, theirs >= last - 2, Response.TAKE if theirs <= last else Response.DROP)
-        assert decisions("epc", position) == expected
-        seen.add(expected)
-    assert len(seen) >= 3  # the sample crosses the thresholds
+def gnubg_epc(counts: dict[int, int]) -> float:
+    """GNU Backgammon's effective pip count of a bear-off: its one-sided database's expected
+    rolls (``gnubg_nn.bearoff_probabilities``, entry i the chance of i + 1 rolls) times 49/6."""
+    import gnubg_nn
+
+    chances = gnubg_nn.bearoff_probabilities(tuple(counts.get(point, 0) for point in range(1, 7)))
+    return sum((rolls + 1) * chance for rolls, chance in enumerate(chances)) / sum(chances) * 49 / 6
+
+
+EPC_OWN = {6: 4, 5: 4, 4: 3}  # EPC 62.89: point of last take ceil((62.89 + 20) / 10) = 9, at 71.89
+
+
+@pytest.mark.parametrize("other, epc, expected", [
+    # the taker's EPC (GNU Backgammon's) against Trice's thresholds on the doubler's 62.89:
+    # double from 68.89, redouble from 69.89, take up to 71.89
+    ({6: 4, 5: 4, 4: 4}, 67.08, (False, False, Response.TAKE)),
+    ({6: 5, 5: 4, 4: 3}, 68.92, (True, False, Response.TAKE)),
+    ({6: 4, 5: 4, 4: 5}, 71.32, (True, True, Response.TAKE)),
+    ({6: 3, 5: 4, 4: 5, 3: 2}, 71.73, (True, True, Response.TAKE)),
+    ({6: 7, 5: 3, 4: 2}, 72.00, (True, True, Response.DROP)),
+    ({6: 6, 5: 6, 4: 3}, 85.11, (True, True, Response.DROP)),
+])
+def test_epc_rule_at_its_thresholds(other, epc, expected):
+    """Trice's thresholds on effective counts, hand-worked from GNU Backgammon's EPCs (the
+    plain pips, 56 against 57 to 74, would give other answers)."""
+    assert gnubg_epc(EPC_OWN) == pytest.approx(62.89, abs=0.005)
+    assert gnubg_epc(other) == pytest.approx(epc, abs=0.01)
+    position = bearoff(EPC_OWN, other)
+    assert effective_pips(position.board) == pytest.approx(gnubg_epc(EPC_OWN), abs=2e-3)
+    assert effective_pips(position.turned().board) == pytest.approx(gnubg_epc(other), abs=2e-3)
+    assert decisions("epc", position) == expected
 
 
 @pytest.mark.parametrize("spec", ["rule62", "kleinman", "isight", "epc"])

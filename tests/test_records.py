@@ -156,3 +156,25 @@ def test_random_play_matches_uniform_play_under_gnubg():
     assert abs(white_share - 0.5) < 4 * math.sqrt(0.25 / len(ours))
     first_mover = theirs["first_mover_wins"] / reference_games
     assert 0.5 <= first_mover < 0.5 + 4 * math.sqrt(0.25 / reference_games) + 0.05
+    # bgsim's first mover, read from each game's dice (stream 0: one die each, white's first,
+    # ties thrown again): it made the last roll, so won, exactly when the plies are odd
+    openers = np.array([_opener(2024, game) for game in ours["game"]])
+    first_won = (ours["winner"].astype(str).to_numpy() == openers)
+    assert (first_won == (ours["plies"].to_numpy() % 2 == 1)).all()
+    ours_first = float(first_won.mean())
+    pooled = (ours_first * len(ours) + theirs["first_mover_wins"]) / (len(ours) + reference_games)
+    se = math.sqrt(pooled * (1 - pooled) * (1 / len(ours) + 1 / reference_games))
+    assert abs(ours_first - first_mover) < 4 * se, (ours_first, first_mover)
+
+
+def _opener(seed: int, game: int) -> str:
+    """Who throws the higher die at the opening, from the rulebook and the dice streams alone
+    (not ``bgsim.game.opening_roll``): an engine that lets the wrong side start fails the ply
+    parity above."""
+    from bgsim.dice import DICE_STREAM, RandomStream
+
+    dice = RandomStream(seed, game, DICE_STREAM)
+    while True:
+        white, black = dice.die(), dice.die()
+        if white != black:
+            return "white" if white > black else "black"

@@ -49,9 +49,11 @@ def test_an_unfinished_run_needs_resume_or_force_where_runs_resume(tmp_path):
     stored(tmp_path / "audit", kind="cube-audit", status="running", identity={})
     with pytest.raises(RunError, match="holds an unfinished audit: pass --resume to finish it, or --force"):
         RunFolder(tmp_path / "audit", AUDIT).open({})
-    stored(tmp_path / "cross", kind="cross-check", status="running", identity={})  # cross-checks do not resume
-    assert RunFolder(tmp_path / "cross", CROSS_CHECK).open({}) is None
-    assert not (tmp_path / "cross" / "run.json").exists()  # the killed one is gone, a new one starts
+    # a cross-check resumes too (issue 23): a folder left running is never overwritten silently
+    stored(tmp_path / "cross", kind="cross-check", status="running", identity={})
+    with pytest.raises(RunError, match="holds an unfinished cross-check: pass --resume to finish it, or --force"):
+        RunFolder(tmp_path / "cross", CROSS_CHECK).open({})
+    assert (tmp_path / "cross" / "run.json").exists()
 
 
 def test_force_removes_the_run_its_outputs_and_chunks_and_nothing_else(tmp_path):

@@ -383,12 +383,15 @@ def test_a_start_of_another_variant_is_refused():
         play_game(RandomPlayer(), RandomPlayer(), 1, 0, Rules(variant=ACEY), start=Position.start(DUTCH))
 
 
-def test_the_fast_engine_says_it_plays_only_the_standard_game():
+def test_the_fast_engine_plays_the_variants_and_auto_chooses_it():
+    from bgsim.series import engine_for
+
     player = RandomPlayer()
-    with pytest.raises(ValueError, match="fast engine plays only the standard game so far, not dutch"):
-        play_games(player, player, 1, 2, Rules(variant=DUTCH), engine="fast")
-    frame = play_games(player, player, 1, 2, Rules(variant=DUTCH))  # auto: the reference engine
-    assert list(frame["rule_variant"]) == [DUTCH, DUTCH]
+    assert engine_for("auto", player, player, Rules(variant=DUTCH)) == "fast"
+    fast = play_games(player, player, 1, 2, Rules(variant=DUTCH))  # auto: the fast engine
+    reference = play_games(player, player, 1, 2, Rules(variant=DUTCH), engine="reference")
+    pd.testing.assert_frame_equal(fast, reference)
+    assert list(fast["rule_variant"]) == [DUTCH, DUTCH]
 
 
 # --- the game loop ------------------------------------------------------------------------------
@@ -571,7 +574,7 @@ def test_play_writes_rows_of_the_variant(capsys, tmp_path):
     (["play", "random", "random", "--variant", ACEY, "--jacoby"], "acey-deucey has no cube: leave out jacoby"),
     (["play", "random", "random", "--variant", ACEY, "--match-to", "3"], "acey-deucey is a money game"),
     (["play", "gnubg", "random", "--variant", DUTCH], "gnubg cannot play dutch"),
-    (["play", "random", "random", "--variant", DUTCH, "--engine", "fast"], "plays only the standard game"),
+    (["play", "random", "random", "--variant", ACEY, "--max-cube", "8"], "acey-deucey has no cube: leave out max_cube"),
     (["show", "4HPwATDgc/ABMA", "--variant", "hypergammon1"], "hypergammon1 has 1 a side"),
     (["moves", "AAAAAAAAAAAAAA.dutch.hand16-15", "6", "5"], "counts of 0 to 15"),
 ])
@@ -606,7 +609,7 @@ def test_experiment_files_take_the_variant_as_rule_and_condition(tmp_path):
         (dict(rules={"variant": ACEY, "cube": True}), "rules.cube: acey-deucey has no cube"),
         (dict(rules={"variant": "dutchy"}), "unknown variant 'dutchy'"),
         (dict(rules={"variant": DUTCH}, players=["gnubg", "racer"]), "gnubg cannot play dutch"),
-        (dict(rules={"variant": DUTCH}, engine="fast"), "fast engine plays only the standard game"),
+        (dict(rules={"variant": ACEY}, players=["racer", "gnubg"]), "gnubg cannot play acey-deucey"),
         (dict(rules={"variant": DUTCH}, starts={"positions": ["4HPwATDgc/ABMA"]}),
          "positions of standard cannot start games of dutch"),
     ):

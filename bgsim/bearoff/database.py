@@ -163,7 +163,10 @@ def _load_or_build(kind: str, checkers: int, cubeful: bool, build, folder: Path)
     try:
         store.write(path, wanted, arrays)
     except OSError as error:
-        warnings.warn(f"could not keep the {kind} bear-off database in {path.parent}: {error}", stacklevel=3)
+        reason = error.strerror or str(error)
+        warnings.warn(f"could not keep the {kind} bear-off database in {path.parent} ({reason}): every "
+                      f"process builds it again; set {settings.CACHE.name} to a folder you can write",
+                      stacklevel=3)
     return arrays, built.build_seconds
 
 

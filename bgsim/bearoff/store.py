@@ -101,11 +101,24 @@ def write(path: Path, header: dict, arrays: dict[str, np.ndarray]) -> None:
         raise
 
 
+def has_header(path: Path, wanted: dict) -> bool:
+    """Whether ``path`` starts with a header matching ``wanted`` (its header alone is read: a
+    quick look, not the checksum of :func:`read`)."""
+    try:
+        with open(path, "rb") as handle:
+            block = handle.read(HEADER_BYTES)
+        header = json.loads(block[len(MAGIC):].split(b"\n", 1)[0]) if block.startswith(MAGIC) else {}
+    except (OSError, ValueError):
+        return False
+    return all(header.get(key) == value for key, value in wanted.items())
+
+
 def read(path: Path, wanted: dict) -> dict[str, np.ndarray]:
-    """The tables of a file whose header matches ``wanted``; StaleDatabase otherwise."""
+    """The tables of a file whose header matches ``wanted``; StaleDatabase otherwise (a missing
+    file, or a cache folder that is not a folder, is one to build)."""
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         raise StaleDatabase(f"{path} does not exist") from None
     if not data.startswith(MAGIC) or len(data) < HEADER_BYTES:
         raise StaleDatabase(f"{path} is not a bgsim bear-off database")

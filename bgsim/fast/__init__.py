@@ -5,9 +5,11 @@ DataFrame as ``bgsim.series.play_games_reference`` for the same arguments.  Each
 its own (seed, game) streams, so results never depend on chunk size, thread count or order.
 
 A player can run here when its checker bot and cube bot each carry a ``fast_name`` declared in
-``bgsim/layouts.py`` and hand over their values by the names declared there: ``fast_params()``
-a mapping ``{parameter: number}`` and, for a bot with arrays, ``fast_arrays()`` a mapping
-``{array: numpy array}``.  bgsim never imports ``bots``: this is duck typing.
+``bgsim/layouts.py`` and hand over their own values by the names declared there:
+``fast_params()`` a mapping ``{parameter: number}`` and, for a bot with arrays, ``fast_arrays()``
+a mapping ``{array: numpy array}``.  The values of the capabilities its layout declares come
+from the bot's switches (its true/false attribute of the capability's name) and from bgsim
+(:func:`capability_values`).  bgsim never imports ``bots``: this is duck typing.
 """
 
 from __future__ import annotations
@@ -22,17 +24,20 @@ from .. import layouts
 from ..board import Position
 from ..cube import Rules
 from ..dice import check_seed
+from ..game import check_variant_players
+from ..variants import STANDARD, variant_of
 from ..layouts import CHECKER, CUBE, DTYPES, MAX_ARRAYS, MAX_PARAMS
 from ..rules import check_roll
 from ..starts import OPENING, Starts, game_numbers, game_starts  # noqa: F401  (OPENING, Starts: re-exported)
 from .game import (
     COL_ERROR, ENGINE_COLUMNS, ERROR_BAD_BEAVER, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL,
-    ERROR_TOO_LONG, ROW_SIZE, TRACE_SIZE,
+    ERROR_NO_DOUBLE_KERNEL, ERROR_TOO_LONG, ROW_SIZE, TRACE_SIZE,
 )
 
 CHUNK_ROWS = 100_000  # rows held per chunk while streaming a long run (~18 MB of int64)
 CODED = ("winner", "result", "cube_owner", "first_doubler")
 CUSTOM = -1  # the checker code of a user's evaluation function (bgsim.fast.custom)
+_NO_TABLE = np.zeros(1, dtype=np.float64)  # the bear-off tables of a bot with its switch off
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,8 @@ def fast_half(bot, role: str, owner=None) -> FastHalf:
         raise ValueError(f"player {who!r}: {role} bot {name!r} cannot run in the fast engine "
                          f"(it runs: {', '.join(declared)}); use the reference engine")
     layout = declared[name]
-    values = _by_name(bot, "fast_params", who, name, "parameters", layout.params)
+    switched, switched_arrays = capability_values(layout, bot, who)
+    values = {**_by_name(bot, "fast_params", who, name, "parameters", layout.own_params), **switched}
     params = []
     for key in layout.params:
         value = values[key]
@@ -72,7 +78,8 @@ def fast_half(bot, role: str, owner=None) -> FastHalf:
                              f"number, got {value!r}")
         params.append(float(value))
     arrays = []
-    given = _by_name(bot, "fast_arrays", who, name, "arrays", [key for key, _ in layout.arrays])
+    given = {**_by_name(bot, "fast_arrays", who, name, "arrays", [key for key, _ in layout.own_arrays]),
+             **switched_arrays}
     for key, dtype in layout.arrays:
         array = np.asarray(given[key])
         if not (np.can_cast(array.dtype, dtype, casting="safe") or _fits(array, dtype)):
@@ -80,6 +87,43 @@ def fast_half(bot, role: str, owner=None) -> FastHalf:
                              f"which does not fit the declared {dtype}")
         arrays.append((given[key], dtype))
     return FastHalf(layout.code, tuple(params), tuple(arrays))
+
+
+def _bearoff_values(on: bool) -> tuple[dict, dict]:
+    if not on:
+        return ({"bearoff": 0.0, "bearoff_checkers": 0.0},
+                {"bearoff_one_sided": _NO_TABLE, "bearoff_win": _NO_TABLE})
+    from ..bearoff.player import player_tables
+
+    tables = player_tables()
+    return ({"bearoff": 1.0, "bearoff_checkers": float(tables.checkers)},
+            {"bearoff_one_sided": tables.one_sided, "bearoff_win": tables.win})
+
+
+def _score_aware_values(on: bool) -> tuple[dict, dict]:
+    from ..met import kernel_arrays
+
+    return {"score_aware": float(on)}, kernel_arrays()
+
+
+# what each switchable capability of bgsim/layouts.py hands its kernels, switched on or off
+SWITCH_VALUES = {layouts.BEAROFF_SWITCH.name: _bearoff_values,
+                 layouts.SCORE_AWARE_SWITCH.name: _score_aware_values}
+
+
+def capability_values(layout: layouts.FastBot, bot, who) -> tuple[dict, dict]:
+    """(parameters, arrays) of the capabilities ``layout`` declares, from ``bot``'s switches."""
+    params: dict = {}
+    arrays: dict = {}
+    for switch in layout.switches:
+        on = getattr(bot, switch.name, None)
+        if not isinstance(on, (bool, np.bool_)):
+            raise ValueError(f"player {who!r}: bot {layout.name!r} declares {switch.name} in bgsim/layouts.py "
+                             f"but has no true/false {switch.name} parameter")
+        more_params, more_arrays = SWITCH_VALUES[switch.name](bool(on))
+        params.update(more_params)
+        arrays.update(more_arrays)
+    return params, arrays
 
 
 def _fits(array: np.ndarray, dtype: str) -> bool:
@@ -122,36 +166,60 @@ def player_halves(player) -> tuple[FastHalf, FastHalf]:
     return checker_half, cube_half
 
 
-def supports(player) -> bool:
-    """Whether both of ``player``'s bots run in the fast engine."""
+def check_game(player, variant: str = STANDARD) -> None:
+    """ValueError (one line) when a bot of ``player`` does not play ``variant`` in the fast engine:
+    the games its layout lists (``bgsim/layouts.py``, ``variants``); a cube bot only where the
+    variant has a cube."""
+    game = variant_of(variant)
+    who = getattr(player, "name", repr(player))
+    halves = ((CHECKER, getattr(player, "checker", None)), (CUBE, getattr(player, "cube", None)))
+    for role, bot in halves if game.cube else halves[:1]:
+        name = getattr(bot, "fast_name", "")
+        layout = layouts.fast_bots(role).get(name)
+        if layout is not None and game.name not in layout.variants:
+            raise ValueError(f"player {who!r}: {role} bot {name!r} does not play {game.name} in the fast engine "
+                             f"(bgsim/layouts.py lists {', '.join(layout.variants)}); use the reference engine")
+
+
+def supports(player, variant: str = STANDARD) -> bool:
+    """Whether both of ``player``'s bots run in the fast engine (and play ``variant`` there)."""
     try:
         player_halves(player)
+        check_game(player, variant)
     except ValueError:
         return False
     return True
 
 
 def uses_exact(players) -> bool:
-    """Whether a player's cube bot is ``exact``, which plays on the kernels that have it
-    (``bgsim.fast.with_exact``)."""
-    return any(getattr(getattr(player, "cube", None), "fast_name", "") == layouts.EXACT.name
-               for player in players)
+    """Whether a player's cube bot is compiled apart (``exact``): it plays on the kernels that
+    have it (``bgsim.fast.with_exact``)."""
+    apart = {name for name, bot in layouts.fast_bots(CUBE).items() if bot.apart}
+    return any(getattr(getattr(player, "cube", None), "fast_name", "") in apart for player in players)
 
 
-def _kernels(white, black):
-    """The compiled (play_batch, trace_number) that can play these two players."""
+def _kernels(white, black, rules: Rules = Rules()):
+    """The compiled (play_batch, trace_number) that can play these two players under ``rules``."""
     from .custom import kernels
 
     evaluations = [player.checker.evaluate if player_halves(player)[0].code == CUSTOM else None
                    for player in (white, black)]
     with_exact = uses_exact((white, black))
+    # a variant plays on its own family (bgsim.fast.with_variants): none of it in the standard one
+    variants = rules.variant != STANDARD
     if evaluations == [None, None]:
+        if variants:
+            from . import with_variants
+
+            if with_exact:
+                return with_variants.play_batch_with_exact, with_variants.trace_number_with_exact
+            return with_variants.play_batch, with_variants.trace_number
         if with_exact:
             from .with_exact import play_batch, trace_number
         else:
             from .game import play_batch, trace_number
         return play_batch, trace_number
-    return kernels(*evaluations, with_exact=with_exact)
+    return kernels(*evaluations, with_exact=with_exact, variants=variants)
 
 
 @dataclass(frozen=True)
@@ -218,9 +286,11 @@ def pack_halves(halves) -> Seats:
 
 
 def _rule_array(rules: Rules) -> np.ndarray:
+    """``bgsim.fast.game``'s ``rules``: the options in order, the variant by its code."""
     return np.array([
         int(rules.cube), rules.max_cube, int(rules.jacoby), int(rules.beaver),
-        rules.automatic_doubles, int(rules.backgammon_as_gammon),
+        rules.automatic_doubles, int(rules.backgammon_as_gammon), variant_of(rules.variant).code,
+        int(rules.double_on_acey_deucey),
     ], dtype=np.int64)
 
 
@@ -230,9 +300,9 @@ def _check(white, black, seed, games, rules, match_to):
     check_seed(seed)
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a bgsim.cube.Rules, got {type(rules).__name__}")
-    if rules.variant != "standard":  # issue 18: the variants are the reference engine's so far
-        raise ValueError(f"the fast engine plays only the standard game so far, not {rules.variant}: "
-                         f"use the reference engine")
+    check_variant_players(white, black, rules.variant)  # a bot that cannot serve it says so
+    for player in (white, black):
+        check_game(player, rules.variant)
     if match_to:
         check_match_length(match_to)
         rules.check_for_match()
@@ -250,10 +320,13 @@ def _raise_errors(rows: np.ndarray, seed: int, codes: np.ndarray) -> None:
             raise ValueError(f"game {row[0]} of seed {seed}: a cube bot beavered where beavers are not allowed")
         if row[COL_ERROR] == ERROR_NO_CHECKER_KERNEL:
             raise RuntimeError(f"fast engine error: no checker kernel for code {codes[0]} or {codes[1]} "
-                               f"(bgsim/fast/checker.py, choose)")
+                               f"(no checker bot of bgsim/layouts.py has it)")
+        if row[COL_ERROR] == ERROR_NO_DOUBLE_KERNEL:
+            raise RuntimeError(f"fast engine error: acey-deucey: no double choice for checker code {codes[0]} "
+                               f"or {codes[1]} (bgsim/fast/variants.py, best_score)")
         if row[COL_ERROR] == ERROR_NO_CUBE_KERNEL:
             raise RuntimeError(f"fast engine error: no cube kernel for code {codes[2]} or {codes[3]} "
-                               f"(bgsim/fast/cube.py, offer_double and respond)")
+                               f"(no cube bot of bgsim/layouts.py has it)")
         raise RuntimeError(f"game {row[0]} of seed {seed}: engine error {row[COL_ERROR]}")
 
 
@@ -280,10 +353,10 @@ def play_columns(white, black, seed, games, rules: Rules = Rules(), match_to: in
     ``mirror``: see ``game_starts`` and ``bgsim.game.play_game``.
     """
     numbers, rule_array, packed = _check(white, black, seed, games, rules, match_to)
-    starts = game_starts(len(numbers), start, rolls, mirror)
+    starts = game_starts(len(numbers), start, rolls, mirror, rules.variant)
     if match_to and starts is not OPENING:
         raise ValueError("a game that starts from a position is a money game: it cannot be part of a match")
-    play_batch, _ = _kernels(white, black)
+    play_batch, _ = _kernels(white, black, rules)
     per = 1 if match_to == 0 else 2 * match_to - 1
     step = max(1, chunk_rows // per)
     previous = numba.get_num_threads()
@@ -362,15 +435,16 @@ def trace_game(white, black, seed, number, rules: Rules = Rules(), match_to: int
     ``trace`` columns: game_in_match, ply, side (0 white, 1 black), cube action (0 none,
     1 take, 2 beaver, 3 drop), die1, die2, number of legal plays, canonical index of the chosen
     play (-1 for none), the board before the roll (26) and after the play (26), both from the
-    side on roll.
+    side on roll, a variant's state bytes of each (4 and 4) and 1 for acey-deucey's chosen double
+    (``bgsim.fast.game.TRACE_*``).
     """
     numbers, rule_array, packed = _check(white, black, seed, [number], rules, match_to)
-    starts = game_starts(1, start, rolls, mirror)
+    starts = game_starts(1, start, rolls, mirror, rules.variant)
     if match_to and starts is not OPENING:
         raise ValueError("a game that starts from a position is a money game: it cannot be part of a match")
     start_board = starts.boards[0] if len(starts.boards) else np.zeros(0, dtype=np.int8)
     setup = starts.setups[0] if len(starts.setups) else np.zeros(0, dtype=np.int64)
-    _, trace_number = _kernels(white, black)
+    _, trace_number = _kernels(white, black, rules)
     per = 1 if match_to == 0 else 2 * match_to - 1
     rows = np.zeros((per, ROW_SIZE), dtype=np.int64)
     trace = np.zeros((max_plies, TRACE_SIZE), dtype=np.int64)
@@ -381,16 +455,25 @@ def trace_game(white, black, seed, number, rules: Rules = Rules(), match_to: int
 
 
 def legal_plays_fast(position: Position, roll) -> np.ndarray:
-    """The resulting boards of every legal play, (n, 26) int8 in canonical order."""
+    """The resulting boards of every legal play, (n, 26) int8 in canonical order; for a
+    variant whose moves read its state (checkers in hand, Dutch's bar on hitting) the 30 slots
+    of ``Position.search_slots``, by the variant family's generator."""
     from .moves import legal_results
 
     if not isinstance(position, Position):
         raise TypeError(f"legal_plays_fast needs a Position, got {type(position).__name__}")
     first, second = check_roll(roll)
-    return legal_results(np.array(position.board, dtype=np.int8), first, second)
+    rules = position.variant_rules
+    if not rules.moves_differ:
+        return legal_results(np.array(position.board, dtype=np.int8), first, second)
+    from .variants import variant_results
+
+    return variant_results(np.array(position.search_slots, dtype=np.int8), first, second,
+                           rules.hand_enters_first)
 
 
 __all__ = [
-    "FastHalf", "Seats", "Starts", "fast_half", "game_starts", "legal_plays_fast", "play_columns",
-    "play_games", "play_trials", "player_halves", "seats", "supports", "trace_game",
+    "FastHalf", "Seats", "Starts", "capability_values", "check_game", "fast_half", "game_starts",
+    "legal_plays_fast", "play_columns", "play_games", "play_trials", "player_halves", "seats", "supports",
+    "trace_game",
 ]

@@ -3,14 +3,17 @@
 A bot kernel gets the plays a generation left in the buffers (in table order, not canonical)
 and returns the index of its choice.  Evaluation bots score every play's resulting board, seen
 from the mover and not turned, with the same float64 operations in the same order as the
-Python bot; the highest score wins and a tie goes to the play first in canonical order, which
-is exactly what the reference's strict ``>`` scan over the canonical list picks.
+Python bot; the highest score wins and a tie goes to the play first in canonical order
+(``best_scoring``), which is exactly what the reference's strict ``>`` scan over the canonical
+list picks.
 
-Codes and parameter layouts are declared in ``bgsim/layouts.py``; ``choose`` is the one
-dispatch, and a code it does not know is an engine error (``NO_KERNEL``), never a default.
-Every kernel gets the seat's ``params`` row, its ``offsets`` row and the shared ``float64s``,
-``int32s`` and ``int64s`` buffers (see ``bgsim.layouts``), whether it uses them or not, so that
-adding a bot never changes a signature.
+Each bot's kernel is ``<prefix>_choose``, named by its layout in ``bgsim/layouts.py``
+(``kernel="checker.<prefix>"``), and takes exactly the arguments of ``choose``, the dispatch
+generated from that table (``bgsim.fast.dispatch``): the seat's ``params`` row, its ``offsets``
+row and the shared ``float64s``, ``int32s`` and ``int64s`` buffers (see ``bgsim.layouts``),
+whether it uses them or not, so that adding a bot never changes a signature.  The dispatch
+hands pure bear-offs to the perfect bear-off player first (``bearoff_first``) for a bot with
+the ``bearoff`` capability switched on.
 """
 
 from __future__ import annotations
@@ -20,17 +23,11 @@ import numpy as np
 from .. import layouts
 from .board import is_race, shots, survey
 from .bearoff import BINOMIALS, MAX_ROLLS, POINTS, bearoff_choose
-from .compile import jit
+from .compile import inline_jit, jit
 from .dice import below
 from .moves import kth_play, play_before
-from .nn import nn_choose
-
-RANDOM = layouts.RANDOM.code
-RACER = layouts.RACER.code
-HEURISTIC = layouts.HEURISTIC.code
-PUBEVAL = layouts.PUBEVAL.code
-NN = layouts.NN.code
-NO_KERNEL = -1  # choose's answer for a code with no kernel
+from .nn import nn_choose as net_choose
+from .variants import best_double, nn_play_value
 
 RACER_HIT = layouts.RACER.param("hit")
 RACER_BLOT = layouts.RACER.param("blot")
@@ -38,24 +35,21 @@ RACER_BLOT = layouts.RACER.param("blot")
  HEURISTIC_OUTER, HEURISTIC_ANCHOR, HEURISTIC_PRIME, HEURISTIC_STACK, HEURISTIC_BACK) = (
     layouts.HEURISTIC.param(feature) for feature in (
         "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back"))
+RACER, HEURISTIC, PUBEVAL = layouts.RACER.code, layouts.HEURISTIC.code, layouts.PUBEVAL.code
 PUBEVAL_RACE_WEIGHTS = layouts.PUBEVAL.array("race_weights")
 PUBEVAL_CONTACT_WEIGHTS = layouts.PUBEVAL.array("contact_weights")
 
-# where each bot keeps its bear-off switch: (flag, table size, one-sided tables, two-sided table)
-BEAROFF_AT = {
-    bot.code: (bot.param("bearoff"), bot.param("bearoff_checkers"), bot.array("bearoff_one_sided"),
-               bot.array("bearoff_win"))
-    for bot in (layouts.RACER, layouts.HEURISTIC, layouts.PUBEVAL, layouts.NN)
-}
-RACER_BEAROFF, HEURISTIC_BEAROFF, PUBEVAL_BEAROFF, NN_BEAROFF = (
-    BEAROFF_AT[code] for code in (RACER, HEURISTIC, PUBEVAL, NN))
 ONE_SIDED_SIZE = int(BINOMIALS[15 + POINTS, POINTS]) * MAX_ROLLS
 
 ALL_OFF = 99999999.0  # pubeval's score for bearing off the last checker
 
 
+# Every evaluation takes (code, plays, row, params, offsets, float64s, race), used or not, so that
+# best_scoring can call any of them: ``race`` is whether the position before the play is a race.
+
+
 @jit
-def racer_score(plays, row, params):
+def racer_score(code, plays, row, params, offsets, float64s, race):
     """bots.checker.racer_score."""
     own, opponent, _, _, behind = survey(plays, row)
     exposed, _ = shots(plays, row, behind)
@@ -64,7 +58,7 @@ def racer_score(plays, row, params):
 
 
 @jit
-def heuristic_score(plays, row, params):
+def heuristic_score(code, plays, row, params, offsets, float64s, race):
     """bots.heuristic.heuristic_score: the eleven weighted features, summed in order."""
     own_pips, opponent_pips, on_board, contact, behind = survey(plays, row)
     race = opponent_pips - own_pips
@@ -127,7 +121,7 @@ def heuristic_score(plays, row, params):
 
 
 @jit
-def pubeval_score(plays, row, offsets, float64s, race):
+def pubeval_score(code, plays, row, params, offsets, float64s, race):
     """bots.pubeval.pubeval_score; ``race`` is decided on the board before the play.
 
     The 122 weights are the bot's arrays, found at ``offsets`` in ``float64s``.
@@ -165,20 +159,12 @@ def pubeval_score(plays, row, offsets, float64s, race):
     return score
 
 
-@jit
-def _bearoff_first(code, params, offsets, float64s, board, plays, keys, count):
-    """The perfect bear-off player's choice when the bot has ``bearoff`` on and the position is
-    a pure bear-off (bots.checker.bearoff_hand_off); -1 otherwise."""
-    if code == RACER:
-        flag, size_at, one_at, win_at = RACER_BEAROFF
-    elif code == HEURISTIC:
-        flag, size_at, one_at, win_at = HEURISTIC_BEAROFF
-    elif code == PUBEVAL:
-        flag, size_at, one_at, win_at = PUBEVAL_BEAROFF
-    elif code == NN:
-        flag, size_at, one_at, win_at = NN_BEAROFF
-    else:
-        return -1
+@inline_jit
+def bearoff_first(flag, size_at, one_at, win_at, params, offsets, float64s, board, plays, keys, count):
+    """The perfect bear-off player's choice when the bot's ``bearoff`` switch (its parameter
+    ``flag``) is on and the position is a pure bear-off (bots.checker.CheckerBot.choose); -1
+    otherwise.  ``size_at``, ``one_at``, ``win_at``: where the bot's layout keeps the table size
+    and the one- and two-sided tables (the capability's parameters and arrays)."""
     if params[flag] == 0.0:
         return -1
     checkers = int(params[size_at])
@@ -190,38 +176,99 @@ def _bearoff_first(code, params, offsets, float64s, board, plays, keys, count):
     return bearoff_choose(board, plays, keys, count, rolls, first, win, checkers)
 
 
-@jit
-def choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
-           streams, row):
-    """Index (into the buffers) of the play the bot ``code`` picks, or NO_KERNEL; ``count`` >= 1.
-
-    Evaluation bots: the highest score, a tie going to the play first in canonical order.
-    A new evaluation bot adds one branch to each of the two chains below.
-    """
-    if code == RANDOM:
-        return kth_play(plays, keys, count, below(streams, row, count), order)
-    perfect = _bearoff_first(code, params, offsets, float64s, board, plays, keys, count)
-    if perfect >= 0:
-        return perfect
-    if code == NN:  # judges all plays at once (first layer shared with the parent position)
-        return nn_choose(params, offsets, int32s, int64s, board, plays, keys, count, order)
-    # what an evaluation needs to know of the position before the play, once per roll
-    if code == RACER or code == HEURISTIC:
-        race = False
-    elif code == PUBEVAL:
-        race = is_race(board)  # pubeval picks its weights on the position before the play
-    else:
-        return NO_KERNEL
+@inline_jit
+def best_scoring(score, code, plays, keys, count, params, offsets, float64s, race):
+    """The play an evaluation bot picks: the highest ``score`` (one of the evaluations above, or
+    a new bot's), a tie going to the play first in canonical order."""
     best = -1
     best_score = 0.0
     for index in range(count):
-        if code == RACER:
-            value = racer_score(plays, index, params)
-        elif code == HEURISTIC:
-            value = heuristic_score(plays, index, params)
-        else:
-            value = pubeval_score(plays, index, offsets, float64s, race)
+        value = score(code, plays, index, params, offsets, float64s, race)
         if best < 0 or value > best_score or (value == best_score and play_before(plays, keys, index, best)):
             best = index
             best_score = value
     return best
+
+
+# --- the kernels named by the layouts -------------------------------------------------------
+# Inlined into the dispatch, as they were when it was written by hand (a kernel compiled as a
+# function of its own adds to the cold compile).
+
+
+@inline_jit
+def random_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
+                  streams, row):
+    """bots.checker.RandomBot: the play ``below(count)`` of the seat's stream, in canonical order."""
+    return kth_play(plays, keys, count, below(streams, row, count), order)
+
+
+@inline_jit
+def _builtin_score(code, plays, row, params, offsets, float64s, race):
+    if code == RACER:
+        return racer_score(code, plays, row, params, offsets, float64s, race)
+    if code == HEURISTIC:
+        return heuristic_score(code, plays, row, params, offsets, float64s, race)
+    return pubeval_score(code, plays, row, params, offsets, float64s, race)
+
+
+# One kernel, one loop, for racer, heuristic and pubeval (a loop of its own for each added about
+# two seconds to the cold compile).
+@inline_jit
+def evaluation_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
+                      streams, row):
+    race = is_race(board) if code == PUBEVAL else False  # pubeval's weights: the position before the play
+    return best_scoring(_builtin_score, code, plays, keys, count, params, offsets, float64s, race)
+
+
+@inline_jit
+def nn_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
+              streams, row):
+    """bots.nn.NNChecker: judges all plays at once (first layer shared with the parent position);
+    ``order`` is free scratch once the plays are generated."""
+    return net_choose(params, offsets, int32s, int64s, board, plays, keys, count, order)
+
+
+# --- acey-deucey's double after a 1-2 (``<prefix>_double``, bots.checker.CheckerBot.choose_double) ---
+# Compiled only into the variants' game kernels (bgsim.fast.with_variants).
+
+
+@inline_jit
+def random_double(code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots, table, order,
+                  streams, row):
+    """bots.checker.RandomBot: ``1 + below(6)`` of the seat's stream, playable or not."""
+    return 1 + below(streams, row, 6)
+
+
+@jit
+def _evaluation_best(code, params, offsets, float64s, int32s, int64s, seen, plays, keys, count, order):
+    """The highest score racer, heuristic or pubeval gives one of the plays (``seen``: before them)."""
+    race = is_race(seen) if code == PUBEVAL else False
+    best = 0.0
+    for index in range(count):
+        value = _builtin_score(code, plays, index, params, offsets, float64s, race)
+        if index == 0 or value > best:
+            best = value
+    return best
+
+
+@inline_jit
+def evaluation_double(code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots, table, order,
+                      streams, row):
+    """bots.checker.EvaluationBot: the double whose best play scores highest."""
+    return best_double(_evaluation_best, code, params, offsets, float64s, int32s, int64s, board, plays, keys,
+                       slots, table, order)
+
+
+@jit
+def _nn_best(code, params, offsets, float64s, int32s, int64s, seen, plays, keys, count, order):
+    """The value (``bots.nn.play_value``) of the play nn picks: the highest of all."""
+    index = net_choose(params, offsets, int32s, int64s, seen, plays, keys, count, order)
+    return float(nn_play_value(params, offsets, int32s, int64s, plays, index))
+
+
+@inline_jit
+def nn_double(code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots, table, order,
+              streams, row):
+    """bots.nn.NNChecker: the double whose best play has the highest value."""
+    return best_double(_nn_best, code, params, offsets, float64s, int32s, int64s, board, plays, keys,
+                       slots, table, order)

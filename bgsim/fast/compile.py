@@ -19,15 +19,18 @@ it is, because Numba compiles a function that says neither the way its first cal
 keeps that one version, on disk too.
 
 Numba's on-disk cache checks only the source file of the function it caches, not the files of
-the functions it calls: after an edit of ``moves.py`` a cached ``game.py`` kernel would still
-run the old move generator.  So the cache files of this package are dropped whenever any of its
-sources changed (a hash of them all is kept beside the cache).
+the functions it calls, nor the values of the globals it froze in: after an edit of ``moves.py``
+a cached ``game.py`` kernel would still run the old move generator, and after an edit of
+``bgsim/layouts.py`` it would still read the old parameter positions.  So the cache files of
+this package are dropped whenever any of these sources changed (``source_stamp``, kept beside
+the cache); the generated dispatch carries the stamp in its file name (``bgsim.fast.dispatch``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import types
+from functools import lru_cache
 from pathlib import Path
 
 import numba
@@ -122,13 +125,20 @@ def rebind(dispatcher, qualname: str | None = None, **names):
     return rebound
 
 
-def _drop_stale_cache() -> None:
+@lru_cache(maxsize=None)
+def source_stamp() -> str:
+    """A hash of every source the kernels are compiled from: this package and the layouts."""
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for source in sorted(here.glob("*.py")):
+    for source in sorted(here.glob("*.py")) + [here.parent / "layouts.py"]:
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
-    stamp = digest.hexdigest()
+    return digest.hexdigest()
+
+
+def _drop_stale_cache() -> None:
+    here = Path(__file__).resolve().parent
+    stamp = source_stamp()
     cache = here / "__pycache__"
     marker = cache / "numba-sources.sha256"
     try:

@@ -1,12 +1,15 @@
-"""Cube-bot kernels: each mirrors a cube bot of ``bots/cube.py`` operation for operation.
+"""Cube-bot kernels: each mirrors a cube bot of ``bots/cube.py`` or ``bots/nn.py`` operation for
+operation, and the answers every cube kernel gives.
 
 Both questions see the board from the doubler (on roll, before rolling), as the game loop
-asks them.  ``view`` is the CubeView as int64s: see ``VIEW_*``.  Codes and parameter layouts
-are declared in ``bgsim/layouts.py``; ``offer_double`` and ``respond`` are the one dispatch of
-this role, each answering ``NO_KERNEL`` for a code it does not know (an engine error, never a
-default).  Like the checker kernels, every cube kernel gets the seat's ``params`` and
-``offsets`` rows and the shared ``float64s``, ``int32s`` and ``int64s`` buffers (see
-``bgsim.layouts``).
+asks them.  ``view`` is the CubeView as int64s: see ``VIEW_*`` in ``bgsim.fast.match_cube``.
+Each bot's kernels are ``<prefix>_offers`` (True: double) and ``<prefix>_answer`` (``TAKE``,
+``DROP`` or ``BEAVER``), named by its layout in ``bgsim/layouts.py`` and called by
+``offer_double`` and ``respond``, the dispatch generated from that table
+(``bgsim.fast.dispatch``), with exactly its arguments: the bot's code, the seat's ``params`` and
+``offsets`` rows and the shared ``float64s``, ``int32s`` and ``int64s`` buffers.  For a bot with
+the ``score_aware`` capability switched on, the dispatch applies what the match score decides
+alone before ``<prefix>_offers`` is asked (``bgsim.fast.match_cube.forced_at_score``).
 """
 
 from __future__ import annotations
@@ -17,27 +20,15 @@ from .. import layouts
 from .board import is_race, pip_counts
 from .compile import inline_jit, jit, stack_empty
 from .match_cube import (
-    FORCE_DOUBLE, NO_FORCE, VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_OPP_AWAY,
-    VIEW_POST_CRAWFORD, VIEW_VALUE, forced_offer, match_equities, race_chance, score_in_table,
-    shift,
+    VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD,
+    VIEW_VALUE, match_equities, race_chance, score_in_table, shift,
 )
 from .nn import CUBE_HIDDEN, CUBE_X, OUTPUTS, UNIT, _net, evaluate, nn_cube_equities
-from . import race_rules
-from .exact import exact_answer, exact_offers
-from .race_rules import race_rule_drops, race_rule_offers
 
-NONE = layouts.NO_CUBE.code
-ALWAYS_TAKE = layouts.ALWAYS_TAKE.code
-NEVER_TAKE = layouts.NEVER_TAKE.code
-PIPDIFF = layouts.PIPDIFF.code
 KEITH = layouts.KEITH.code
-THORP = layouts.THORP.code
-NN = layouts.NN_CUBE.code
-EXACT = layouts.EXACT.code
 
 NO_DOUBLE, DOUBLE = 0, 1  # offer_double's answers
 TAKE, DROP, BEAVER = 0, 1, 2  # respond's answers
-NO_KERNEL = -1  # either question, for a code with no kernel
 
 PIPDIFF_DOUBLE = layouts.PIPDIFF.param("double")
 PIPDIFF_DOUBLE_PERCENT = layouts.PIPDIFF.param("double_percent")
@@ -50,7 +41,7 @@ PIPDIFF_BEAVER = layouts.PIPDIFF.param("beaver")
 PIPDIFF_BEAVER_PERCENT = layouts.PIPDIFF.param("beaver_percent")
 PIPDIFF_BEAVER_ON = layouts.PIPDIFF.param("beaver_on")
 PIPDIFF_SCORE_AWARE = layouts.PIPDIFF.param("score_aware")
-# every score-aware pip rule declares the match equity table first, in the same order
+# the three pip rules read the match equity table at the same places of one layout of arrays
 MET_PRE = layouts.PIPDIFF.array("met_pre")
 MET_POST = layouts.PIPDIFF.array("met_post")
 assert layouts.PIPDIFF.arrays == layouts.KEITH.arrays == layouts.THORP.arrays
@@ -63,7 +54,6 @@ NN_SCORE_AWARE = layouts.NN_CUBE.param("score_aware")
 NN_MET_PRE = layouts.NN_CUBE.array("met_pre")
 NN_MET_POST = layouts.NN_CUBE.array("met_post")
 assert layouts.KEITH.params == layouts.THORP.params
-RACE_RULES = race_rules.CODES
 
 
 @jit
@@ -188,10 +178,32 @@ def _excess_at_least(code, board, margin):
     return float(leader - trailer) >= margin
 
 
-# Inlined into the dispatch: compiled as two functions of their own they added about a second
-# to the cold compile, for no speed.
+# --- the kernels named by the layouts -------------------------------------------------------
+# Inlined into the dispatch: compiled as functions of their own, pipdiff's two added about a
+# second to the cold compile, for no speed.
+
+
 @inline_jit
-def _pipdiff_offers(params, offsets, float64s, board, view):
+def always_take_offers(code, params, offsets, float64s, int32s, int64s, board, view):
+    """bots.cube.AlwaysTake (and NoCube): never doubles."""
+    return False
+
+
+@inline_jit
+def always_take_answer(code, params, offsets, float64s, int32s, int64s, board, view):
+    return TAKE
+
+
+never_take_offers = always_take_offers  # bots.cube.NeverTake: never doubles either
+
+
+@inline_jit
+def never_take_answer(code, params, offsets, float64s, int32s, int64s, board, view):
+    return DROP
+
+
+@inline_jit
+def pipdiff_offers(code, params, offsets, float64s, int32s, int64s, board, view):
     if params[PIPDIFF_RACE_ONLY] != 0.0 and not is_race(board):
         return False
     own, opponent = pip_counts(board)
@@ -208,7 +220,7 @@ def _pipdiff_offers(params, offsets, float64s, board, view):
 
 
 @inline_jit
-def _pipdiff_answer(params, offsets, float64s, board, view):
+def pipdiff_answer(code, params, offsets, float64s, int32s, int64s, board, view):
     if params[PIPDIFF_RACE_ONLY] != 0.0 and not is_race(board):
         return TAKE
     own, opponent = pip_counts(board)
@@ -227,99 +239,55 @@ def _pipdiff_answer(params, offsets, float64s, board, view):
     return TAKE
 
 
-@jit
-def offer_double(code, params, offsets, float64s, int32s, int64s, board, view):
-    """DOUBLE, NO_DOUBLE, or NO_KERNEL for an unknown code."""
-    if code == NONE or code == ALWAYS_TAKE or code == NEVER_TAKE:
-        return NO_DOUBLE
-    if code == PIPDIFF or code == KEITH or code == THORP or code == NN:
-        if code == PIPDIFF:
-            aware = params[PIPDIFF_SCORE_AWARE] != 0.0
-        elif code == NN:
-            aware = params[NN_SCORE_AWARE] != 0.0
-        else:
-            aware = params[COUNT_SCORE_AWARE] != 0.0
-        if aware and view[VIEW_MATCH_TO] != 0:  # bots.match_cube.forced_offer
-            forced = forced_offer(view[VIEW_VALUE], view[VIEW_AWAY], view[VIEW_OPP_AWAY])
-            if forced != NO_FORCE:
-                return DOUBLE if forced == FORCE_DOUBLE else NO_DOUBLE
-    if code == PIPDIFF:
-        return DOUBLE if _pipdiff_offers(params, offsets, float64s, board, view) else NO_DOUBLE
-    if code == KEITH or code == THORP:
-        if not is_race(board):
-            return NO_DOUBLE
-        margin = params[COUNT_DOUBLE] if view[VIEW_CENTRED] != 0 else params[COUNT_REDOUBLE]
-        if params[COUNT_SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0:
-            own, other = _counts(code, board)
-            reached = race_chance(own, other) >= race_chance(own, _threshold_count(code, own, margin)) \
-                + _shift(offsets, float64s, view)
-            return DOUBLE if reached else NO_DOUBLE
-        return DOUBLE if _excess_at_most(code, board, margin) else NO_DOUBLE
-    if code == NN and score_in_table(params[NN_SCORE_AWARE], view):
+@inline_jit
+def count_offers(code, params, offsets, float64s, int32s, int64s, board, view):
+    """bots.cube.Keith and bots.cube.Thorp (``code`` says which)."""
+    if not is_race(board):
+        return False
+    margin = params[COUNT_DOUBLE] if view[VIEW_CENTRED] != 0 else params[COUNT_REDOUBLE]
+    if params[COUNT_SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0:
+        own, other = _counts(code, board)
+        return race_chance(own, other) >= race_chance(own, _threshold_count(code, own, margin)) \
+            + _shift(offsets, float64s, view)
+    return _excess_at_most(code, board, margin)
+
+
+@inline_jit
+def count_answer(code, params, offsets, float64s, int32s, int64s, board, view):
+    if not is_race(board):
+        return TAKE
+    if params[COUNT_SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0:
+        own, other = _counts(code, board)
+        dropped = race_chance(own, other) > race_chance(own, _threshold_count(code, own, params[COUNT_TAKE])) \
+            + _shift(offsets, float64s, view)
+        return DROP if dropped else TAKE
+    return TAKE if _excess_at_least(code, board, params[COUNT_TAKE]) else DROP
+
+
+@inline_jit
+def nn_offers(code, params, offsets, float64s, int32s, int64s, board, view):
+    """bots.nn.NNCube: double when double/take and double/pass beat no double."""
+    if score_in_table(params[NN_SCORE_AWARE], view):
         no_double, double_take, double_pass = _nn_match_equities(params, offsets, float64s, int32s, int64s,
                                                                  board, view)
-        return DOUBLE if min(double_take, double_pass) > no_double else NO_DOUBLE
-    if code == NN:  # bots.nn.NNCube: double when double/take and double/pass beat no double
-        centred, owned, theirs = nn_cube_equities(
-            params, offsets, int32s, int64s, board, view[VIEW_JACOBY] != 0 and view[VIEW_CENTRED] != 0)
-        no_double = centred if view[VIEW_CENTRED] != 0 else owned
-        return DOUBLE if min(2.0 * theirs, 1.0) > no_double else NO_DOUBLE
-    if code in RACE_RULES:
-        return DOUBLE if race_rule_offers(code, params, offsets, float64s, board, view) else NO_DOUBLE
-    return NO_KERNEL
+        return min(double_take, double_pass) > no_double
+    centred, owned, theirs = nn_cube_equities(
+        params, offsets, int32s, int64s, board, view[VIEW_JACOBY] != 0 and view[VIEW_CENTRED] != 0)
+    no_double = centred if view[VIEW_CENTRED] != 0 else owned
+    return min(2.0 * theirs, 1.0) > no_double
 
 
-@jit
-def respond(code, params, offsets, float64s, int32s, int64s, board, view):
-    """TAKE, DROP, BEAVER, or NO_KERNEL for an unknown code; ``board`` is seen from the doubler."""
-    if code == NONE or code == ALWAYS_TAKE:
-        return TAKE
-    if code == NEVER_TAKE:
-        return DROP
-    if code == PIPDIFF:
-        return _pipdiff_answer(params, offsets, float64s, board, view)
-    if code == KEITH or code == THORP:
-        if not is_race(board):
-            return TAKE
-        if params[COUNT_SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0:
-            own, other = _counts(code, board)
-            dropped = race_chance(own, other) > race_chance(own, _threshold_count(code, own, params[COUNT_TAKE])) \
-                + _shift(offsets, float64s, view)
-            return DROP if dropped else TAKE
-        return TAKE if _excess_at_least(code, board, params[COUNT_TAKE]) else DROP
-    if code == NN and score_in_table(params[NN_SCORE_AWARE], view):
+@inline_jit
+def nn_answer(code, params, offsets, float64s, int32s, int64s, board, view):
+    """bots.nn.NNCube: drop above +1 for the doubler, beaver below 0."""
+    if score_in_table(params[NN_SCORE_AWARE], view):
         _, double_take, double_pass = _nn_match_equities(params, offsets, float64s, int32s, int64s, board, view)
         return DROP if double_take > double_pass else TAKE
-    if code == NN:  # bots.nn.NNCube: drop above +1 for the doubler, beaver below 0
-        _, _, theirs = nn_cube_equities(
-            params, offsets, int32s, int64s, board, view[VIEW_JACOBY] != 0 and view[VIEW_CENTRED] != 0)
-        double_take = 2.0 * theirs
-        if double_take > 1.0:
-            return DROP
-        if view[VIEW_BEAVER] != 0 and double_take < 0.0:
-            return BEAVER
-        return TAKE
-    if code in RACE_RULES:
-        return DROP if race_rule_drops(code, params, offsets, float64s, board, view) else TAKE
-    return NO_KERNEL
-
-
-# The exact bot's kernels (tables, the on-demand match recursion, the net) would add about a
-# quarter to the first compile of every game kernel; they live in their own family of kernels
-# instead (bgsim.fast.with_exact), compiled the first time a player uses exact.
-
-
-@jit
-def offer_double_with_exact(code, params, offsets, float64s, int32s, int64s, board, view):
-    """``offer_double`` with the exact bot."""
-    if code == EXACT:
-        return DOUBLE if exact_offers(params, offsets, float64s, int32s, int64s, board, view) else NO_DOUBLE
-    return offer_double(code, params, offsets, float64s, int32s, int64s, board, view)
-
-
-@jit
-def respond_with_exact(code, params, offsets, float64s, int32s, int64s, board, view):
-    """``respond`` with the exact bot."""
-    if code == EXACT:
-        return exact_answer(params, offsets, float64s, int32s, int64s, board, view, TAKE, DROP, BEAVER)
-    return respond(code, params, offsets, float64s, int32s, int64s, board, view)
+    _, _, theirs = nn_cube_equities(
+        params, offsets, int32s, int64s, board, view[VIEW_JACOBY] != 0 and view[VIEW_CENTRED] != 0)
+    double_take = 2.0 * theirs
+    if double_take > 1.0:
+        return DROP
+    if view[VIEW_BEAVER] != 0 and double_take < 0.0:
+        return BEAVER
+    return TAKE

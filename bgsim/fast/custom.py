@@ -15,7 +15,8 @@
     bgsim.series.play_games(player, make_player("pubeval"), seed=1, games=10_000)
 
 The board is the one encoding of ``bgsim.board`` (own checkers positive, ``board[25]`` own
-bar, ``board[0]`` minus the opponent's bar), after the play and *not* turned.  The bot picks the
+bar, ``board[0]`` minus the opponent's bar), after the play and *not* turned; in a variant with
+checkers in hand they are on the bar (``Position.as_standard``).  The bot picks the
 highest score; a tie goes to the play first in canonical order, like every built-in evaluation
 bot.  The same function scores plays in the reference engine (called from Python), so
 ``bgsim validate``-style comparisons hold for it too.  Keep it deterministic (no random numbers,
@@ -31,7 +32,7 @@ import numba
 import numpy as np
 
 from ..decisions import NoDoubling
-from .checker import choose as _builtin_choose
+from .dispatch import choose as _builtin_choose
 from .compile import rebind as _rebind
 from .moves import play_before
 
@@ -56,10 +57,11 @@ class EvalBot:
         return {}
 
     def choose(self, position, roll, plays, random):
+        # in a variant the board a bot sees is the standard one (checkers in hand on the bar)
         best = plays[0]
-        best_score = float(self.evaluate(np.array(best.result.board, dtype=np.int8)))
+        best_score = float(self.evaluate(np.array(best.result.as_standard().board, dtype=np.int8)))
         for play in plays[1:]:
-            value = float(self.evaluate(np.array(play.result.board, dtype=np.int8)))
+            value = float(self.evaluate(np.array(play.result.as_standard().board, dtype=np.int8)))
             if value > best_score:  # ties keep the earlier play in canonical order
                 best, best_score = play, value
         return best
@@ -87,15 +89,16 @@ def _default_evaluate(board):
     return 0.0
 
 
-def kernels(white_evaluate, black_evaluate, with_exact: bool = False):
-    """(play_batch, trace_number) compiled with these evaluation functions (None: unused), and
-    with the ``exact`` cube bot's kernels when ``with_exact`` (see ``bgsim.fast.with_exact``)."""
+def kernels(white_evaluate, black_evaluate, with_exact: bool = False, variants: bool = False):
+    """(play_batch, trace_number) compiled with these evaluation functions (None: unused), with
+    the ``exact`` cube bot's kernels when ``with_exact`` (see ``bgsim.fast.with_exact``), and as
+    the variants' family when ``variants`` (``bgsim.fast.with_variants``)."""
     from . import game
-    from .cube import offer_double, offer_double_with_exact, respond, respond_with_exact
+    from .dispatch import offer_double, offer_double_with_exact, respond, respond_with_exact
 
     white_evaluate = white_evaluate or numba.njit(_default_evaluate)
     black_evaluate = black_evaluate or numba.njit(_default_evaluate)
-    cache_key = (white_evaluate, black_evaluate, with_exact)
+    cache_key = (white_evaluate, black_evaluate, with_exact, variants)
     if cache_key in _KERNELS:
         return _KERNELS[cache_key]
 
@@ -118,9 +121,13 @@ def kernels(white_evaluate, black_evaluate, with_exact: bool = False):
         return _builtin_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys,
                                count, order, streams, row)
 
+    family = {}
+    if variants:  # the variants' loop asks the checker bots through _variant_choose
+        family = dict(VARIANT_GAMES=True,
+                      _variant_choose=numba.njit(**_OPTIONS)(_rebind(game._variant_choose, choose=choose)))
     play_one = numba.njit(**_OPTIONS)(_rebind(
         game.play_one, choose=choose, offer_double=offer_double_with_exact if with_exact else offer_double,
-        respond=respond_with_exact if with_exact else respond))
+        respond=respond_with_exact if with_exact else respond, **family))
     play_number = numba.njit(**_OPTIONS)(_rebind(game.play_number, play_one=play_one))
     play_batch = numba.njit(parallel=True, **_OPTIONS)(_rebind(game.play_batch, play_number=play_number))
     trace_number = numba.njit(**_OPTIONS)(_rebind(game.trace_number, play_number=play_number))

@@ -31,9 +31,10 @@ from .bearoff import CENTRED as CENTRED_STATE
 from .bearoff import OWNED as OWNED_STATE
 from .board import checkers_on, is_race, pip_counts
 from .compile import alloc_jit, jit
+from .cube import BEAVER, DROP, TAKE
 from .match_cube import (
-    FORCE_DOUBLE, NO_FORCE, VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_OPP_AWAY,
-    VIEW_POST_CRAWFORD, VIEW_VALUE, equity, forced_offer, match_equities, score_in_table,
+    VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD, VIEW_VALUE, equity,
+    match_equities, score_in_table,
 )
 from .nn import OUTPUTS, UNIT, _net, evaluate, janowski
 
@@ -327,12 +328,8 @@ def _match_equities(params, offsets, float64s, int32s, int64s, board, view):
 
 
 @alloc_jit
-def exact_offers(params, offsets, float64s, int32s, int64s, board, view):
-    """bots.exact.Exact.offer_double."""
-    if params[SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0:
-        forced = forced_offer(view[VIEW_VALUE], view[VIEW_AWAY], view[VIEW_OPP_AWAY])
-        if forced != NO_FORCE:
-            return forced == FORCE_DOUBLE
+def exact_offers(code, params, offsets, float64s, int32s, int64s, board, view):
+    """bots.exact.Exact.wants_double."""
     at_score = score_in_table(params[SCORE_AWARE], view)
     if params[TABLES] != 0.0 and at_score:
         covered, may_double, no_double, double_take, double_pass = _exact_at_score(
@@ -351,24 +348,23 @@ def exact_offers(params, offsets, float64s, int32s, int64s, board, view):
 
 
 @alloc_jit
-def exact_answer(params, offsets, float64s, int32s, int64s, board, view, take, drop, beaver):
-    """bots.exact.Exact.respond (``board`` from the doubler): one of ``take``, ``drop``, ``beaver``
-    (bgsim.fast.cube's codes)."""
+def exact_answer(code, params, offsets, float64s, int32s, int64s, board, view):
+    """bots.exact.Exact.respond (``board`` from the doubler)."""
     at_score = score_in_table(params[SCORE_AWARE], view)
     if params[TABLES] != 0.0 and at_score:
         covered, may_double, no_double, double_take, double_pass = _exact_at_score(
             params, offsets, float64s, int32s, int64s, board, view)
         if covered:
             # a dead cube (any win already ends the match) costs the taker nothing
-            return drop if may_double and not double_take <= double_pass else take
+            return DROP if may_double and not double_take <= double_pass else TAKE
     if at_score:
         _, double_take, double_pass = _match_equities(params, offsets, float64s, int32s, int64s, board, view)
-        return drop if double_take > double_pass else take
+        return DROP if double_take > double_pass else TAKE
     _, _, double_take, _, _ = cube_equities(
         params, offsets, float64s, int32s, int64s, board,
         view[VIEW_JACOBY] != 0 and view[VIEW_CENTRED] != 0, False)
     if not double_take <= 1.0:
-        return drop
+        return DROP
     if view[VIEW_BEAVER] != 0 and double_take < 0.0:
-        return beaver
-    return take
+        return BEAVER
+    return TAKE

@@ -5,7 +5,8 @@ coded as there) plus an error code.  Turn order, stream use and every cube rule 
 reference exactly: the opening roll (ties thrown again, automatic doubles), then on each later
 turn the chance to double before the roll, the roll, the play.
 
-``rules`` is int64[6]: cube, max_cube, jacoby, beaver, automatic_doubles, backgammon_as_gammon.
+``rules`` is int64[8]: cube, max_cube, jacoby, beaver, automatic_doubles, backgammon_as_gammon,
+the variant's code (its index in ``bgsim.variants.VARIANTS``) and acey-deucey's stake doubling.
 The four seats are white checker, black checker, white cube, black cube: ``codes`` int64[4],
 ``params`` float64[4, MAX_PARAMS] and ``offsets`` int64[4, MAX_ARRAYS], with the shared
 ``float64s``, ``int32s`` and ``int64s`` buffers of bot arrays (``bgsim/layouts.py``).
@@ -16,6 +17,11 @@ stream's dice mirrored (``setup``: mirror, number of given rolls, then their dic
 ``bgsim.game.play_game``).  With ``stop_bearoff`` a game stops as soon as the side on roll
 faces a pure bear-off (``RESULT_STOPPED``, the board from the side on roll in ``final``), for
 rollouts that take the exact bear-off value from there.
+
+The variants (``bgsim.variants``) play on the same loop compiled with ``VARIANT_GAMES`` on
+(``bgsim.fast.with_variants``): their starts, their moves (``bgsim.fast.variants``), the boards
+their bots are shown, acey-deucey's opening and chained 1-2 turns, and their score.  With it
+off, as here, every variant branch is left out of the standard game's kernels.
 """
 
 from __future__ import annotations
@@ -23,9 +29,9 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .checker import choose
 from .compile import alloc_jit, inline_jit, jit, parallel_jit, stack_empty
-from .cube import BEAVER, DOUBLE, DROP, NO_KERNEL, offer_double, respond
+from .cube import BEAVER, DOUBLE, DROP
+from .dispatch import NO_KERNEL, choose, choose_double, offer_double, respond
 from .match_cube import (
     VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_MAX, VIEW_OPP_AWAY,
     VIEW_POST_CRAWFORD, VIEW_SIZE, VIEW_VALUE,
@@ -37,6 +43,11 @@ from .clock import (
 )
 from .dice import die, open_stream
 from .moves import BOARD_BYTES, generate, new_buffers, play_before
+from .variants import (
+    ACEY, CHECKERS, HAND, HAND_FIRST, MOVES_DIFFER, NO_HIT, OPPONENT_HAND, OPPONENT_NO_HIT,
+    add_state_keys, generate_variant, has_hand, needs_variant_moves, plays_as_standard,
+    standard_view, start_board,
+)
 
 ENGINE_COLUMNS = (
     "game", "winner", "result", "cube_value", "cube_owner", "doubles", "beavers",
@@ -50,7 +61,8 @@ ENGINE_COLUMNS = (
  COL_BLACK_SCORE, COL_CRAWFORD, COL_ERROR) = range(22)
 ROW_SIZE = 22
 
-RULE_CUBE, RULE_MAX_CUBE, RULE_JACOBY, RULE_BEAVER, RULE_AUTOMATIC, RULE_BG_AS_GAMMON = range(6)
+(RULE_CUBE, RULE_MAX_CUBE, RULE_JACOBY, RULE_BEAVER, RULE_AUTOMATIC, RULE_BG_AS_GAMMON, RULE_VARIANT,
+ RULE_STAKE_DOUBLING) = range(8)
 
 WHITE, BLACK = 0, 1
 SINGLE, GAMMON, BACKGAMMON, RESULT_DROP = 0, 1, 2, 3  # schema.RESULT_CODES
@@ -58,18 +70,27 @@ RESULT_STOPPED = 4  # only with stop_bearoff: not a finished game, never in a Da
 SETUP_MIRROR, SETUP_ROLLS, SETUP_DICE = 0, 1, 2  # a game's setup row: mirror, given rolls, dice
 CENTRE = 0  # schema.OWNER_CODES: 0 centre, 1 white, 2 black (side + 1)
 MAX_PLIES = 100_000
-ERROR_NONE, ERROR_TOO_LONG, ERROR_BAD_BEAVER, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL = range(5)
+(ERROR_NONE, ERROR_TOO_LONG, ERROR_BAD_BEAVER, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL,
+ ERROR_NO_DOUBLE_KERNEL) = range(6)
+STANDARD_CHECKERS = 15
 
 # one traced ply: game_in_match, ply, side, cube action (0 none, 1 take, 2 beaver, 3 drop),
 # die1, die2, number of plays, canonical index of the chosen play (-1 for none), then the
-# board before the roll (26, from the side on roll) and after the play (26, same side)
+# board before the roll (26, from the side on roll) and after the play (26, same side), then
+# a variant's state bytes 26..29 of each (before, after; 0 in the standard game) and 1 when the
+# ply is acey-deucey's chosen double after a 1-2 (its ply number is the 1-2's)
 TRACE_HEAD = 8
-TRACE_SIZE = TRACE_HEAD + 52
+TRACE_STATE = TRACE_HEAD + 52
+TRACE_CHOSEN_DOUBLE = TRACE_STATE + 8
+TRACE_SIZE = TRACE_CHOSEN_DOUBLE + 1
 CUBE_ACTION_TAKE, CUBE_ACTION_BEAVER, CUBE_ACTION_DROP = 1, 2, 3
 
 # Off in the engine's kernels: ``bgsim.fast.timing`` compiles a copy of the game loop with it on,
 # which charges the cycles of every phase to ``clock`` (see ``bgsim.fast.clock``).
 PROFILE = False
+# Off in the standard game's kernels: ``bgsim.fast.with_variants`` compiles the copy that plays
+# the variants (``rules[RULE_VARIANT]``) with it on.
+VARIANT_GAMES = False
 
 
 @jit
@@ -107,14 +128,43 @@ def points_for(result, value, rules, cube_turned, in_match):
     return (scored + 1) * value
 
 
+@inline_jit
+def _turn_state(board):
+    """A variant's state bytes turned with the board: the two hands, the two bars on hitting."""
+    hand = board[HAND]
+    board[HAND] = board[OPPONENT_HAND]
+    board[OPPONENT_HAND] = hand
+    no_hit = board[NO_HIT]
+    board[NO_HIT] = board[OPPONENT_NO_HIT]
+    board[OPPONENT_NO_HIT] = no_hit
+
+
+@jit
+def _variant_choose(code, params, offsets, float64s, int32s, int64s, board, seen, plays, keys, count,
+                    order, streams, row):
+    """``choose`` in a variant: with checkers in hand on either side the bot is shown the board and
+    the plays as standard ones (``Position.as_standard``), and the plays are given back after."""
+    if not has_hand(board):
+        return choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
+                      streams, row)
+    standard_view(board, seen)
+    plays_as_standard(plays, count, True)
+    index = choose(code, params, offsets, float64s, int32s, int64s, seen, plays, keys, count, order,
+                   streams, row)
+    plays_as_standard(plays, count, False)
+    return index
+
+
 @jit
 def _finish(row, winner, result, value, owner, doubles, beavers, automatic, first_ply,
-            first_doubler, plies, board, rules, in_match):
-    """Score the game; ``board`` is seen from the winner."""
-    own_pips = 0
-    opp_pips = 0
-    own_on = 0
-    opp_on = 0
+            first_doubler, plies, board, rules, in_match, checkers):
+    """Score the game; ``board`` is seen from the winner, ``checkers`` a side (15, or a
+    hypergammon's).  A checker in hand counts 25 pips and is not off; acey-deucey's loser pays
+    the stake per checker not borne off."""
+    own_pips = 25 * np.int64(board[26])
+    opp_pips = 25 * np.int64(board[27])
+    own_on = np.int64(board[26])
+    opp_on = np.int64(board[27])
     for slot in range(26):
         count = board[slot]
         if count > 0:
@@ -123,7 +173,10 @@ def _finish(row, winner, result, value, owner, doubles, beavers, automatic, firs
         elif count < 0:
             opp_pips += (25 - slot) * -count
             opp_on -= count
-    points = points_for(result, value, rules, doubles > 0, in_match)
+    if rules[RULE_VARIANT] == ACEY and result != RESULT_DROP:
+        points = value * opp_on
+    else:
+        points = points_for(result, value, rules, doubles > 0, in_match)
     row[COL_WINNER] = winner
     row[COL_RESULT] = result
     row[COL_CUBE_VALUE] = value
@@ -138,13 +191,13 @@ def _finish(row, winner, result, value, owner, doubles, beavers, automatic, firs
     if winner == WHITE:
         row[COL_WHITE_PIPS] = own_pips
         row[COL_BLACK_PIPS] = opp_pips
-        row[COL_WHITE_OFF] = 15 - own_on
-        row[COL_BLACK_OFF] = 15 - opp_on
+        row[COL_WHITE_OFF] = checkers - own_on
+        row[COL_BLACK_OFF] = checkers - opp_on
     else:
         row[COL_WHITE_PIPS] = opp_pips
         row[COL_BLACK_PIPS] = own_pips
-        row[COL_WHITE_OFF] = 15 - opp_on
-        row[COL_BLACK_OFF] = 15 - own_on
+        row[COL_WHITE_OFF] = checkers - opp_on
+        row[COL_BLACK_OFF] = checkers - own_on
 
 
 @inline_jit
@@ -163,7 +216,29 @@ def _result_of(board):
 
 
 @jit
-def _trace_ply(trace, tcount, game_in_match, ply, side, action, d1, d2, nplays, rank, before, after):
+def _variant_result_of(board, checkers, acey):
+    """``bgsim.game._result``: acey-deucey's games are singles; otherwise a gammon when the
+    loser has borne off none of its ``checkers`` (those in hand are not off), a backgammon when
+    one is still in hand, on the bar or in the winner's home board."""
+    if acey:
+        return SINGLE
+    opp_on = np.int64(board[27])
+    for slot in range(26):
+        if board[slot] < 0:
+            opp_on -= board[slot]
+    if opp_on < checkers:
+        return SINGLE
+    if board[27] > 0:
+        return BACKGAMMON
+    for slot in range(0, 7):
+        if board[slot] < 0:
+            return BACKGAMMON
+    return GAMMON
+
+
+@jit
+def _trace_ply(trace, tcount, game_in_match, ply, side, action, d1, d2, nplays, rank, before, after,
+               chosen_double):
     t = tcount[0]
     if t >= trace.shape[0]:
         return
@@ -178,6 +253,10 @@ def _trace_ply(trace, tcount, game_in_match, ply, side, action, d1, d2, nplays, 
     for i in range(26):
         trace[t, TRACE_HEAD + i] = before[i]
         trace[t, TRACE_HEAD + 26 + i] = after[i]
+    for i in range(4):
+        trace[t, TRACE_STATE + i] = before[26 + i]
+        trace[t, TRACE_STATE + 4 + i] = after[26 + i]
+    trace[t, TRACE_CHOSEN_DOUBLE] = 1 if chosen_double else 0
     tcount[0] = t + 1
 
 
@@ -223,6 +302,22 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     opening = False
     d1 = 0
     d2 = 0
+    checkers = STANDARD_CHECKERS
+    variant = 0
+    acey = False
+    hand_first = False
+    moves_differ = False
+    stake_doubling = False
+    if VARIANT_GAMES:
+        variant = rules[RULE_VARIANT]
+        checkers = CHECKERS[variant]
+        acey = variant == ACEY
+        hand_first = HAND_FIRST[variant]
+        moves_differ = MOVES_DIFFER[variant]
+        stake_doubling = rules[RULE_STAKE_DOUBLING] != 0
+    seen = board  # what the bots are shown: the board itself, or its standard view (variants)
+    if VARIANT_GAMES:
+        seen = stack_empty(BOARD_BYTES, np.int8)
     if PROFILE:
         mark = lap(clock, PHASE_SETUP, mark)
     if start.shape[0] == 0:
@@ -239,10 +334,18 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
         opening = True
         d1 = white_die if side == WHITE else black_die
         d2 = black_die if side == WHITE else white_die
-        _start(board)
+        if VARIANT_GAMES:
+            start_board(board, variant)
+            if acey:
+                opening = False  # the throw only decides who starts: that side rolls afresh
+        else:
+            _start(board)
     else:
         for j in range(26):  # element by element: see ``before`` below; the padding stays 0
             board[j] = start[j]
+        if VARIANT_GAMES:
+            for j in range(26, start.shape[0]):  # a variant's state bytes, when given
+                board[j] = start[j]
     view = stack_empty(VIEW_SIZE, np.int64)
     for j in range(VIEW_SIZE):
         view[j] = 0
@@ -285,8 +388,13 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                 view[VIEW_AWAY] = match_to - own_score if in_match else 0
                 view[VIEW_OPP_AWAY] = match_to - opp_score if in_match else 0
                 view[VIEW_POST_CRAWFORD] = 1 if (in_match and post_crawford) else 0
+                shown = board
+                if VARIANT_GAMES:
+                    if has_hand(board):
+                        standard_view(board, seen)
+                        shown = seen
                 offer = offer_double(codes[2 + side], params[2 + side], offsets[2 + side], float64s,
-                                     int32s, int64s, board, view)
+                                     int32s, int64s, shown, view)
                 if offer == NO_KERNEL:
                     row[COL_ERROR] = ERROR_NO_CUBE_KERNEL
                     return
@@ -296,14 +404,14 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                         first_doubler = side + 1
                     other = 1 - side
                     answer = respond(codes[2 + other], params[2 + other], offsets[2 + other], float64s,
-                                     int32s, int64s, board, view)
+                                     int32s, int64s, shown, view)
                     if answer == NO_KERNEL:
                         row[COL_ERROR] = ERROR_NO_CUBE_KERNEL
                         return
                     if answer == DROP:
                         if tracing:
                             _trace_ply(trace, tcount, game_in_match, plies + 1, side,
-                                       CUBE_ACTION_DROP, 0, 0, 0, -1, before, board)
+                                       CUBE_ACTION_DROP, 0, 0, 0, -1, before, board, False)
                         winner = side
                         result = RESULT_DROP
                         break
@@ -333,13 +441,28 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                 mark = lap(clock, PHASE_DICE, mark)
         opening = False
         plies += 1
-        count = generate(board, d1, d2, plays, keys, slots, table, order)
+        one_two = False
+        if VARIANT_GAMES:
+            one_two = acey and ((d1 == 1 and d2 == 2) or (d1 == 2 and d2 == 1))
+            if one_two and stake_doubling:
+                value *= 2  # at every 1-2 rolled, whatever comes of it
+        dice_played = 0
+        if VARIANT_GAMES and (one_two or (moves_differ and needs_variant_moves(board))):
+            count, dice_played = generate_variant(board, d1, d2, hand_first, plays, keys, slots, table)
+        else:
+            count = generate(board, d1, d2, plays, keys, slots, table, order)
+            if VARIANT_GAMES and moves_differ:
+                add_state_keys(board, keys, count)
         if PROFILE:
             mark = lap(clock, PHASE_GENERATE, mark)
         rank = -1
         if count > 0:
-            index = choose(codes[side], params[side], offsets[side], float64s, int32s, int64s, board,
-                           plays, keys, count, order, streams, 1 + side)
+            if VARIANT_GAMES:
+                index = _variant_choose(codes[side], params[side], offsets[side], float64s, int32s, int64s,
+                                        board, seen, plays, keys, count, order, streams, 1 + side)
+            else:
+                index = choose(codes[side], params[side], offsets[side], float64s, int32s, int64s, board,
+                               plays, keys, count, order, streams, 1 + side)
             if PROFILE:
                 mark = lap(clock, PHASE_CHOOSE, mark)
             if index < 0:
@@ -354,17 +477,60 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                 board[j] = plays[index, j]
         if tracing:
             _trace_ply(trace, tcount, game_in_match, plies, side, action, d1, d2, count, rank,
-                       before, board)
+                       before, board, False)
         all_off = True
         for slot in range(1, 26):
             if board[slot] > 0:
                 all_off = False
                 break
+        if VARIANT_GAMES:
+            if board[HAND] != 0:
+                all_off = False
+            if not all_off and one_two and count > 0 and dice_played == 2:
+                # acey-deucey: the 1 and the 2 both played, so a double of the player's choice
+                if tracing:
+                    for j in range(BOARD_BYTES):
+                        before[j] = board[j]
+                double = choose_double(codes[side], params[side], offsets[side], float64s, int32s, int64s,
+                                       board, plays, keys, slots, table, order, streams, 1 + side)
+                if double < 0:
+                    row[COL_ERROR] = ERROR_NO_DOUBLE_KERNEL
+                    return
+                count, dice_played = generate_variant(board, double, double, False, plays, keys, slots, table)
+                rank = -1
+                if count > 0:
+                    index = _variant_choose(codes[side], params[side], offsets[side], float64s, int32s,
+                                            int64s, board, seen, plays, keys, count, order, streams, 1 + side)
+                    if index < 0:
+                        row[COL_ERROR] = ERROR_NO_CHECKER_KERNEL
+                        return
+                    if tracing:
+                        rank = 0
+                        for i in range(count):
+                            if play_before(plays, keys, i, index):
+                                rank += 1
+                    for j in range(BOARD_BYTES):
+                        board[j] = plays[index, j]
+                if tracing:
+                    _trace_ply(trace, tcount, game_in_match, plies, side, 0, double, double, count, rank,
+                               before, board, True)
+                all_off = board[HAND] == 0
+                for slot in range(1, 26):
+                    if board[slot] > 0:
+                        all_off = False
+                        break
+                if not all_off and dice_played == 4:
+                    continue  # the double played in full: the same side rolls again
         if all_off:
             winner = side
-            result = _result_of(board)
+            if VARIANT_GAMES:
+                result = _variant_result_of(board, checkers, acey)
+            else:
+                result = _result_of(board)
             break
         _turn(board)
+        if VARIANT_GAMES:
+            _turn_state(board)
         side = 1 - side
     if PROFILE:
         mark = lap(clock, PHASE_BOOKKEEPING, mark)
@@ -374,7 +540,7 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
     # One call site with variable arguments: each call with different constant arguments would
     # compile another copy of _finish (cold compile time).
     _finish(row, winner, result, value, owner, doubles, beavers, automatic, first_ply,
-            first_doubler, plies, board, rules, in_match)
+            first_doubler, plies, board, rules, in_match, checkers)
     if result == RESULT_STOPPED:
         row[COL_POINTS] = 0
     if PROFILE:

@@ -51,6 +51,16 @@ def forced_offer(value, away, opponent_away):
 
 
 @jit
+def forced_at_score(score_aware, view):
+    """What the score decides alone for a cube bot with ``score_aware`` (its parameter's value)
+    on, in a match (bots.cube.CubeBot.offer_double): FORCE_NO_DOUBLE, FORCE_DOUBLE, or
+    NO_FORCE, which is also the answer of a money game and of a bot with the switch off."""
+    if score_aware == 0.0 or view[VIEW_MATCH_TO] == 0:
+        return NO_FORCE
+    return forced_offer(view[VIEW_VALUE], view[VIEW_AWAY], view[VIEW_OPP_AWAY])
+
+
+@jit
 def shift(float64s, pre, post, match_to, value, away, opponent_away, post_crawford):
     """The score's drop point less money's (0 in money games and beyond the table)."""
     if match_to == 0 or away > MET_LENGTH or opponent_away > MET_LENGTH:

@@ -273,10 +273,11 @@ def generate(board, die1, die2, plays, keys, slots, table, work):
 
 @inline_jit
 def play_before(plays, keys, a, b):
-    """Whether play ``a`` comes before play ``b`` in canonical order (key, then board)."""
+    """Whether play ``a`` comes before play ``b`` in canonical order (key, then board, then a
+    variant's state bytes 26..29, 0 in the standard game)."""
     if keys[a] != keys[b]:
         return keys[a] < keys[b]
-    for i in range(26):
+    for i in range(30):
         if plays[a, i] != plays[b, i]:
             return plays[a, i] < plays[b, i]
     return False

@@ -2,9 +2,11 @@
 each mirroring its bot operation for operation.
 
 The board is seen from the doubler (on roll, before rolling), as in ``bgsim/fast/cube.py``.  The
-four rules share one layout of parameters (double, redouble, take, score_aware) and read the
-match equity table first; ``epc`` also reads the effective pip count of every one-sided
-bear-off position (array ``epc``).
+four rules share one layout of parameters (double, redouble, take, score_aware) and one pair of
+kernels, ``race_rule_offers`` and ``race_rule_answer`` (the layouts' ``race_rules.race_rule``);
+``epc`` also reads the effective pip count of every one-sided bear-off position (array ``epc``,
+before the match equity table).  What the match score decides alone is the dispatch's
+(``bgsim.fast.match_cube.forced_at_score``), asked before ``race_rule_offers``.
 """
 
 from __future__ import annotations
@@ -17,25 +19,27 @@ from .. import layouts
 from .bearoff import BINOMIALS, POINTS, rank
 from .board import is_race, pip_counts
 from .compile import jit, stack_empty
+from .cube import DROP, TAKE
 from .match_cube import (
-    FORCE_DOUBLE, NO_FORCE, VIEW_AWAY, VIEW_CENTRED, VIEW_MATCH_TO, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD, VIEW_VALUE,
-    forced_offer, kleinman_half, race_chance, shift,
+    VIEW_AWAY, VIEW_CENTRED, VIEW_MATCH_TO, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD, VIEW_VALUE, kleinman_half,
+    race_chance, shift,
 )
 
 RULE62 = layouts.RULE62.code
 KLEINMAN = layouts.KLEINMAN.code
 ISIGHT = layouts.ISIGHT.code
 EPC = layouts.EPC.code
-CODES = (RULE62, KLEINMAN, ISIGHT, EPC)
 
 assert layouts.RULE62.params == layouts.KLEINMAN.params == layouts.ISIGHT.params == layouts.EPC.params
 RULE_DOUBLE = layouts.RULE62.param("double")
 RULE_REDOUBLE = layouts.RULE62.param("redouble")
 RULE_TAKE = layouts.RULE62.param("take")
 RULE_SCORE_AWARE = layouts.RULE62.param("score_aware")
-assert layouts.EPC.arrays[:2] == layouts.RULE62.arrays == layouts.PIPDIFF.arrays
+assert layouts.RULE62.arrays == layouts.KLEINMAN.arrays == layouts.ISIGHT.arrays
 RULE_MET_PRE = layouts.RULE62.array("met_pre")
 RULE_MET_POST = layouts.RULE62.array("met_post")
+EPC_MET_PRE = layouts.EPC.array("met_pre")
+EPC_MET_POST = layouts.EPC.array("met_post")
 EPC_TABLE = layouts.EPC.array("epc")
 
 QUESTION_DOUBLE, QUESTION_REDOUBLE, QUESTION_TAKE = 0, 1, 2
@@ -162,36 +166,36 @@ def _edge(code, params, own, other, question):
 
 
 @jit
-def _shift(offsets, float64s, view):
-    return shift(float64s, offsets[RULE_MET_PRE], offsets[RULE_MET_POST], view[VIEW_MATCH_TO], view[VIEW_VALUE],
-                 view[VIEW_AWAY], view[VIEW_OPP_AWAY], view[VIEW_POST_CRAWFORD] != 0)
+def _shift(code, offsets, float64s, view):
+    pre = offsets[EPC_MET_PRE] if code == EPC else offsets[RULE_MET_PRE]
+    post = offsets[EPC_MET_POST] if code == EPC else offsets[RULE_MET_POST]
+    return shift(float64s, pre, post, view[VIEW_MATCH_TO], view[VIEW_VALUE], view[VIEW_AWAY], view[VIEW_OPP_AWAY],
+                 view[VIEW_POST_CRAWFORD] != 0)
 
 
 @jit
-def race_rule_offers(code, params, offsets, float64s, board, view):
-    """bots.race_rules._RaceRule.offer_double."""
+def race_rule_offers(code, params, offsets, float64s, int32s, int64s, board, view):
+    """bots.race_rules._RaceRule.wants_double."""
     aware = params[RULE_SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0
-    if aware:
-        forced = forced_offer(view[VIEW_VALUE], view[VIEW_AWAY], view[VIEW_OPP_AWAY])
-        if forced != NO_FORCE:
-            return forced == FORCE_DOUBLE
     if not is_race(board):
         return False
     question = QUESTION_DOUBLE if view[VIEW_CENTRED] != 0 else QUESTION_REDOUBLE
     own, other = _counts(code, offsets, float64s, board)
     if aware:
         return race_chance(own, other) >= _threshold_chance(code, params, own, question) \
-            + _shift(offsets, float64s, view)
+            + _shift(code, offsets, float64s, view)
     return _edge(code, params, own, other, question) >= 0.0
 
 
 @jit
-def race_rule_drops(code, params, offsets, float64s, board, view):
-    """bots.race_rules._RaceRule.respond: True for a drop."""
+def race_rule_answer(code, params, offsets, float64s, int32s, int64s, board, view):
+    """bots.race_rules._RaceRule.respond."""
     if not is_race(board):
-        return False
+        return TAKE
     own, other = _counts(code, offsets, float64s, board)
     if params[RULE_SCORE_AWARE] != 0.0 and view[VIEW_MATCH_TO] != 0:
-        return race_chance(own, other) > _threshold_chance(code, params, own, QUESTION_TAKE) \
-            + _shift(offsets, float64s, view)
-    return _edge(code, params, own, other, QUESTION_TAKE) > 0.0
+        dropped = race_chance(own, other) > _threshold_chance(code, params, own, QUESTION_TAKE) \
+            + _shift(code, offsets, float64s, view)
+    else:
+        dropped = _edge(code, params, own, other, QUESTION_TAKE) > 0.0
+    return DROP if dropped else TAKE

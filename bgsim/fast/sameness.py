@@ -15,7 +15,9 @@ from ..board import Position
 from ..cube import Rules
 from ..decisions import RandomPlayer
 from ..rules import legal_plays
+from ..variants import STANDARD, variant_of
 from . import legal_plays_fast, trace_game
+from .game import TRACE_CHOSEN_DOUBLE, TRACE_HEAD, TRACE_STATE
 
 ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7))  # the 21 distinct rolls
 CUBE_ACTIONS = ("", "double/take", "double/beaver", "double/drop")
@@ -50,33 +52,77 @@ def scattered_position(rng: _random.Random) -> Position:
 FastRandomPlayer = RandomPlayer
 
 
-def played_positions(seed: int, games: int) -> list[Position]:
+def scattered_variant_position(rng: _random.Random, variant: str) -> Position:
+    """A random legal position of ``variant``: a scattered board (``scattered_position``) cut to
+    the variant's checkers, then, where the variant has a hand, some checkers of each side taken
+    back into it (none, a few, or all: an entering phase) and Dutch's bar on hitting for a side
+    that has neither come home nor borne off."""
+    rules = variant_of(variant)
+    board = list(scattered_position(rng).board)
+    hands = [0, 0]
+    hits = [False, False]
+    for side, sign in enumerate((1, -1)):
+        def own_slots():
+            return [slot for slot in range(26) if board[slot] * sign > 0]
+
+        while sum(board[slot] * sign for slot in own_slots()) > rules.checkers:
+            board[rng.choice(own_slots())] -= sign  # a hypergammon keeps only its few
+        if rules.hand:
+            kind = rng.random()
+            if kind < 0.25:
+                for slot in own_slots():  # everything in hand, or borne off
+                    board[slot] = 0
+                hands[side] = rules.checkers - rng.choice((0, 0, rng.randrange(0, 15)))
+            elif kind < 0.75:
+                for _ in range(rng.randrange(1, 6)):
+                    if own_slots():
+                        board[rng.choice(own_slots())] -= sign
+                        hands[side] += 1
+        if rules.hits_after_home:
+            on = sum(board[slot] * sign for slot in own_slots())
+            home = any(board[point if sign > 0 else 25 - point] * sign > 0 for point in range(1, 7))
+            hits[side] = on + hands[side] == rules.checkers and not home and rng.random() < 0.7
+    return Position(tuple(board), variant, tuple(hands), tuple(hits))
+
+
+def played_positions(seed: int, games: int, variant: str = STANDARD) -> list[Position]:
     """Every position on roll in ``games`` random-vs-random games of the fast engine."""
     player = RandomPlayer()
     positions = []
     for number in range(games):
-        _, trace = trace_game(player, player, seed, number)
-        positions.extend(Position(tuple(int(v) for v in row[8:34])) for row in trace)
+        _, trace = trace_game(player, player, seed, number, Rules(variant=variant))
+        positions.extend(traced_position(row, variant) for row in trace)
     return positions
 
 
-def random_positions(count: int, seed: int = 0) -> list[Position]:
+def random_positions(count: int, seed: int = 0, variant: str = STANDARD) -> list[Position]:
     """``count`` positions, half scattered, half from real random games (distinct where possible)."""
     rng = _random.Random(seed)
-    played = played_positions(seed, max(1, count // 100))
+    played = played_positions(seed, max(1, count // 100), variant)
     rng.shuffle(played)
     positions = played[: count // 2]
     while len(positions) < count:
-        positions.append(scattered_position(rng))
+        if variant == STANDARD:
+            positions.append(scattered_position(rng))
+        else:
+            positions.append(scattered_variant_position(rng, variant))
     return positions
 
 
-def start_case(count: int, seed: int = 0, given: bool = True) -> dict:
-    """Keyword arguments of ``play_games`` for ``count`` games from random positions (not
-    finished) instead of the opening; with ``given`` the first two rolls are given and every
-    other game's dice are mirrored (the paths a rollout takes)."""
-    positions = [position for position in random_positions(count, seed)
-                 if position.checkers_off < 15 and position.opponent_checkers_off < 15]
+def traced_position(row, variant: str = STANDARD, after: bool = False) -> Position:
+    """The position before the roll (or ``after`` the play) of a traced ply (``trace_game``)."""
+    board = tuple(int(v) for v in row[TRACE_HEAD + 26 * after:TRACE_HEAD + 26 * after + 26])
+    if variant == STANDARD:
+        return Position(board)
+    state = [int(v) for v in row[TRACE_STATE + 4 * after:TRACE_STATE + 4 * after + 4]]
+    return Position.from_search(list(board) + state, variant)
+
+
+def start_case(count: int, seed: int = 0, given: bool = True, variant: str = STANDARD) -> dict:
+    """Keyword arguments of ``play_games`` for ``count`` games from random positions of
+    ``variant`` (not finished) instead of the opening; with ``given`` the first two rolls are
+    given and every other game's dice are mirrored (the paths a rollout takes)."""
+    positions = [position for position in random_positions(count, seed, variant) if not position.finished]
     if not given:
         return {"start": positions}
     rng = _random.Random(seed)
@@ -95,21 +141,25 @@ class PlayMismatch:
     def __str__(self) -> str:
         ref, fast = set(self.reference), set(self.fast)
         kind = "different plays" if ref != fast else "same plays in a different order"
-        lines = [f"legal plays differ ({kind}) for position {self.position.position_id} "
+        lines = [f"legal plays differ ({kind}) for position {self.position.position_string} "
                  f"roll {self.roll[0]}-{self.roll[1]}: reference {len(ref)}, fast {len(fast)}"]
+        name = lambda slots: Position.from_search(slots, self.position.variant).position_string  # noqa: E731
         for board in sorted(ref - fast)[:5]:
-            lines.append(f"  only in reference: {Position(board).position_id}")
+            lines.append(f"  only in reference: {name(board)}")
         for board in sorted(fast - ref)[:5]:
-            lines.append(f"  only in fast:      {Position(board).position_id}")
+            lines.append(f"  only in fast:      {name(board)}")
         return "\n".join(lines)
 
 
 def compare_legal_plays(positions, rolls=ROLLS) -> tuple[int, PlayMismatch | None]:
-    """(pairs compared, first mismatch or None); every position with every roll."""
+    """(pairs compared, first mismatch or None); every position with every roll.  A variant
+    whose moves read its state is compared on all 30 search slots (``Position.search_slots``)."""
     compared = 0
     for position in positions:
+        state = position.variant_rules.moves_differ
         for roll in rolls:
-            reference = [play.result.board for play in legal_plays(position, roll)]
+            reference = [tuple(play.result.search_slots) if state else play.result.board
+                         for play in legal_plays(position, roll)]
             fast = [tuple(int(v) for v in row) for row in legal_plays_fast(position, roll)]
             compared += 1
             if reference != fast:
@@ -175,13 +225,13 @@ class PlyMismatch:
                 f"  reference: {self.reference}\n  fast:      {self.fast}")
 
 
-def _describe_fast_ply(row) -> tuple[str, str, tuple[int, int] | None, str]:
-    before = Position(tuple(int(v) for v in row[8:34]))
-    after = Position(tuple(int(v) for v in row[34:60]))
+def _describe_fast_ply(row, variant: str = STANDARD) -> tuple[str, str, tuple[int, int] | None, str]:
+    before = traced_position(row, variant)
+    after = traced_position(row, variant, after=True)
     action = CUBE_ACTIONS[int(row[3])]
     roll = None if action == "double/drop" else (int(row[4]), int(row[5]))
     if roll is None:
-        return before.position_id, action, roll, ""
+        return before.position_string, action, roll, ""
     notation = ""
     if int(row[6]) > 0:
         for play in legal_plays(before, roll):
@@ -190,7 +240,7 @@ def _describe_fast_ply(row) -> tuple[str, str, tuple[int, int] | None, str]:
                 break
         else:
             notation = "<not a legal play>"
-    return before.position_id, action, roll, f"{notation} -> {after.position_id}"
+    return before.position_string, action, roll, f"{notation} -> {after.position_string}"
 
 
 def explain_game(white, black, seed: int, number: int, rules: Rules = Rules(),
@@ -213,16 +263,22 @@ def explain_game(white, black, seed: int, number: int, rules: Rules = Rules(),
             return PlyMismatch(number, 0, step + 1, side, "", None, ref_text, fast_text)
         in_match, record = reference[step]
         row = trace[step]
-        position_id, action, roll, fast_text = _describe_fast_ply(row)
+        position_id, action, roll, fast_text = _describe_fast_ply(row, rules.variant)
         ref_text = (f"{record.play} -> {record.result_id}" if record.roll is not None else "")
         side = ("white", "black")[int(row[2])]
+        if row[TRACE_CHOSEN_DOUBLE]:
+            action = (action + " " if action else "") + "acey-deucey's chosen double"
+        if record.chosen_double:
+            ref_action = (record.cube_action + " " if record.cube_action else "") + "acey-deucey's chosen double"
+        else:
+            ref_action = record.cube_action
         same = (in_match == int(row[0]) and record.ply == int(row[1]) and record.side == side
-                and record.position_id == position_id and record.cube_action == action
+                and record.position_id == position_id and ref_action == action
                 and record.roll == roll and (record.roll is None or ref_text.split(" -> ")[-1] == fast_text.split(" -> ")[-1]))
         if not same:
             return PlyMismatch(
                 number, in_match, record.ply, record.side, record.position_id, record.roll,
-                f"{record.side} {record.cube_action or 'no cube action'}, roll {record.roll}, play {ref_text}",
+                f"{record.side} {ref_action or 'no cube action'}, roll {record.roll}, play {ref_text}",
                 f"{side} {action or 'no cube action'}, roll {roll}, play {fast_text}",
             )
     return None

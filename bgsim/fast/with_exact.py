@@ -1,7 +1,8 @@
 """The game kernels of a run where a player's cube bot is ``exact``.
 
 They are ``bgsim.fast.game``'s kernels, from the same source, with the cube questions asked
-through ``offer_double_with_exact`` and ``respond_with_exact`` (``bgsim.fast.cube``).  The exact
+through ``offer_double_with_exact`` and ``respond_with_exact`` (``bgsim.fast.dispatch``: the cube
+dispatch with the bots whose layouts say ``apart``).  The exact
 bot's kernels are large (the bear-off tables, the match recursion of ``bgsim.fast.exact``, the
 net): compiled into every game kernel they would make the first start of every run a quarter
 slower, so only a run with exact compiles them, once, and Numba keeps them on disk under their
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from . import game
 from .compile import alloc_jit, jit, parallel_jit, rebind
-from .cube import offer_double_with_exact, respond_with_exact
+from .dispatch import offer_double_with_exact, respond_with_exact
 
 play_one = jit(rebind(game.play_one, "play_one_with_exact", offer_double=offer_double_with_exact,
                       respond=respond_with_exact))

@@ -10,8 +10,9 @@ and the replay of a match file through bgsim's rules.
 * ``games``: bgsim's own traced games as records (:func:`match_from_records`).
 
 This package is part of the engine layer: it imports nothing from ``bots`` or ``experiments``.
-Variants are the next format feature: each writer has a table of variant tags (``VARIANTS``)
-and refuses a variant it has no tag for.
+Variants: each writer has a table of GNU Backgammon's variant tags (``VARIANTS``: Nackgammon and
+hypergammon 1..3 in both formats) and refuses, in one line, a variant it has no tag for (Dutch,
+acey-deucey); the readers take the tags back and the replay plays the variant's start and rules.
 """
 
 from .files import import_match, read_match

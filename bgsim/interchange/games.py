@@ -60,7 +60,7 @@ def match_rules(rules: Rules) -> MatchRules:
     """The record's rules of bgsim's rule options (backgammons counted as gammons cannot be
     written: :func:`check_writable` refuses them)."""
     return MatchRules(cube=rules.cube, crawford=True, jacoby=rules.jacoby, beaver=rules.beaver,
-                      cube_limit=rules.max_cube)
+                      cube_limit=rules.max_cube, variant=rules.variant)
 
 
 def match_from_records(records: Iterable[GameRecord], white: str, black: str, rules: Rules = Rules(),

@@ -21,6 +21,9 @@ written separately, 25 for the bar, 0 for off, ``*`` on a hit; the dice alone wh
 cannot be played), `` Doubles => 4``, `` Takes``, `` Drops``.  The game ends with
 ``Wins N point(s)`` under the winner's column (indented 6 for the left player, 34 for the right).
 A beaver is eXtreme Gammon's `` Beavers => 4`` in the taker's cell, the doubler's take unsaid.
+A variant is a header tag: ``; [Variation "NackGammon"]``, ``; [Variation "HyperGammon (3)"]``
+(GNU Backgammon's tags; the standard game has none or ``"Backgammon"``); Dutch and acey-deucey
+have no tag, and a file holds two players and one cube, never a chouette.
 
 The reader tolerates what real files hold: a byte-order mark, ``;`` and ``#`` comment lines,
 header tags it does not know, ``Beavers``, resignations (a ``Wins`` line the board does not
@@ -37,7 +40,13 @@ from .records import (BEAVER, DOUBLE, DROP, ROLL, STANDARD, TAKE, Action, Game, 
 
 LEFT_WIDTH = 27
 RIGHT_COLUMN = 33  # where GNU Backgammon starts the right cell: "%3d) " and 27 + 1 characters
-VARIANTS = {STANDARD: None, "nackgammon": "NackGammon"}  # the Variation tag of each variant
+# the Variation tag of each variant the format holds, as GNU Backgammon writes it (its export.c,
+# ExportMatchMat) and reads it (import.c, ImportMatVariation); Dutch and acey-deucey have none
+VARIANTS = {STANDARD: None, "nackgammon": "NackGammon", "hypergammon1": "HyperGammon (1)",
+            "hypergammon2": "HyperGammon (2)", "hypergammon3": "HyperGammon (3)"}
+_READ_VARIANTS = {"backgammon": STANDARD, "standard": STANDARD, "nackgammon": "nackgammon",
+                  "hypergammon (1)": "hypergammon1", "hypergammon (2)": "hypergammon2",
+                  "hypergammon (3)": "hypergammon3", "hypergammon": "hypergammon3"}
 HEADER_TAGS = ("Site", "Event", "Round", "EventDate", "EventTime", "Transcriber")
 
 
@@ -47,7 +56,8 @@ HEADER_TAGS = ("Site", "Event", "Round", "EventDate", "EventTime", "Transcriber"
 def check_mat(match: Match) -> None:
     """Refuse, in one line, what a ``.mat`` file cannot hold."""
     if match.rules.variant not in VARIANTS:
-        raise RecordError(f"a .mat file cannot hold the variant {match.rules.variant!r}")
+        raise RecordError(f"a .mat file cannot hold the variant {match.rules.variant}: its Variation tag "
+                          "knows the standard game, Nackgammon and hypergammon only")
     for game in match.games:
         if game.start is not None:
             raise RecordError("a .mat file starts every game from the opening, not from a set position "
@@ -91,11 +101,11 @@ def write_mat(match: Match) -> str:
     out.append(f" {match.match_to} point match\n\n")
     names = tuple(_name(name) for name in match.players)
     for game in match.games:
-        out.append(_game_text(game, names))
+        out.append(_game_text(game, names, rules.variant))
     return "".join(out)
 
 
-def _game_text(game: Game, names: tuple[str, str]) -> str:
+def _game_text(game: Game, names: tuple[str, str], variant: str = STANDARD) -> str:
     score = game.score or (0, 0)
     left = f"{names[0]} : {score[0]}"
     # GNU Backgammon's 31 characters, and a space after a longer left part so the names stay apart
@@ -120,7 +130,7 @@ def _game_text(game: Game, names: tuple[str, str]) -> str:
                 text.append(f"{slot // 2 + 1:3d}) {'':<{LEFT_WIDTH}s} ")
             slot += 1
 
-    boards = [_start_board(), _start_board()]  # each player's board, from that player
+    boards = [_start_board(variant), _start_board(variant)]  # each player's board, from that player
     cube = 1
     actions = game.actions
     for index, action in enumerate(actions):
@@ -159,10 +169,10 @@ def _game_text(game: Game, names: tuple[str, str]) -> str:
     return "".join(lines + text)
 
 
-def _start_board() -> list[int]:
+def _start_board(variant: str) -> list[int]:
     from ..board import Position
 
-    return list(Position.start().board)
+    return list(Position.start(variant).board)
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -206,7 +216,10 @@ def read_mat(text: str) -> tuple[Match, list]:
         if comment is not None:
             tag = _TAG.match(comment)
             if tag:
-                _read_tag(tag.group(1), tag.group(2), match, rules)
+                try:
+                    _read_tag(tag.group(1), tag.group(2), match, rules)
+                except RecordError as error:
+                    raise RecordError(f"line {index + 1}: {error}") from None
             elif comment:
                 match.comments.append(comment)
         else:
@@ -284,11 +297,11 @@ def _read_tag(name: str, value: str, match: Match, rules: dict) -> None:
             else:
                 rules["cube_limit"] = limit
     elif lower == "variation":
-        wanted = value.strip().lower()
-        if wanted.startswith("backgammon"):
-            rules["variant"] = STANDARD
-        else:
-            rules["variant"] = wanted.split()[0] if wanted else STANDARD
+        wanted = " ".join(value.strip().lower().split())
+        if wanted not in _READ_VARIANTS:
+            raise RecordError(f"the file's variation {value.strip()!r} is not one bgsim replays (it knows "
+                              "Backgammon, NackGammon and HyperGammon (1), (2), (3))")
+        rules["variant"] = _READ_VARIANTS[wanted]
     match.tags[key] = value
 
 

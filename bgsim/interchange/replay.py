@@ -20,19 +20,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..board import CHECKERS, Position
+from ..board import Position
 from ..match_id import MatchState, encode as encode_match_id
 from ..rules import Play, legal_plays
 from ..cube import Rules
 from ..scoring import MULTIPLIER, points_for, result_of
 from . import xgid as xg
-from .records import BEAVER, DOUBLE, DROP, RESIGN, ROLL, TAKE, Action, Game, Match, apply_steps, is_crawford
+from ..variants import variant_of
+from .records import (BEAVER, DOUBLE, DROP, RESIGN, ROLL, TAKE, Action, Game, Match, RecordError, apply_steps,
+                      is_crawford)
 
 MOVE = "move"  # the row's action for a roll and its play
 ROW_COLUMNS = (
     "game", "ply", "decision", "player", "name", "on_roll", "action", "dice", "play", "match_to",
     "score", "opponent_score", "crawford", "cube_value", "cube_owner", "may_double",
-    "position_id", "match_id", "xgid", "result_id", "line",
+    "position_id", "match_id", "xgid", "result_id", "line", "variant",
 )
 
 
@@ -89,7 +91,7 @@ class Replay:
             "match_to": "int16", "score": "int16", "opponent_score": "int16", "crawford": "bool",
             "cube_value": "int64", "cube_owner": "category", "may_double": "bool",
             "position_id": "string", "match_id": "string", "xgid": "string", "result_id": "string",
-            "line": "int32",
+            "line": "int32", "variant": "string",
         })
 
 
@@ -186,7 +188,7 @@ class _GameState:
             "match_id": self.match_id(_high_first(dice) if kind == MOVE else (0, 0)),
             "xgid": self.xgid(_high_first(dice) if kind == MOVE else (0, 0)),
             "result_id": play.result.position_id if play is not None else "",
-            "line": action.line,
+            "line": action.line, "variant": match.rules.variant,
         }
 
 
@@ -215,7 +217,7 @@ def _replay_game(match: Match, game: Game, score: tuple[int, int], crawford: boo
             if action.dice[0] == action.dice[1]:
                 raise _Rejected(action.line, f"the opening roll {action.dice[0]}{action.dice[1]} is a double: "
                                 "an opening roll is two different dice (ties are thrown again)")
-            state.position, state.on_roll = Position.start(), player
+            state.position, state.on_roll = Position.start(match.rules.variant), player
         elif player != state.on_roll and action.kind in (ROLL, DOUBLE):
             raise _Rejected(action.line, f"{names[player]} {action.kind}s, but it is "
                             f"{names[state.on_roll]}'s turn")
@@ -239,7 +241,7 @@ def _replay_game(match: Match, game: Game, score: tuple[int, int], crawford: boo
             state.plies += 1
             if play is not None:
                 state.position = play.result
-            if state.position.checkers_off == CHECKERS:
+            if state.position.finished:
                 result = result_of(state.position)
                 state.over = GameResult(game.number, player, result,
                                         _end_points(result, state.cube, match, state.turned),
@@ -319,7 +321,13 @@ def _resign(state: _GameState, action: Action, rows: list[dict]) -> GameResult:
 
 
 def replay(match: Match) -> Replay:
-    """Every decision of every game of ``match``, and every problem (see the module docstring)."""
+    """Every decision of every game of ``match``, and every problem (see the module docstring).
+    RecordError for a variant whose moves the records do not say (checkers in hand)."""
+    variant = variant_of(match.rules.variant)
+    if variant.moves_differ or variant.acey_deucey:
+        raise RecordError(f"{variant.name} games cannot be replayed from a record: .mat and SGF moves "
+                          "have no checkers in hand (the formats hold the standard game, Nackgammon and "
+                          "hypergammon)")
     out = Replay()
     match_to = match.match_to
     running = (0, 0)  # the score the games before add up to

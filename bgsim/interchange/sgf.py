@@ -13,7 +13,7 @@ A match is a sequence of game trees, one per game, as GNU Backgammon saves one::
 The root node holds ``MI`` (match length, 0 for money; the game's index from 0; White's and
 Black's scores before it), the players (``PW`` is player 0, bgsim's white), ``RU`` (rules joined
 by colons: ``Crawford`` in a match with the Crawford rule, ``CrawfordGame`` for the Crawford
-game itself, ``Jacoby``, ``NoCube``, and a variant such as ``Nackgammon``; bgsim adds
+game itself, ``Jacoby``, ``NoCube``, and a variant: ``Nackgammon``, ``Hypergammon1`` .. ``3``; bgsim adds
 ``Beavers`` and ``CubeLimit=64``, which GNU Backgammon passes over), ``CV`` for automatic
 doubles, ``RE`` the result (``W+2``; ``R`` after the points for a resignation).  Each move
 node is ``W[...]`` or ``B[...]``: ``double``, ``take``, ``drop``, or the dice and the checker
@@ -32,7 +32,10 @@ from ..board import Position
 from .records import (BEAVER, DOUBLE, DROP, ROLL, STANDARD, TAKE, Action, Game, Match, MatchRules,
                       RecordError, crawford_flags)
 
-VARIANTS = {STANDARD: None, "nackgammon": "Nackgammon"}  # the RU tag of each variant
+# the RU rule of each variant the format holds, as GNU Backgammon writes and reads it (sgf.c,
+# aszSGFVariation); Dutch and acey-deucey have none
+VARIANTS = {STANDARD: None, "nackgammon": "Nackgammon", "hypergammon1": "Hypergammon1",
+            "hypergammon2": "Hypergammon2", "hypergammon3": "Hypergammon3"}
 _COLOURS = "WB"
 
 
@@ -61,7 +64,8 @@ def _point(letter: str, side: int) -> int:
 def check_sgf(match: Match) -> None:
     """Refuse, in one line, what an SGF record cannot hold."""
     if match.rules.variant not in VARIANTS:
-        raise RecordError(f"an SGF record cannot hold the variant {match.rules.variant!r}")
+        raise RecordError(f"an SGF record cannot hold the variant {match.rules.variant}: its RU rules "
+                          "know the standard game, Nackgammon and Hypergammon1..3 only")
 
 
 def write_sgf(match: Match, application: str | None = None) -> str:
@@ -277,7 +281,7 @@ def read_sgf(text: str) -> tuple[Match, list]:
         if props.get("RE"):
             _read_result(props["RE"][0], game)
         try:
-            _read_nodes(tree, game)
+            _read_nodes(tree, game, rules["variant"])
         except RecordError as error:
             line = getattr(error, "line", root.line)
             problems.append(Problem(line, game.number, str(error), rejected=True))
@@ -312,7 +316,7 @@ class _NodeError(RecordError):
         self.line = line
 
 
-def _read_nodes(tree: list[_Node], game: Game) -> None:
+def _read_nodes(tree: list[_Node], game: Game, variant: str = STANDARD) -> None:
     """The game's actions; the values a double and a beaver turn the cube to follow from the
     cube (SGF does not write them)."""
     setup: dict[str, list[str]] = {}
@@ -359,10 +363,10 @@ def _read_nodes(tree: list[_Node], game: Game) -> None:
                 game.actions.append(Action(ROLL, side, dice=(int(found.group(1)), int(found.group(2))),
                                            moves=moves, line=node.line, text=value))
     if setup:
-        game.start, game.first = _setup_position(setup, tree[0].line)
+        game.start, game.first = _setup_position(setup, tree[0].line, variant)
 
 
-def _setup_position(setup: dict[str, list[str]], line: int) -> tuple[Position, int]:
+def _setup_position(setup: dict[str, list[str]], line: int, variant: str = STANDARD) -> tuple[Position, int]:
     if "AE" not in setup or not any(value.strip() in ("a:y", "a:z") for value in setup["AE"]):
         raise _NodeError(line, "a set-up board must clear every point first (AE[a:y])")
     board = [0] * 26  # from White
@@ -377,7 +381,7 @@ def _setup_position(setup: dict[str, list[str]], line: int) -> tuple[Position, i
         raise _NodeError(line, "a set-up board with Black to play first: bgsim reads set-up games "
                          "with White to play (PL[W]), as it writes them")
     try:
-        position = Position(tuple(board))
+        position = Position(tuple(board), variant)
     except ValueError as error:
         raise _NodeError(line, f"the set-up board is impossible: {error}") from None
     return position, 0

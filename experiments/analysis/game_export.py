@@ -28,17 +28,23 @@ from bgsim.interchange.games import check_writable, match_from_records
 from bgsim.interchange.records import Match, RecordError
 from bgsim.rules import legal_plays
 from bgsim.schema import DOUBLER_CODES, OWNER_CODES, RESULT_CODES, WINNER_CODES, conform
+from bgsim.variants import STANDARD
 from experiments.running.files import explain, write_text
 
 RUN_FILE = "run.json"
 GAMES_FILE = "games.parquet"
 FORMATS = ("mat", "sgf")
-# what each format cannot hold, for --help and the refusals
+# what each format cannot hold, for --help and the refusals (the writers' own checks refuse them)
 CANNOT_HOLD = {
-    "mat": "games from a set position (a run's [starts]), automatic doubles, backgammons counted as gammons",
-    "sgf": "backgammons counted as gammons",
+    "mat": "games from a set position (a run's [starts]), automatic doubles, backgammons counted as "
+           "gammons, Dutch and acey-deucey games, chouettes",
+    "sgf": "backgammons counted as gammons, Dutch and acey-deucey games, chouettes",
 }
-RULE_COLUMNS = ("cube", "max_cube", "jacoby", "beaver", "automatic_doubles", "backgammon_as_gammon")
+HOLDS = "the standard game, Nackgammon and hypergammon (1 to 3 checkers)"
+RULE_COLUMNS = ("cube", "max_cube", "jacoby", "beaver", "automatic_doubles", "backgammon_as_gammon",
+                "variant", "double_on_acey_deucey")
+# rows written before the variants have no column for them: the standard game
+OPTIONAL_RULES = {"variant": "standard", "double_on_acey_deucey": False}
 CHECKED = ("winner", "result", "points", "cube_value", "plies", "doubles", "beavers", "game_in_match",
            "white_score", "black_score")
 _ACTIONS = {0: "", 1: "double/take", 2: "double/beaver", 3: "double/drop"}
@@ -87,6 +93,12 @@ def _read(path: Path) -> pd.DataFrame:
         frame = pd.read_parquet(path)
     except Exception as error:  # pyarrow raises its own kinds for a damaged file
         raise ValueError(f"cannot read {path}: {error}") from None
+    if {"seat", "players", "spec"} <= set(frame.columns):
+        raise ValueError(f"{path} holds chouette games (a box against a team): a .mat or SGF file holds two "
+                         "players and one cube, so neither can hold them")
+    for name, value in OPTIONAL_RULES.items():
+        if f"rule_{name}" not in frame.columns:
+            frame[f"rule_{name}"] = value
     needed = {"seed", "game", "white", "black", "match_to", "game_in_match",
               *(f"rule_{name}" for name in RULE_COLUMNS), *CHECKED}
     missing = sorted(needed - set(frame.columns))
@@ -172,6 +184,8 @@ def groups(source: Source, selection: str = "all", pairing: int | None = None,
 def _plain(value):
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
+    if isinstance(value, str):
+        return value
     return int(value)
 
 
@@ -247,9 +261,9 @@ def replay_number(white, black, seed: int, number: int, rules: Rules, match_to: 
     """Game ``number`` (or every game of match ``number``) again, traced with its moves."""
     from bgsim import fast
 
-    if fast.supports(white) and fast.supports(black):
+    if rules.variant == STANDARD and fast.supports(white) and fast.supports(black):  # variants: reference only
         rows, trace = fast.trace_game(white, black, seed, number, rules, match_to, start=start)
-        return records_from_trace(rows, trace, seed, match_to)
+        return records_from_trace(rows, trace, seed, match_to, rules.variant)
     if match_to:
         from bgsim.match import play_match
 
@@ -257,11 +271,12 @@ def replay_number(white, black, seed: int, number: int, rules: Rules, match_to: 
     return [play_game(white, black, seed, number, rules, trace=True, start=start)]
 
 
-def records_from_trace(rows: np.ndarray, trace: np.ndarray, seed: int, match_to: int) -> list[GameRecord]:
-    """The fast engine's rows and trace of one game or match as traced GameRecords."""
+def records_from_trace(rows: np.ndarray, trace: np.ndarray, seed: int, match_to: int,
+                       variant: str = "standard") -> list[GameRecord]:
+    """The fast engine's rows and trace of one game or match (of ``variant``) as traced GameRecords."""
     from bgsim.fast import game as engine
+    from bgsim.fast.sameness import traced_position
 
-    head = engine.TRACE_HEAD
     records = []
     crawford_seen = False
     for row in rows:
@@ -269,22 +284,22 @@ def records_from_trace(rows: np.ndarray, trace: np.ndarray, seed: int, match_to:
         history = []
         for ply in trace[trace[:, 0] == index]:
             side = WHITE if ply[2] == 0 else BLACK
-            before = Position(tuple(int(v) for v in ply[head:head + 26]))
+            before = traced_position(ply, variant)
             action = _ACTIONS[int(ply[3])]
             if action == "double/drop":
-                history.append(PlyRecord(int(ply[1]), side, before.position_id, action, None, "", ""))
+                history.append(PlyRecord(int(ply[1]), side, before.position_string, action, None, "", ""))
                 continue
             roll = (int(ply[4]), int(ply[5]))
-            after = tuple(int(v) for v in ply[head + 26:head + 52])
+            after = traced_position(ply, variant, after=True)
             play = None
             if ply[7] >= 0:
                 play = legal_plays(before, roll)[int(ply[7])]
-                if play.result.board != after:  # pragma: no cover - the engines agree by test
+                if play.result != after:  # pragma: no cover - the engines agree by test
                     raise RuntimeError(f"seed {seed} game {int(row[engine.COL_GAME])} ply {int(ply[1])}: "
                                        "the fast engine's play is not the reference engine's of that rank")
-            history.append(PlyRecord(int(ply[1]), side, before.position_id, action, roll,
-                                     play.notation if play else "", Position(after).position_id,
-                                     play.moves if play else ()))
+            history.append(PlyRecord(int(ply[1]), side, before.position_string, action, roll,
+                                     play.notation if play else "", after.position_string,
+                                     play.moves if play else (), bool(ply[engine.TRACE_CHOSEN_DOUBLE])))
         crawford = bool(row[engine.COL_CRAWFORD])
         context = None
         if match_to:
@@ -352,7 +367,7 @@ def write_record(match: Match, fmt: str) -> str:
     raise ValueError(f"unknown format {fmt!r}: choose mat or sgf")
 
 
-__all__ = ["CANNOT_HOLD", "FORMATS", "Group", "check_format", "RecordError", "Replayed", "Source", "describe_numbers",
+__all__ = ["CANNOT_HOLD", "FORMATS", "HOLDS", "Group", "check_format", "RecordError", "Replayed", "Source", "describe_numbers",
            "groups", "load_source", "parse_selection", "records_from_trace", "replay_group",
            "replay_number", "write_record"]
 

@@ -8,7 +8,8 @@ actual cube decisions and cube error, in EMG (equivalent money game, per unit cu
 A player's error rate is GNU Backgammon's: the error summed over its games divided by its
 decisions summed over them, in mEMG (thousandths of EMG) per decision; checker play per unforced
 move, the cube per close or actual cube decision, overall per both.  The 95% interval treats
-games as the unit (a ratio estimate: the spread of ``error - rate * decisions`` over games).
+games as the unit (a ratio estimate: the spread of ``error - rate * decisions`` over games), formed
+on the log scale so that it never goes below zero (``experiments.stats.nonnegative_interval``).
 The rating words are gnubg's for that rate (``arThrsRating`` of its analysis.c: below 2 mEMG
 Supernatural, 5 World class, 8 Expert, 12 Advanced, 18 Intermediate, 26 Casual player,
 35 Beginner, else Awful!).
@@ -29,7 +30,7 @@ import pandas as pd
 from .game_export import Group, Source, replay_group, write_record
 from .gnubg_program import analyse_games
 from experiments.analysis.summary import markdown_table
-from experiments.stats import Z95
+from experiments.stats import Z95, nonnegative_interval
 
 # gnubg's rating thresholds, in EMG per decision (analysis.c), best first
 RATINGS = ((0.002, "Supernatural"), (0.005, "World class"), (0.008, "Expert"), (0.012, "Advanced"),
@@ -76,10 +77,17 @@ class Analysis:
 
 
 def analyse_groups(groups: list[Group], source: Source, plies: int = 0, make_player: Callable | None = None,
-                   threads: int | None = None, log=None) -> tuple[Analysis, list[str]]:
+                   threads: int | None = None, log=None,
+                   done: Callable[[int], None] = lambda games: None) -> tuple[Analysis, list[str]]:
     """Export each group's games as SGF, have gnubg analyse them, and read back each game's
-    statistics; the per-player summary and the replay's differences from the stored rows."""
+    statistics; the per-player summary and the replay's differences from the stored rows.
+    ``done(k)`` is told as each batch of k games is analysed (the progress bar)."""
     log = log or (lambda text: None)
+    for group in groups:
+        if group.rules.variant.startswith("hypergammon"):
+            raise ValueError(f"{group.label}: {group.rules.variant} games cannot be analysed here: GNU "
+                             "Backgammon's package ships no hypergammon databases, and its analysis would "
+                             "build them first (a GB of memory and more); bgsim export writes them for it")
     rows, differences = [], []
     seconds, analysed = 0.0, 0
     with tempfile.TemporaryDirectory(prefix="bgsim-analyse-") as folder:
@@ -94,6 +102,7 @@ def analyse_groups(groups: list[Group], source: Source, plies: int = 0, make_pla
                 per_game, _ = analyse_games(path, len(match.games), plies, threads=threads)
                 seconds += time.perf_counter() - started
                 analysed += len(match.games)
+                done(len(match.games))
                 for game, stats in zip(match.games, per_game):
                     label = numbers[0] if group.match_to else numbers[game.number - 1]
                     for side, (spec, figures) in enumerate(zip((group.white, group.black), stats)):
@@ -123,8 +132,10 @@ def summarize(games: pd.DataFrame) -> pd.DataFrame:
         }
         for kind, (errors, decisions) in parts.items():
             rate, half = ratio_interval(errors, decisions)
+            low, high = nonnegative_interval(rate, half)  # an error rate: the interval stays >= 0
             row[f"{kind}_rate"] = 1000.0 * rate
-            row[f"{kind}_ci"] = 1000.0 * half
+            row[f"{kind}_low"] = 1000.0 * low
+            row[f"{kind}_high"] = 1000.0 * high
             row[f"{kind}_rating"] = rating(1000.0 * rate)
         out.append(row)
     return pd.DataFrame(out)
@@ -133,18 +144,18 @@ def summarize(games: pd.DataFrame) -> pd.DataFrame:
 def format_analysis(analysis: Analysis) -> str:
     """The per-player table, in Markdown that also reads in a terminal."""
 
-    def cell(rate, half):
+    def cell(rate, low, high):
         if rate != rate:
             return "n/a"
-        return f"{rate:.1f} ± {half:.1f}" if half == half else f"{rate:.1f}"
+        return f"{rate:.1f} ({low:.1f} .. {high:.1f})" if low == low else f"{rate:.1f}"
 
     headers = ["player", "games", "checker mEMG/move", "checker rating", "cube mEMG/decision",
                "cube rating", "overall mEMG", "overall rating"]
     rows = []
     for row in analysis.summary.itertuples(index=False):
-        rows.append([row.player, str(row.games), cell(row.checker_rate, row.checker_ci), row.checker_rating,
-                     cell(row.cube_rate, row.cube_ci), row.cube_rating, cell(row.overall_rate, row.overall_ci),
-                     row.overall_rating])
+        rows.append([row.player, str(row.games), cell(row.checker_rate, row.checker_low, row.checker_high),
+                     row.checker_rating, cell(row.cube_rate, row.cube_low, row.cube_high), row.cube_rating,
+                     cell(row.overall_rate, row.overall_low, row.overall_high), row.overall_rating])
     per_game = analysis.seconds / analysis.gnubg_games if analysis.gnubg_games else float("nan")
     return (f"GNU Backgammon's analysis at {analysis.plies}-ply of {analysis.gnubg_games} games "
             f"({analysis.seconds:.1f} s, {per_game:.2f} s per game); error rates with 95% intervals over games, "

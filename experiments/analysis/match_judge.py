@@ -33,8 +33,8 @@ from bgsim.board import Position
 from bgsim.cube import Rules
 from experiments.running.files import explain, write_text
 from experiments.running.folder import JUDGE_FILE
-from experiments.running.progress import Progress
-from experiments.stats import Z95
+from experiments.running.progress import Phase
+from experiments.stats import Z95, nonnegative_interval
 
 from .summary import markdown_table
 
@@ -221,18 +221,16 @@ def judge_run(frame: pd.DataFrame, deals: int, make_player: Callable | None = No
 
 
 def judge_folder(folder: Path, frame: pd.DataFrame, deals: int, make_player: Callable | None = None,
-                 progress: bool = True, log: Callable[[str], None] = print) -> None:
+                 progress: bool = True, log: Callable[[str], None] = print, phases: dict | None = None) -> None:
     """Replay the first ``deals`` deals of every pairing of a run's rows and judge their cube
-    decisions in match-winning chances: ``cube_judge.csv`` in the run's folder."""
+    decisions in match-winning chances: ``cube_judge.csv`` in the run's folder.  A phase of its
+    own (bar, estimate; its seconds added to ``phases["judging"]``)."""
     deals = min(deals, int(frame["game"].nunique()))
     matches = int(chosen_games(frame, deals).groupby(["pairing", "leg", "game"]).ngroups)
     log(f"judging the cube decisions of {matches:,} matches ({deals:,} deals of every pairing) "
-        "where the exact match tables hold the position")
-    bar = Progress(matches, unit="matches", enabled=progress)
-    try:
+        "where the exact match tables hold the position (the tables of each score are built on first use)")
+    with Phase("judging", matches, "matches", progress, log, phases) as bar:
         judged = judge_run(frame, deals, make_player, progress=bar.update)
-    finally:
-        bar.close()
     target = Path(folder) / JUDGE_FILE
     try:
         write_text(judged.to_csv(index=False, float_format="%.9g"), target)
@@ -259,10 +257,18 @@ def by_pairing(matches: pd.DataFrame, firsts: dict[int, tuple[str, str, str]]) -
         rows.append({
             "condition": condition, "pairing": int(pairing), "player": first, "opponent": second,
             "matches": len(part), "decisions": int(my_count.sum()), "opponent_decisions": int(their_count.sum()),
-            "lost": _mean(mine), "lost_ci": _half(mine), "opponent_lost": _mean(theirs),
-            "opponent_lost_ci": _half(theirs), "gained": _mean(theirs - mine), "gained_ci": _half(theirs - mine),
+            **_lost("lost", mine), **_lost("opponent_lost", theirs),
+            "gained": _mean(theirs - mine), "gained_ci": _half(theirs - mine),
         })
     return pd.DataFrame(rows)
+
+
+def _lost(name: str, values) -> dict:
+    """A side's MWC lost per match, which cannot be negative, with a 95% interval that stays so
+    (``experiments.stats.nonnegative_interval``)."""
+    mean = _mean(values)
+    low, high = nonnegative_interval(mean, _half(values)) if mean == mean else (math.nan, math.nan)
+    return {name: mean, f"{name}_low": low, f"{name}_high": high}
 
 
 def _mean(values) -> float:
@@ -283,19 +289,27 @@ def markdown(table: pd.DataFrame, labels: dict[str, str], checkers: int) -> str:
         "judged at its match score against perfect play; a side's loss is the other's gain. "
         f"Truth: {TRUTH.format(checkers=checkers)}. Earlier decisions (contact, long races) are not "
         "judged, so this is the endgame's share of each cube strategy's match-winning chances. "
-        "Match-winning chances in percentage points per match, 95% intervals over the matches.\n",
+        "Match-winning chances in percentage points per match, 95% intervals over the matches (a loss's "
+        "on the log scale, so it never goes below zero).\n",
     ]
     for condition, part in table.groupby("condition", sort=False):
         if table["condition"].nunique() > 1:
             lines.append(f"**{condition}**\n")
         rows = [[labels.get(r.player, r.player), labels.get(r.opponent, r.opponent), f"{r.matches:,}",
-                 f"{r.decisions:,} / {r.opponent_decisions:,}", _pct(r.lost, r.lost_ci),
-                 _pct(r.opponent_lost, r.opponent_lost_ci), _pct(r.gained, r.gained_ci, signed=True)]
+                 f"{r.decisions:,} / {r.opponent_decisions:,}", _range(r.lost, r.lost_low, r.lost_high),
+                 _range(r.opponent_lost, r.opponent_lost_low, r.opponent_lost_high),
+                 _pct(r.gained, r.gained_ci, signed=True)]
                 for r in part.itertuples()]
         lines.append(markdown_table(
             ["player", "opponent", "matches judged", "decisions judged (player / opponent)",
              "player's cube lost", "opponent's cube lost", "player's net gain"], rows, "llrrrrr") + "\n")
     return "\n".join(lines)
+
+
+def _range(mean: float, low: float, high: float) -> str:
+    if math.isnan(mean):
+        return "n/a"
+    return f"{100 * mean:.2f}" if math.isnan(low) else f"{100 * mean:.2f} ({100 * low:.2f} .. {100 * high:.2f})"
 
 
 def _pct(mean: float, half: float, signed: bool = False) -> str:

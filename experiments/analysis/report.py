@@ -17,7 +17,7 @@ import pandas as pd
 
 from experiments.running.config import Experiment
 from experiments.running.files import explain, write_text
-from experiments.running.folder import GAMES_FILE, JUDGE_FILE, load_rows, read_run
+from experiments.running.folder import EXPERIMENT_RUN, GAMES_FILE, JUDGE_FILE, RunFolder, load_rows, read_run
 
 from .match_judge import by_pairing, judge_folder
 from .summary import (
@@ -289,65 +289,45 @@ def write_report(folder: Path, frame: pd.DataFrame, experiment: Experiment | Non
 
 
 def summarize_run(folder: Path, frame: pd.DataFrame, experiment: Experiment, run: dict, *,
-                  make_player=None, progress: bool = True, log=print) -> Report:
+                  make_player=None, progress: bool = True, log=print, phases: dict | None = None) -> Report:
     """A finished run's summaries: its match cube decisions judged first when the experiment asks
     (``judge_cube``) and they are not yet, then the report of its rows.  The runner calls this
     (``experiments.running.runner.play_experiment``'s ``summarize``)."""
     if experiment.judge_cube and experiment.plays_matches and not (Path(folder) / JUDGE_FILE).exists():
-        judge_folder(folder, frame, experiment.judge_cube, make_player, progress, log)
+        judge_folder(folder, frame, experiment.judge_cube, make_player, progress, log, phases)
     return write_report(folder, frame, experiment, run=run)
 
 
-def report_again(path: Path) -> str:
-    """What ``bgsim report`` prints: for a results folder, its summaries rewritten from its
-    ``games.parquet``; for the Parquet file of ``bgsim play``, the summary play printed."""
-    folder = Path(path)
-    if not folder.exists():
-        raise ValueError(f"{folder}: no such results folder or Parquet file")
-    rows_file = folder if folder.is_file() else folder / GAMES_FILE
-    if rows_file.suffix == ".parquet" and rows_file.exists():
-        import pyarrow.parquet as pq
-
+def report_again(folder: Path) -> str:
+    """A run's summaries rewritten from its ``games.parquet`` (``bgsim report DIR``), with the
+    folder claimed: a run still writing it is not raced."""
+    folder = Path(folder)
+    with RunFolder(folder, EXPERIMENT_RUN).claimed():
+        run = read_run(folder)
+        experiment = Experiment.from_dict(run["config"]) if run and "config" in run else None
         try:
-            names = pq.read_schema(rows_file).names
+            frame = load_rows(folder)
+        except FileNotFoundError:
+            raise
         except Exception as error:  # noqa: BLE001 - pyarrow's errors name no common base
-            raise ValueError(f"{rows_file} is not a Parquet file bgsim can read ({error})") from None
-        if "seat" in names and folder.is_file():
-            return _chouette_report(rows_file)
-        if "pairing" not in names and "seat" not in names:
-            return _play_report(rows_file)
-    if folder.is_file():
-        raise ValueError(f"{folder} is neither a results folder nor the Parquet file of bgsim play")
-    run = read_run(folder)
-    experiment = Experiment.from_dict(run["config"]) if run and "config" in run else None
-    frame = load_rows(folder)
-    if experiment is not None and experiment.chouette:
-        from .chouette_report import write_chouette_report
+            raise ValueError(f"{folder / GAMES_FILE} is not a Parquet file bgsim can read ({error})") from None
+        if experiment is not None and experiment.chouette:
+            from .chouette_report import write_chouette_report
 
-        report = write_chouette_report(folder, frame, experiment, run)
-        return f"{report.text}\nRewrote {folder}/summary.md and summary.csv from {len(frame)} rows"
-    report = write_report(folder, frame, experiment)
+            report = write_chouette_report(folder, frame, experiment, run)
+            return f"{report.text}\nRewrote {folder}/summary.md and summary.csv from {len(frame)} rows"
+        report = write_report(folder, frame, experiment)
     return f"{report.text}\nRewrote {folder}/summary.md, summary.csv and the plots from {len(frame)} rows"
 
 
-def _chouette_report(path: Path) -> str:
-    """The summary ``bgsim chouette`` printed, again, from the rows of its output file."""
-    from .chouette import format_chouette_summary, summarize_chouette
-
-    frame = pd.read_parquet(path)
-    if frame.empty:
-        raise ValueError(f"{path} holds no games")
-    if frame["seed"].nunique() > 1 or frame["players"].nunique() > 1:
-        raise ValueError(f"{path} holds rows of more than one chouette session; bgsim report summarizes one")
-    text = format_chouette_summary(summarize_chouette(frame), str(frame["rule_chouette_cubes"].iloc[0]))
-    return f"{text}\n(from the {len(frame)} rows of {path}, a bgsim chouette output: no summary files to rebuild)"
-
-
-def _play_report(path: Path) -> str:
+def play_report(path: Path) -> str:
     """The summary ``bgsim play`` printed, again, from the rows of its output file."""
     from bgsim.schema import conform
 
-    frame = conform(pd.read_parquet(path))
+    try:
+        frame = conform(pd.read_parquet(path))
+    except Exception as error:  # noqa: BLE001 - pyarrow's errors name no common base
+        raise ValueError(f"{path} is not a Parquet file bgsim can read ({error})") from None
     if frame.empty:
         raise ValueError(f"{path} holds no games")
     pairs = frame[["white", "black"]].drop_duplicates()

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from experiments.analysis.game_export import groups, load_source
 from experiments.analysis.gnubg_analysis import analyse_groups, format_analysis
+from experiments.commands.arguments import non_negative, progress_flag, threads_flag
 from experiments.running.files import explain, write_text
+from experiments.running.progress import Phase
 
 
 def register(subparsers) -> None:
@@ -25,11 +27,14 @@ def register(subparsers) -> None:
     parser.add_argument("source", metavar="RUN_OR_FILE", help="a run's results folder or a `bgsim play` Parquet file")
     parser.add_argument("--games", default="all", metavar="SELECTION",
                         help="game numbers (match numbers for matches): all, N, A-B or a comma list (default all)")
-    parser.add_argument("--plies", type=int, default=0, metavar="N",
-                        help="gnubg's analysis plies for checker play and cube (default 0; 2 is ~20x slower)")
-    parser.add_argument("--pairing", type=int, default=None, metavar="P", help="only this pairing of a run")
-    parser.add_argument("--leg", type=int, default=None, choices=(0, 1), help="only this seating of a run")
-    parser.add_argument("--threads", type=int, default=None, metavar="N", help="gnubg's threads (default its own)")
+    parser.add_argument("--plies", type=non_negative, default=0, metavar="N",
+                        help="gnubg's analysis plies for checker play and cube, 0 to 4 (default 0; 2 is ~20x slower)")
+    parser.add_argument("--pairing", type=non_negative, default=None, metavar="P",
+                        help="only this pairing of a run (default: every pairing)")
+    parser.add_argument("--leg", type=int, default=None, choices=(0, 1),
+                        help="only this seating of a run (default: both)")
+    threads_flag(parser, "gnubg's threads", default="gnubg's own setting")
+    progress_flag(parser)
     parser.set_defaults(handler=run_analyse)
 
 
@@ -52,8 +57,11 @@ def run_analyse(args) -> int:
     find_gnubg()  # the install hint before any replay
     source = load_source(args.source)
     chosen = groups(source, args.games, args.pairing, args.leg)
-    analysis, differences = analyse_groups(chosen, source, args.plies, threads=args.threads,
-                                           log=lambda text: print(text, file=sys.stderr, flush=True))
+    log = (lambda text: print(text, file=sys.stderr, flush=True))
+    games = sum(len(group.rows) for group in chosen)  # rows of games: matches hold several
+    with Phase("analysing", games, "games", not args.no_progress, log) as bar:
+        analysis, differences = analyse_groups(chosen, source, args.plies, threads=args.threads, log=log,
+                                               done=bar.update)
     for difference in differences:
         print(f"bgsim: warning: {difference}", file=sys.stderr)
     text = format_analysis(analysis)

@@ -4,6 +4,7 @@ measured and how is :mod:`experiments.studies.bench`'s.
 
 from __future__ import annotations
 
+from experiments.commands.arguments import positive, refuse_given, seed_flag
 from experiments.studies import bench
 from experiments.studies.bench import RUNS
 
@@ -14,14 +15,14 @@ def register(subparsers) -> None:
         help="games/s and plies/s of both engines, move generations/s, compile times",
         description=bench.__doc__.split("\n\n")[0],
     )
-    parser.add_argument("--games", type=int, default=20000, metavar="N",
-                        help="fast-engine games per measurement (others scale down; default 20000)")
-    parser.add_argument("--rounds", type=int, default=3, metavar="R",
+    parser.add_argument("--games", type=positive, default=20000, metavar="N",
+                        help="fast-engine games per measurement, at least 100 (others scale down; default 20000)")
+    parser.add_argument("--rounds", type=positive, default=3, metavar="R",
                         help="interleaved rounds, best kept (default 3)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S")
+    seed_flag(parser)
     parser.add_argument("--no-compile", action="store_true", help="skip the cold-compile and cached-start runs")
     parser.add_argument("--out", default=str(RUNS), metavar="DIR",
-                        help=f"where this run's JSON goes (default {RUNS}, which git ignores)")
+                        help=f"results folder of this run's JSON (default {RUNS}, which git ignores)")
     parser.add_argument("--compare", action="store_true",
                         help="compare with the committed results/bench/baseline.json and exit 1 on a slowdown beyond --margin")
     parser.add_argument("--margin", type=float, default=0.30, metavar="F",
@@ -31,15 +32,16 @@ def register(subparsers) -> None:
                         help="also take the game loop apart by phase and the cold compile by kernel "
                              "(profile-<time>.md beside the JSON)")
     parser.add_argument("--against", metavar="PYTHON",
-                        help="another checkout's Python (its .venv/bin/python): its engine in the same rounds")
+                        help="another checkout's Python (its .venv/bin/python): its engine in the same rounds "
+                             "(default: this checkout alone)")
     parser.set_defaults(handler=run_bench)
 
 
 def run_bench(args) -> int:
     if args.games < 100:
         raise ValueError(f"--games must be at least 100, got {args.games}")
-    if args.rounds < 1:
-        raise ValueError(f"--rounds must be at least 1, got {args.rounds}")
+    if not args.compare:
+        refuse_given(args, ("margin",), "without --compare", "it is the slowdown --compare allows")
     if not 0 < args.margin < 1:
         raise ValueError(f"--margin is a fraction between 0 and 1, got {args.margin}")
     return bench.run_bench(args.games, args.rounds, args.seed, not args.no_compile, args.out, args.compare,

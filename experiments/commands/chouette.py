@@ -14,9 +14,10 @@ from pathlib import Path
 from bgsim.chouette import CUBE_REGIMES, ENGINES, Session, check_chouette_cubes, check_player_count
 from bots import make_player
 from experiments.analysis.chouette import ChouetteTally, format_chouette_summary
-from experiments.commands.arguments import rules_from_args
+from experiments.commands.arguments import (force_flag, games_flag, match_length, non_negative, out_file_flag,
+                                           positive, progress_flag, rules_from_args, seed_flag)
 from experiments.running.machine import COMPILING, fast_compile_pending
-from experiments.running.stream import check_output, stream_to_file
+from experiments.running.stream import claimed_output, stream_to_file
 
 
 def register(subparsers) -> None:
@@ -31,27 +32,26 @@ def register(subparsers) -> None:
         "finished games.",
     )
     chouette.add_argument("specs", nargs="+", metavar="SPEC", help="the players' specs, 3 to 10 of them")
-    chouette.add_argument("--games", type=int, required=True, metavar="N", help="games to play")
-    chouette.add_argument("--seed", type=int, default=1, metavar="S",
-                          help="session seed (default 1): the same seed seats and plays the same games")
-    chouette.add_argument("--out", required=True, metavar="FILE.parquet", help="where the rows go")
+    games_flag(chouette, "games to play", required=True)
+    seed_flag(chouette, "session seed: the same seed seats and plays the same games")
+    out_file_flag(chouette)
     chouette.add_argument("--cubes", default="team", metavar="REGIME",
                           help=f"the cube regime: {' or '.join(CUBE_REGIMES)} (default team: the team "
                           "doubles only if every member agrees; individual: every member has its own cube)")
     chouette.add_argument("--engine", default="auto", metavar="ENGINE",
                           help=f"{', '.join(ENGINES)} (default auto: the fast engine when it can seat every "
                           "player, else the reference one; both play the same games)")
-    chouette.add_argument("--match-to", type=int, default=0, metavar="N",
-                          help="not for chouettes, which are money play: any length is refused")
+    chouette.add_argument("--match-to", type=match_length, default=0, metavar="N",
+                          help="not for chouettes, which are money play: any length is refused (default: money play)")
     chouette.add_argument("--no-cube", action="store_true", help="play without the doubling cube")
-    chouette.add_argument("--max-cube", type=int, default=64, metavar="V", help="maximum cube value (default 64)")
+    chouette.add_argument("--max-cube", type=positive, default=64, metavar="V", help="maximum cube value (default 64)")
     chouette.add_argument("--jacoby", action="store_true", help="Jacoby rule, for every member's cube")
     chouette.add_argument("--beaver", action="store_true",
                           help="allow beavers (team cubes: the box's only; individual cubes: both ways)")
-    chouette.add_argument("--automatic-doubles", type=int, default=0, metavar="K",
+    chouette.add_argument("--automatic-doubles", type=non_negative, default=0, metavar="K",
                           help="automatic doubles per game on tied opening rolls (default 0)")
-    chouette.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
-    chouette.add_argument("--no-progress", action="store_true", help="no progress bar")
+    force_flag(chouette, "FILE if it exists")
+    progress_flag(chouette)
     chouette.set_defaults(handler=run_chouette)
 
 
@@ -61,10 +61,12 @@ def run_chouette(args) -> int:
     check_chouette_cubes(args.cubes)
     if args.match_to:
         raise ValueError(f"--match-to {args.match_to}: a chouette is money play, it has no match length")
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
     path = Path(args.out)
-    check_output(path, args.force)
+    with claimed_output(path, args.force):
+        return _session(args, path, log)
+
+
+def _session(args, path: Path, log) -> int:
     players = [make_player(spec) for spec in args.specs]
     rules = rules_from_args(args)
     session = Session(players, args.seed, rules, args.cubes, engine=args.engine)  # checks everything first

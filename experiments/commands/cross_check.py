@@ -9,11 +9,13 @@ import shlex
 import sys
 from pathlib import Path
 
-from bgsim.dice import check_seed
-from experiments.commands.arguments import cube_rules_flag, run_folder_flags
+from experiments.commands.arguments import (check_resume_force, cube_rules_flag, positions_flag, run_folder_flags,
+                                           seed_flag, threads_flag)
 from experiments.running.config import split_specs
-from experiments.running.progress import duration
-from experiments.studies.cross_check import run_cross_check
+from experiments.running.folder import choose_folder
+from experiments.running.progress import duration, phase_line
+from experiments.stats import SMALL_SAMPLE
+from experiments.studies.cross_check import CROSS_CHECK, run_cross_check
 
 
 def register(subparsers) -> None:
@@ -27,29 +29,39 @@ def register(subparsers) -> None:
         "games.parquet and run.json to --out.",
     )
     cube_rules_flag(check, "pipdiff,keith,thorp,rule62")
-    check.add_argument("--starts", type=int, default=2000, metavar="N",
-                       help="bear-off starts, one per sampling game (default 2000)")
-    check.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the sampling and played games")
-    check.add_argument("--jobs", type=int, default=1, metavar="J",
-                       help="processes playing the games (default 1; the results do not depend on it)")
-    run_folder_flags(check, "a finished cross-check", resumes=False)
+    positions_flag(check, "bear-off starting positions, one per sampling game", 2000, old="--starts")
+    seed_flag(check, "seed of the sampling and played games")
+    threads_flag(check, "processes sampling and playing the games; the results do not depend on it", old="--jobs")
+    run_folder_flags(check, "a finished cross-check", "cross-check")
     check.set_defaults(handler=run)
 
 
+def summary_lines(summary) -> list[str]:
+    """Each rule's two methods and their difference, a line each."""
+    return [f"  {row.rule:<34} A {1000 * row.played_out:+8.2f}  B {1000 * row.judged:+8.2f}  "
+            f"A-B {1000 * row.difference:+7.2f} ({1000 * row.difference_low:+.2f} .. "
+            f"{1000 * row.difference_high:+.2f}) thousandths a game: {row.verdict}"
+            for row in summary.itertuples(index=False)]
+
+
 def run(args) -> int:
+    from experiments.running.machine import thread_limit
+
+    check_resume_force(args)
     specs = split_specs(args.players)
-    if args.starts < 1:
-        raise ValueError(f"--starts must be at least 1, got {args.starts}")
-    check_seed(args.seed)
-    if args.jobs < 1:
-        raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
-    command = ["bgsim", "cross-check", "--players", ",".join(specs), "--starts", str(args.starts),
-               "--seed", str(args.seed), "--jobs", str(args.jobs), "--out", str(args.out)]
-    check = run_cross_check(Path(args.out), specs, shlex.join(command), args.starts, args.seed, args.jobs,
-                            args.force, not args.no_progress, lambda text: print(text, file=sys.stderr))
-    print(f"{check.played:,} games ({check.starts:,} starts) in {duration(check.seconds)}; written to {check.folder}")
-    for row in check.summary.itertuples(index=False):
-        print(f"  {row.rule:<34} A {1000 * row.played_out:+8.2f}  B {1000 * row.judged:+8.2f}  "
-              f"A-B {1000 * row.difference:+7.2f} ({1000 * row.difference_low:+.2f} .. "
-              f"{1000 * row.difference_high:+.2f}) thousandths a game: {row.verdict}")
+    out = choose_folder(args.out, "cross-check", args.resume, CROSS_CHECK)
+    threads = args.threads or thread_limit()
+    command = ["bgsim", "cross-check", "--players", ",".join(specs), "--positions", str(args.positions),
+               "--seed", str(args.seed), "--threads", str(threads), "--out", str(out)]
+    log = (lambda text: print(text, file=sys.stderr, flush=True))
+    check = run_cross_check(Path(out), specs, shlex.join(command), args.positions, args.seed, threads,
+                            args.force, not args.no_progress, log, resume=args.resume)
+    if check.already_finished:
+        log(f"{check.folder} holds a finished cross-check: nothing left to play; its results:")
+    print(f"{check.played:,} games ({check.starts:,} starts) in {duration(check.seconds)} "
+          f"({phase_line(check.phases)}); written to {check.folder}")
+    print("\n".join(summary_lines(check.summary)))
+    if check.starts < SMALL_SAMPLE:
+        log(f"bgsim: warning: only {check.starts} starts: the 95% intervals need about {SMALL_SAMPLE} or more "
+            "to mean what they say, so read the verdicts as rough")
     return 0

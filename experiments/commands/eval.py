@@ -10,6 +10,7 @@ import sys
 from bgsim import Position
 from bgsim.interchange.xgid import xgid_of
 from experiments.analysis.evaluation import SOURCES, evaluation
+from experiments.commands.arguments import json_flag, positions_flag, positive, seed_flag
 from experiments.studies.bearoff import build_files, compare_with_gnubg
 
 
@@ -23,7 +24,7 @@ def register(subparsers) -> None:
     )
     evaluate.add_argument("position_id", metavar="ID",
                           help="GNU Backgammon position ID (side on roll first) or an XGID")
-    evaluate.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    json_flag(evaluate)
     evaluate.set_defaults(handler=run_eval)
 
     tables = subparsers.add_parser(
@@ -39,10 +40,11 @@ def register(subparsers) -> None:
         description="Build whatever bear-off database is missing or stale (all of them with --force) "
         "and say how long each took and how big its file is.",
     )
-    build.add_argument("--two-sided", type=int, default=None, metavar="N",
-                       help="checkers a side in the two-sided database (default: the one eval uses)")
+    build.add_argument("--two-sided", type=positive, default=None, metavar="N",
+                       help="checkers a side in the two-sided database, 1 to 10 (default: the one eval uses, "
+                       "$BGSIM_BEAROFF_CHECKERS or 8)")
     build.add_argument("--force", action="store_true", help="rebuild even when the files are current")
-    build.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    json_flag(build)
     build.set_defaults(handler=run_build)
     check = actions.add_parser(
         "check", help="compare the databases with GNU Backgammon's (gnubg-nn)",
@@ -50,9 +52,9 @@ def register(subparsers) -> None:
         "one-sided roll distribution against gnubg_nn.bearoff_probabilities; exits 1 on a difference "
         "it cannot explain.",
     )
-    check.add_argument("--pairs", type=int, default=10000, metavar="N", help="random position pairs")
-    check.add_argument("--seed", type=int, default=1, metavar="S")
-    check.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    positions_flag(check, "random pairs of bear-off positions whose win chances are compared", 10000, old="--pairs")
+    seed_flag(check, "seed of the random pairs")
+    json_flag(check)
     check.set_defaults(handler=run_check)
     tables.set_defaults(handler=lambda args: (tables.print_help(), 2)[1])
 
@@ -90,7 +92,7 @@ def run_build(args) -> int:
     from bgsim.bearoff import default_two_sided_checkers
 
     checkers = default_two_sided_checkers() if args.two_sided is None else args.two_sided
-    report = build_files(checkers, args.force)
+    report = build_files(checkers, args.force, lambda text: print(text, file=sys.stderr, flush=True))
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -104,13 +106,11 @@ def run_build(args) -> int:
 
 
 def run_check(args) -> int:
-    if args.pairs < 1:
-        raise ValueError(f"--pairs must be at least 1, got {args.pairs}")
-    summary = compare_with_gnubg(args.pairs, args.seed)
+    summary = compare_with_gnubg(args.positions, args.seed)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    print(f"bear-off databases against GNU Backgammon (gnubg-nn), {args.pairs:,} random pairs, seed {args.seed}, "
+    print(f"bear-off databases against GNU Backgammon (gnubg-nn), {args.positions:,} random pairs, seed {args.seed}, "
           f"tolerance {summary['tolerance']:g}")
     print(f"  one-sided roll distributions: {summary['one_sided_positions_with_other_distribution']} of 54,263 "
           f"positions differ (near-tie plays); mean rolls within {summary['worst_mean_rolls_difference']:.1e}")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, check_new, export_files
+from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_new, export_files
+from experiments.commands.arguments import non_negative
 from experiments.running.files import explain, write_table
 
 
@@ -20,16 +21,19 @@ def register(subparsers) -> None:
         "as a match with its length and Crawford game, the players named by their specs (white is the "
         "left column of a .mat file and SGF's White).  A file holds one pairing in one seating: choose "
         "with --pairing and --leg when the games hold several; several matches go to one file each.  "
-        "Says so when a replay does not reproduce its stored row.  What a format cannot hold is "
+        "Says so when a replay does not reproduce its stored row.  Both formats hold "
+        f"{HOLDS}, each under GNU Backgammon's tag.  What a format cannot hold is "
         f"refused: .mat cannot hold {CANNOT_HOLD['mat']}; SGF cannot hold {CANNOT_HOLD['sgf']}.",
     )
     export.add_argument("source", metavar="RUN_OR_FILE", help="a run's results folder or a `bgsim play` Parquet file")
     export.add_argument("--games", default="all", metavar="SELECTION",
                         help="game numbers (match numbers for matches): all, N, A-B or a comma list (default all)")
     export.add_argument("--format", choices=FORMATS, required=True, help="mat (Jellyfish) or sgf (GNU Backgammon's SGF)")
-    export.add_argument("--out", required=True, metavar="FILE", help="the file to write (FILE-match-N.EXT per match)")
-    export.add_argument("--pairing", type=int, default=None, metavar="P", help="a run's pairing to export")
-    export.add_argument("--leg", type=int, default=None, choices=(0, 1), help="a run's seating (0 or 1)")
+    export.add_argument("--out", required=True, metavar="FILE", help="output file: the match file (FILE-match-N.EXT per match)")
+    export.add_argument("--pairing", type=non_negative, default=None, metavar="P",
+                        help="a run's pairing to export (default: the only one; required when it has several)")
+    export.add_argument("--leg", type=int, default=None, choices=(0, 1),
+                        help="a run's seating, 0 or 1 (default: the only one; required when there are two)")
     export.add_argument("--force", action="store_true", help="overwrite files that exist")
     export.set_defaults(handler=run_export)
 
@@ -45,7 +49,8 @@ def register(subparsers) -> None:
         "reported, after writing the sound games' rows.",
     )
     read.add_argument("file", metavar="FILE", help="a .mat or .sgf match file")
-    read.add_argument("--out", metavar="FILE.parquet", default=None, help="where the rows go (Parquet)")
+    read.add_argument("--out", metavar="FILE.parquet", default=None,
+                      help="output file: where the rows go (default: none, the file is only checked)")
     read.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     read.set_defaults(handler=run_import)
 

@@ -6,6 +6,7 @@ import json
 import sys
 
 from bgsim import met
+from experiments.commands.arguments import games_flag, json_flag, positive, refuse_given, seed_flag
 
 
 def register(subparsers) -> None:
@@ -27,16 +28,14 @@ def register(subparsers) -> None:
     parser.add_argument("--from-player", metavar="SPEC",
                         help="for --table derived: measure the gammon rate of SPEC's own cubeless "
                         "self-play (fast engine) instead of --gammon-rate, and compare the table "
-                        "with the published one")
-    parser.add_argument("--games", type=int, default=20_000, metavar="N",
-                        help="with --from-player: games of self-play (default 20000)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S",
-                        help="with --from-player: seed of the self-play (default 1)")
+                        "with the published one (default: the --gammon-rate given)")
+    games_flag(parser, "with --from-player: games of self-play", default=20_000)
+    seed_flag(parser, "with --from-player: seed of the self-play")
     parser.add_argument("--post-crawford", action="store_true",
                         help="with A B where one side is 1 away: after the Crawford game")
-    parser.add_argument("--size", type=int, default=11, metavar="N",
+    parser.add_argument("--size", type=positive, default=11, metavar="N",
                         help="grid: scores 1..N away (default 11, at most the table's length)")
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    json_flag(parser)
     parser.set_defaults(handler=run_met)
 
 
@@ -55,6 +54,18 @@ def run_met(args) -> int:
         raise ValueError("give both scores away (A B), or neither for the grid")
     if args.from_player is not None and args.table != met.DERIVED:
         raise ValueError(f"--from-player measures a gammon rate for --table {met.DERIVED}")
+    if args.table != met.DERIVED:
+        refuse_given(args, ("gammon_rate",), f"with --table {args.table}",
+                     f"only --table {met.DERIVED} is computed from a gammon rate")
+    if args.from_player is None:
+        refuse_given(args, ("games", "seed"), "without --from-player",
+                     "--games and --seed are for the self-play it measures")
+    else:
+        refuse_given(args, ("gammon_rate",), "with --from-player", "the gammon rate is measured instead")
+    if args.away is None:
+        refuse_given(args, ("post_crawford",), "without a score A B", "the grid shows the post-Crawford row")
+    else:
+        refuse_given(args, ("size",), "with a score A B", "it sizes the grid")
     if args.from_player is not None:
         from experiments.studies.match_equity import compare, derived_from_player
 

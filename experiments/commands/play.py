@@ -12,11 +12,12 @@ from pathlib import Path
 from bgsim.cube import Rules
 from bgsim.series import ENGINES
 from bgsim.variants import VARIANTS
-from experiments.commands.arguments import rules_from_args
+from experiments.commands.arguments import (force_flag, games_flag, match_flag, out_file_flag, progress_flag,
+                                           rules_flags, rules_from_args, seed_flag, threads_flag)
 from bots import describe_bots, make_player
-from experiments.analysis.game_export import FORMATS, check_format, export_files
+from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_format, export_files
 from experiments.analysis.summary import GameTally, format_match_summary, format_summary
-from experiments.running.stream import check_output, play_to_file
+from experiments.running.stream import claimed_output, play_to_file
 
 RECORD_LIMIT = 10_000  # --record replays every game with its moves: for small runs
 
@@ -32,34 +33,27 @@ def register(subparsers) -> None:
     )
     play.add_argument("white", metavar="WHITE", help="white's player spec, e.g. heuristic+pipdiff")
     play.add_argument("black", metavar="BLACK", help="black's player spec")
-    play.add_argument("--games", type=int, required=True, metavar="N",
-                      help="games to play (with --match-to: matches)")
-    play.add_argument("--seed", type=int, default=1, metavar="S",
-                      help="run seed (default 1): the same seed plays the same games")
-    play.add_argument("--out", required=True, metavar="FILE.parquet", help="where the rows go")
-    play.add_argument("--match-to", type=int, default=0, metavar="N",
-                      help="play matches to N points (Crawford rule) instead of money games")
+    games_flag(play, "games to play (with --match-to: matches)", required=True)
+    seed_flag(play)
+    out_file_flag(play)
+    match_flag(play)
     play.add_argument("--engine", choices=ENGINES, default="auto",
-                      help="auto: the fast engine when it can run both players, else the reference one")
-    play.add_argument("--threads", type=int, default=None, metavar="N",
-                      help="threads for the fast engine (default: all cores)")
-    play.add_argument("--no-cube", action="store_true", help="play without the doubling cube")
-    play.add_argument("--max-cube", type=int, default=64, metavar="V", help="maximum cube value (default 64)")
-    play.add_argument("--jacoby", action="store_true", help="Jacoby rule (money games)")
-    play.add_argument("--beaver", action="store_true", help="allow beavers (money games)")
-    play.add_argument("--automatic-doubles", type=int, default=0, metavar="K",
-                      help="automatic doubles per game on tied opening rolls (money games; default 0)")
+                      help="auto: the fast engine when it can run both players, else the reference one (default auto)")
+    threads_flag(play, "threads of the fast engine (the reference engine plays on one)")
+    rules_flags(play)
     play.add_argument("--record", nargs=2, metavar=("FORMAT", "FILE"), default=None,
                       help=f"also write the games with every move as a match file: mat or sgf, and where "
                       f"(FILE-match-N per match); for runs of at most {RECORD_LIMIT:,} games or matches "
-                      "(`bgsim export` takes any chosen games of a bigger one)")
+                      "(`bgsim export` takes any chosen games of a bigger one; default: no match file).  Both "
+                      f"formats hold {HOLDS}; .mat cannot hold {CANNOT_HOLD['mat']}; SGF cannot hold "
+                      f"{CANNOT_HOLD['sgf']}")
     play.add_argument("--variant", default="standard", metavar="NAME",
                       help=f"the game played: {', '.join(VARIANTS)} (default standard; RULES.md, "
-                           "Variants; the reference engine plays every variant but the standard game)")
+                           "Variants; both engines play every variant)")
     play.add_argument("--double-on-acey-deucey", action="store_true",
                       help="acey-deucey: the stake doubles at each 1-2")
-    play.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
-    play.add_argument("--no-progress", action="store_true", help="no progress bar")
+    force_flag(play, "FILE if it exists")
+    progress_flag(play)
     play.set_defaults(handler=run_play)
 
     bots = subparsers.add_parser(
@@ -75,12 +69,14 @@ def run_bots(args) -> int:
 
 
 def run_play(args) -> int:
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
-    if args.threads is not None and args.threads < 1:
-        raise ValueError(f"--threads must be at least 1, got {args.threads}")
+    if args.threads is not None and args.engine == "reference":
+        raise ValueError("--threads has no effect with --engine reference: the reference engine plays on one core")
     path = Path(args.out)
-    check_output(path, args.force)
+    with claimed_output(path, args.force):
+        return _play(args, path)
+
+
+def _play(args, path: Path) -> int:
     white = make_player(args.white)
     black = make_player(args.black)
     rules = rules_from_args(args)

@@ -58,7 +58,7 @@ def add_variant(parser) -> None:
         help=f"the game the position belongs to: {', '.join(VARIANTS)}.  A variant's position string "
         "names it already (ID.VARIANT[.handX-O][.nohit-SIDES], e.g. AAAAAAAAAAAAAA.dutch.hand15-15.nohit-xo, "
         "the Dutch start); a bare ID is read in this variant with nothing in hand; 'start' as ID is "
-        "the variant's starting position")
+        "the variant's starting position (default: the one the position string names, else standard)")
 
 
 def read_die(text: str) -> int:

@@ -8,9 +8,12 @@ and reports the trials done instead of throwing them away.
 from __future__ import annotations
 
 import json
+import math
 import signal
 import sys
 from bgsim.interchange.xgid import xgid_of
+from experiments.commands.arguments import (EXIT_INTERRUPTED, games_flag, json_flag, progress_flag, seed_flag,
+                                           threads_flag)
 
 
 DEFAULT_PLAYER = "nn"
@@ -28,39 +31,41 @@ def register(subparsers) -> None:
     )
     parser.add_argument("position_id", metavar="ID",
                         help="GNU Backgammon position ID (side on roll first) or an XGID")
-    parser.add_argument("--games", type=int, default=1296, metavar="N",
-                        help="trials (default 1296: every first-two-roll pair once)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
+    games_flag(parser, "trials (default 1296: every first-two-roll pair once)", default=None)
+    parser.set_defaults(games=1296)
+    seed_flag(parser, "random seed")
     parser.add_argument("--player", default=DEFAULT_PLAYER, metavar="SPEC",
-                        help=f"checker bot that plays both sides (default {DEFAULT_PLAYER}; a cube bot is ignored)")
+                        help=f"checker bot that plays both sides (default {DEFAULT_PLAYER}); rollouts are "
+                        "cubeless, so a spec with a cube bot is refused")
     parser.add_argument("--truncate", action="store_true",
                         help="stop each trial once both sides have borne in and count the bear-off "
                         "database's exact value there")
-    parser.add_argument("--threads", type=int, default=None, metavar="T", help="threads (default: all cores)")
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    threads_flag(parser)
+    json_flag(parser)
+    progress_flag(parser)
     parser.set_defaults(handler=run_rollout)
 
 
 def run_rollout(args) -> int:
     from bgsim.rollout import rollout
     from bots import make_player
+    from bots.cube import NoCube
     from bots.registry import BotPlayer
     from experiments.running.files import stop_hook
-    from experiments.running.machine import COMPILING, cap_threads, fast_compile_pending
+    from experiments.running.machine import COMPILING, fast_compile_pending
     from experiments.running.progress import Progress
 
     from bgsim.interchange.xgid import read_position_text
 
     position, _ = read_position_text(args.position_id)  # a bad ID is a ValueError: one line
     if position.variant != "standard":  # before the compile: bgsim.rollout says the same
-        raise ValueError(f"rollouts run on the fast engine, which plays only the standard game so far, "
-                         f"not {position.variant}")
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
-    player = BotPlayer(make_player(args.player).checker)  # cubeless: only the checker bot plays
+        raise ValueError(f"rollouts roll out positions of the standard game only, not {position.variant}")
+    chosen = make_player(args.player)
+    if not isinstance(chosen.cube, NoCube):
+        raise ValueError(f"--player {args.player}: rollouts are cubeless, so its cube bot would do nothing; "
+                         "give the checker bot alone")
+    player = BotPlayer(chosen.checker)
     log = (lambda text: print(text, file=sys.stderr, flush=True))
-    threads = cap_threads(args.threads, log)
     if fast_compile_pending():
         log(COMPILING)
     bar = Progress(args.games, 0, "trials", not args.no_progress)
@@ -75,15 +80,17 @@ def run_rollout(args) -> int:
     previous = signal.signal(signal.SIGINT, lambda *_: stopped.append(True))
     try:
         result = rollout(position, player, args.games, args.seed, truncate=args.truncate,
-                         threads=threads, on_batch=on_batch, should_stop=lambda: bool(stopped))
+                         threads=args.threads, on_batch=on_batch, should_stop=lambda: bool(stopped))
     finally:
         signal.signal(signal.SIGINT, previous)
         bar.close()
     if result.interrupted:
         log(f"interrupted: reporting the {result.games} of {result.requested} trials done")
+    done = EXIT_INTERRUPTED if result.interrupted else 0
     if args.json:
-        print(json.dumps({**result.as_dict(), "xgid": xgid_of(position)}, indent=2))
-        return 0
+        # JSON has no NaN: a standard error that cannot be estimated (one trial) is null
+        print(json.dumps(_finite({**result.as_dict(), "xgid": xgid_of(position)}), indent=2, allow_nan=False))
+        return done
     print(f"{result.position_id} ({xgid_of(position)}), side on roll: {result.games} trials of {result.player}, seed {result.seed}"
           + (", truncated at the bear-off databases" if result.truncated else "")
           + (" (interrupted)" if result.interrupted else ""))
@@ -92,4 +99,13 @@ def run_rollout(args) -> int:
                        ("lose gammon", "lose_gammon"), ("  backgammon", "lose_backgammon")):
         print(f"  {label:<14}{100 * result.probabilities[key]:7.3f}%  +- {100 * se[key]:.3f}")
     print(f"  cubeless equity {result.equity:+.4f}  +- {se['equity']:.4f}  (one standard error)")
-    return 0
+    return done
+
+
+def _finite(value):
+    """``value`` with every NaN or infinity (at any depth) replaced by None."""
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -1,11 +1,11 @@
-"""``bgsim tournament``, ``bgsim run FILE`` and ``bgsim report DIR``: experiments from files."""
+"""``bgsim tournament`` and ``bgsim run FILE``: experiments from files (``bgsim report DIR``
+summarises their folders again: ``experiments/commands/report.py``)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from experiments.commands.arguments import positive, seed
+from experiments.commands.arguments import check_resume_force, positive, progress_flag, seed, threads_flag
 
 
 def register(subparsers) -> None:
@@ -22,27 +22,23 @@ def register(subparsers) -> None:
     _shared_flags(run)
     run.set_defaults(handler=run_file)
 
-    report = subparsers.add_parser(
-        "report", help="rebuild a finished run's summaries and plots from its games.parquet",
-        description="Rebuild summary.md, summary.csv and the plots of a finished run (a `bgsim run` "
-        "or `bgsim tournament` results folder) from its games.parquet alone; given the Parquet "
-        "file of `bgsim play`, print its summary.")
-    report.add_argument("folder", metavar="DIR-or-FILE",
-                        help="a results folder, or a .parquet file written by bgsim play")
-    report.set_defaults(handler=run_report)
-
 
 def _shared_flags(parser) -> None:
-    parser.add_argument("--games", type=positive, metavar="N", help="deals per pairing (each is played with both seatings)")
-    parser.add_argument("--seed", type=seed, metavar="S", help="run seed (0 to 2**63-1)")
+    parser.add_argument("--games", type=positive, metavar="N",
+                        help="deals per pairing, each played with both seatings (default: the file's)")
+    parser.add_argument("--seed", type=seed, metavar="S", help="run seed, 0 to 2**63-1 (default: the file's)")
     parser.add_argument("--out", metavar="DIR", help="results folder (default results/runs/NAME-TIMESTAMP)")
-    parser.add_argument("--threads", type=positive, metavar="N", help="threads for the fast engine (default: every core)")
+    threads_flag(parser)
     parser.add_argument("--engine", choices=("auto", "fast", "reference"), help="engine (default: the file's)")
-    parser.add_argument("--chunk", type=positive, metavar="N", help="deals per chunk file (the unit of resume and Dask)")
-    parser.add_argument("--dask", metavar="ADDRESS", help="play chunks on Dask: local, local:N or tcp://HOST:PORT")
-    parser.add_argument("--resume", action="store_true", help="finish an interrupted run (its --out, or the latest one)")
+    parser.add_argument("--chunk", type=positive, metavar="N",
+                        help="deals per chunk file, the unit of resume and Dask (default: the file's)")
+    parser.add_argument("--dask", metavar="ADDRESS",
+                        help="play chunks on Dask: local, local:N or tcp://HOST:PORT (default: no Dask, this process)")
+    parser.add_argument("--resume", action="store_true",
+                        help="finish an unfinished run in --out (default: the newest unfinished one); "
+                        "on a finished run, say so and show its results")
     parser.add_argument("--force", action="store_true", help="replace a finished or unfinished run in --out")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    progress_flag(parser)
 
 
 def run_tournament(args) -> int:
@@ -59,13 +55,10 @@ def run_file(args) -> int:
 
 def _run(path: Path, args) -> int:
     from experiments.running.config import load_experiment
-    from experiments.running.machine import cap_threads
     from experiments.studies.experiment import run_experiment
 
-    if args.resume and args.force:
-        raise ValueError("--resume finishes a run and --force starts it again: choose one")
-    threads = cap_threads(args.threads, lambda text: print(text, file=sys.stderr, flush=True))
-    overrides = {"games": args.games, "seed": args.seed, "threads": threads,
+    check_resume_force(args)
+    overrides = {"games": args.games, "seed": args.seed, "threads": args.threads,
                  "engine": args.engine, "chunk": args.chunk}
     experiment = load_experiment(path, overrides)
     result = run_experiment(experiment, args.out, resume=args.resume, force=args.force, dask=args.dask,
@@ -85,10 +78,3 @@ def _command(args) -> list[str]:
             words += [f"--{flag}", str(value)]
     words += [flag for flag in ("--resume", "--force", "--no-progress") if getattr(args, flag[2:].replace("-", "_"))]
     return words
-
-
-def run_report(args) -> int:
-    from experiments.analysis.report import report_again
-
-    print(report_again(Path(args.folder)))
-    return 0

@@ -8,6 +8,7 @@ from bgsim.cube import Rules
 from bgsim.game import WHITE, play_game
 from bgsim.match import check_match_length, play_match
 from experiments.analysis.trace import format_game
+from experiments.commands.arguments import match_flag, non_negative, seed_flag
 
 
 def register(subparsers) -> None:
@@ -22,13 +23,13 @@ def register(subparsers) -> None:
     )
     parser.add_argument("white", metavar="WHITE", help="white's player spec, e.g. heuristic+pipdiff")
     parser.add_argument("black", metavar="BLACK", help="black's player spec")
-    parser.add_argument("--seed", type=int, default=1, metavar="S", help="run seed (default 1)")
-    parser.add_argument("--game", type=int, default=0, metavar="N",
+    seed_flag(parser)
+    parser.add_argument("--game", type=non_negative, default=0, metavar="N",
                         help="game number (with --match-to: match number), default 0")
-    parser.add_argument("--match-to", type=int, default=0, metavar="N",
-                        help="play the match to N points instead of one money game")
+    match_flag(parser, "play the match to N points", "one money game")
     parser.add_argument("--variant", default="standard", metavar="NAME",
-                        help="the game played (RULES.md, Variants); positions are then bgsim position strings")
+                        help="the game played (RULES.md, Variants; default standard); positions are then "
+                        "bgsim position strings")
     parser.set_defaults(handler=run_trace)
 
 

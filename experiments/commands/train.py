@@ -11,6 +11,7 @@ import time
 from dataclasses import fields
 from pathlib import Path
 
+from experiments.commands.arguments import positive, progress_flag, seed
 from experiments.errors import MissingDependency
 
 DEFAULT_FOLDER = Path("results/tmp/train")
@@ -28,7 +29,7 @@ def register(subparsers) -> None:
         "learning curve against pubeval (CSV and PNG in the checkpoint folder).",
     )
     parser.add_argument("--out", default="nn.npz", metavar="FILE",
-                        help="where the trained net goes (default nn.npz); play it with nn(weights=FILE)")
+                        help="output file: the trained net (default nn.npz); play it with nn(weights=FILE)")
     parser.add_argument("--folder", default=str(DEFAULT_FOLDER), metavar="DIR",
                         help=f"checkpoints, labelled positions and the learning curve (default {DEFAULT_FOLDER})")
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint in --folder")
@@ -45,10 +46,11 @@ def register(subparsers) -> None:
     }
     for field in fields(Settings):
         default = getattr(defaults, field.name)
-        kind = type(default)
+        kind = seed if field.name == "seed" else positive if type(default) is int else type(default)
         parser.add_argument(f"--{field.name.replace('_', '-')}", type=kind, default=default,
-                            metavar=field.name.upper()[:1] if kind is int else "X",
+                            metavar=field.name.upper()[:1] if kind is not float else "X",
                             help=f"{help_text.get(field.name, '')} (default {default})")
+    progress_flag(parser)
     parser.set_defaults(handler=run_train)
 
 
@@ -89,7 +91,7 @@ def run_train(args) -> int:
     from experiments.studies.training.train import Trainer, plot_curve
 
     started = time.time()
-    net, _ = Trainer(settings, folder).run(resume=args.resume)
+    net, _ = Trainer(settings, folder, progress=not args.no_progress).run(resume=args.resume)
     seconds = time.time() - started
     arguments = " ".join(f"--{f.name.replace('_', '-')} {getattr(settings, f.name)}" for f in fields(settings))
     net.note = (f"bgsim train {arguments}: GNU Backgammon 0-ply labels of "

@@ -4,10 +4,12 @@ and the comparison are :mod:`experiments.studies.validation`'s.
 
 from __future__ import annotations
 
-import os
-
 from bgsim.cube import Rules
+from experiments.commands.arguments import (RULE_OPTIONS, games_flag, match_flag, positions_flag, refuse_given,
+                                           rules_flags, seed_flag, threads_flag)
 from experiments.studies.validation import chouette_cases, default_cases, validate
+
+PAIRING_OPTIONS = ("match_to", *RULE_OPTIONS, "backgammon_as_gammon")
 
 
 def register(subparsers) -> None:
@@ -17,25 +19,20 @@ def register(subparsers) -> None:
         description="Play the same games in both engines and compare them row for row and "
         "column for column, then compare legal plays on random positions for all 21 rolls. "
         "Without --players, a set of pairings covers every built-in bot and rule option, and chouettes "
-        "of 3, 4 and 10 players every built-in cube bot in both cube regimes.",
+        "of 3, 4 and 10 players every built-in cube bot in both cube regimes; the match and rule options "
+        "are those of a --players pairing.",
     )
-    parser.add_argument("--games", type=int, default=200, metavar="N",
-                        help="games per case (with --match-to: matches); default 200")
-    parser.add_argument("--seed", type=int, default=1, metavar="S", help="run seed (default 1)")
+    games_flag(parser, "games per case (with --match-to: matches)", default=200)
+    seed_flag(parser)
     parser.add_argument("--players", nargs=2, metavar=("WHITE", "BLACK"),
-                        help="one pairing instead of the default set")
-    parser.add_argument("--match-to", type=int, default=0, metavar="N",
-                        help="with --players: matches to N points")
-    parser.add_argument("--no-cube", action="store_true", help="with --players: no cube")
-    parser.add_argument("--max-cube", type=int, default=64, metavar="V", help="with --players")
-    parser.add_argument("--jacoby", action="store_true", help="with --players")
-    parser.add_argument("--beaver", action="store_true", help="with --players")
-    parser.add_argument("--automatic-doubles", type=int, default=0, metavar="K", help="with --players")
-    parser.add_argument("--backgammon-as-gammon", action="store_true", help="with --players")
-    parser.add_argument("--positions", type=int, default=500, metavar="N",
-                        help="random positions whose legal plays are compared for all 21 rolls (default 500)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="J",
-                        help="processes for the reference engine (default: all cores)")
+                        help="one pairing instead of the default set (default: every built-in bot and rule option)")
+    match_flag(parser, "with --players: matches to N points")
+    rules_flags(parser, " (with --players)")
+    parser.add_argument("--backgammon-as-gammon", action="store_true",
+                        help="a backgammon scores as a gammon (with --players)")
+    positions_flag(parser, "random positions whose legal plays are compared for all 21 rolls (0: none)", 500,
+                   none=True)
+    threads_flag(parser, "processes playing the reference engine's games", old="--jobs")
     parser.set_defaults(handler=run_validate)
 
 
@@ -45,15 +42,13 @@ def _cases(args) -> list[tuple[str, str, Rules, int]]:
                       beaver=args.beaver, automatic_doubles=args.automatic_doubles,
                       backgammon_as_gammon=args.backgammon_as_gammon)
         return [(args.players[0], args.players[1], rules, args.match_to)]
+    refuse_given(args, PAIRING_OPTIONS, "without --players",
+                 "the default set of cases brings its own match lengths and rules")
     return default_cases()
 
 
 def run_validate(args) -> int:
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
-    if args.positions < 0:
-        raise ValueError(f"--positions cannot be negative, got {args.positions}")
-    if args.jobs < 1:
-        raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
-    return validate(_cases(args), args.games, args.seed, args.positions, args.jobs,
+    from experiments.running.machine import thread_limit
+
+    return validate(_cases(args), args.games, args.seed, args.positions, args.threads or thread_limit(),
                     chouettes=() if args.players else chouette_cases())

@@ -1,12 +1,19 @@
-"""Files written whole or not at all, with the same permissions, and errors that say what to do.
+"""Files written whole or not at all, with the same permissions, by one writer at a time, and
+errors that say what to do.
 
 Every file bgsim writes (chunk files, ``games.parquet``, ``run.json``, summaries, plots) goes
 through :func:`write_atomic`, and the rows ``bgsim play`` streams through :class:`RowFile`: it is
 written under a temporary name beside its target, flushed to disk, then renamed, so a file that
-exists is whole.  The temporary name
-is fixed (``.NAME.tmp``), not a ``mkstemp`` name, so that leftovers of a killed run are easy to
+exists is whole.  The temporary name is the writer's own (``.NAME.PID.tmp``), so two writers
+never share one, and it is not a ``mkstemp`` name, so that leftovers of a killed run are easy to
 recognise and every file gets the usual mode (0666 less the umask, 0644 by default) instead of
 ``mkstemp``'s 0600.
+
+An output that takes a while to write (the file ``bgsim play`` streams to, a run's results
+folder) is *claimed* first (:func:`claim`): a file ``.NAME.claim`` beside it names the process
+writing it.  A second writer finds the claim and stops with one line before it changes anything;
+a claim whose process is gone (killed, the machine restarted) is stale and taken over, with the
+dead writer's temporary files.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ import errno
 import json
 import os
 import signal
+import socket
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -23,7 +32,7 @@ import pandas as pd
 
 from bgsim import settings
 
-from experiments.errors import WriteError
+from experiments.errors import InUse, WriteError
 
 # What a user can do about a failed write, by errno; anything else gets its own text only.
 _REMEDIES = {
@@ -35,12 +44,14 @@ _REMEDIES = {
 }
 
 
-def temporary_name(path: Path) -> Path:
-    return path.with_name("." + path.name + ".tmp")
+def temporary_name(path: Path, pid: int | None = None) -> Path:
+    """This process's temporary name for ``path`` (``pid``'s, when given)."""
+    return path.with_name(f".{path.name}.{os.getpid() if pid is None else pid}.tmp")
 
 
 def is_temporary(path: Path) -> bool:
-    return path.name.startswith(".") and path.name.endswith(".tmp")
+    """A temporary file of a write, or a claim: nothing a finished run leaves."""
+    return path.name.startswith(".") and path.name.endswith((".tmp", CLAIM_SUFFIX))
 
 
 def reason(error: OSError, then: str = "and run again") -> str:
@@ -145,6 +156,119 @@ def _json_default(value):
     if isinstance(value, np.floating):
         return float(value)
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+# --- claims -------------------------------------------------------------------------------------
+
+CLAIM_SUFFIX = ".claim"
+
+
+def claim_name(target: Path) -> Path:
+    return Path(target).with_name(f".{Path(target).name}{CLAIM_SUFFIX}")
+
+
+def _start_time(pid: int) -> str | None:
+    """When process ``pid`` started (Linux: clock ticks since boot), to tell it from a later
+    process given the same number; None where that cannot be read."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text.rsplit(")", 1)[1].split()[19]  # field 22, counted after the command name
+
+
+def _me() -> dict:
+    return {"pid": os.getpid(), "host": socket.gethostname(), "started": _start_time(os.getpid())}
+
+
+def _alive(holder: dict) -> bool | None:
+    """Whether the process of a claim still runs: None when it cannot be told (another host)."""
+    if holder.get("host") != socket.gethostname():
+        return None
+    pid = holder.get("pid")
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        pass
+    started = _start_time(pid)
+    return started is None or holder.get("started") in (None, started)
+
+
+def _read_claim(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return {}  # half-written by a writer killed at that instant: stale
+
+
+@contextmanager
+def claim(target: Path, what: str = "output"):
+    """Hold ``target`` (a file or a folder) for this process while the block runs.
+
+    Another live process's claim is an :class:`~experiments.errors.InUse` error naming it; a
+    dead process's is taken over (its temporary files beside ``target`` removed); this process's
+    own (a claim inside a claim) is simply held on.  The parent folder must exist.
+    """
+    target = Path(target)
+    path = claim_name(target)
+    mine = _me()
+    text = json.dumps(mine)
+    for _ in range(5):
+        try:
+            handle = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            holder = _read_claim(path)
+            if holder is None:
+                continue  # released in between: try again
+            if holder == mine:
+                yield  # already ours: the outer claim releases it
+                return
+            alive = _alive(holder) if holder else False
+            if alive is None:
+                raise InUse(f"{target} is claimed by process {holder.get('pid')} on {holder.get('host')}, "
+                            f"which this machine cannot see: if that run is gone, remove {path}")
+            if alive:
+                raise InUse(f"{target} is in use: another bgsim (process {holder['pid']}) is writing this "
+                            f"{what}; wait for it to finish, or choose another --out")
+            _take_over(path, holder, target)
+            continue
+        except OSError as error:
+            raise explain(error, target) from None  # the output the user named, not the claim
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        break
+    else:  # pragma: no cover - five claims taken and released under our feet
+        raise InUse(f"{target} is in use: its claim {path} keeps changing; try again")
+    try:
+        yield
+    finally:
+        if _read_claim(path) == mine:
+            path.unlink(missing_ok=True)
+
+
+def _take_over(path: Path, holder: dict, target: Path) -> None:
+    """Remove a dead writer's claim, and its temporary files beside ``target``.  The claim is
+    moved aside first and checked: if another process took it over in the meantime, it is put back."""
+    aside = path.with_name(f"{path.name}.{os.getpid()}.stale")
+    try:
+        os.replace(path, aside)
+    except FileNotFoundError:
+        return
+    if _read_claim(aside) != holder and _read_claim(aside) != {}:
+        try:
+            os.link(aside, path)  # a live claim moved by mistake: back, unless one is there again
+        except OSError:
+            pass
+    aside.unlink(missing_ok=True)
+    pid = holder.get("pid")
+    if isinstance(pid, int):
+        temporary_name(target, pid).unlink(missing_ok=True)
 
 
 def stop_hook(written: int) -> None:

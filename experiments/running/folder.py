@@ -6,6 +6,8 @@ Every long command keeps its results the same way (``bgsim run`` and ``tournamen
 * ``run.json`` is written before any work: what was asked (``identity``), by which code
   (``bgsim_version``, ``git_commit``, ``git_dirty``: tracked files differ from the commit), the
   command that repeats it, and whether it has finished (``status``);
+* the folder is claimed while a command works in it (:meth:`RunFolder.claimed`,
+  ``files.claim``): a second command on the same folder stops with one line and changes nothing;
 * a folder that holds anything but a run of the same kind is refused; a finished run is replaced
   only with ``--force``; an unfinished one is finished with ``--resume`` (for kinds that resume)
   or started again with ``--force``; temporary files of a killed write do not count;
@@ -19,11 +21,12 @@ goes through a :class:`RunFolder`; its flags are ``experiments.commands.argument
 
     SESSIONS = RunKind("chouette", "session", "bgsim chouette session", ("games.parquet", "summary.md"))
     folder = RunFolder(out, SESSIONS)
-    stored = folder.open(identity, resume=resume, force=force)  # refuses, or the run to resume
-    record = folder.resumed(stored) if stored else folder.record(command, identity)
-    folder.save(record)
-    ...  # the work: parts in folder.chunks, files through files.write_table / write_text
-    folder.finish(record, seconds=elapsed)
+    with folder.claimed():  # a second command on the same folder stops here
+        stored = folder.open(identity, resume=resume, force=force)  # refuses, or the run to resume
+        record = folder.resumed(stored) if stored else folder.record(command, identity)
+        folder.save(record)
+        ...  # the work: parts in folder.chunks, files through files.write_table / write_text
+        folder.finish(record, seconds=elapsed, phases=times)  # times: experiments.running.progress.Phase
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import pandas as pd
 
 from experiments.errors import RunError, WriteError
 
-from .files import is_temporary, reason, write_json
+from .files import claim, is_temporary, reason, write_json
 
 CHUNK_DIR = "chunks"
 RUN_FILE = "run.json"
@@ -80,6 +83,15 @@ class RunFolder:
 
     def read(self) -> dict | None:
         return read_run(self.path)
+
+    def claimed(self):
+        """Hold the folder for this process while the block runs (``files.claim``): another
+        command working in it is an error naming it, before anything is read or written."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise self._unwritable(error) from None
+        return claim(self.path, f"results folder ({self.kind.title})")
 
     def open(self, identity: dict, *, resume: bool = False, force: bool = False) -> dict | None:
         """Check what the folder holds against what was asked: the stored run when resuming,
@@ -140,7 +152,10 @@ class RunFolder:
             self.path.mkdir(parents=True, exist_ok=True)
             write_json(record, self.path / RUN_FILE)
         except OSError as error:
-            raise WriteError(error.errno, f"cannot write to results folder {self.path}: {reason(error)}") from None
+            raise self._unwritable(error) from None
+
+    def _unwritable(self, error: OSError) -> WriteError:
+        return WriteError(error.errno, f"cannot write to results folder {self.path}: {reason(error)}")
 
     def finish(self, record: dict, seconds: float | None = None, **fields) -> dict:
         """Mark the run finished (``seconds`` of work added to any earlier sessions') and save it."""
@@ -208,8 +223,9 @@ def default_folder(name: str, root: Path = DEFAULT_RUNS) -> Path:
     return folder
 
 
-def latest_unfinished(name: str, root: Path = DEFAULT_RUNS) -> Path | None:
-    """The newest run of ``name`` under ``root`` that has not finished (for a bare --resume)."""
+def latest_unfinished(name: str, root: Path = DEFAULT_RUNS, kind: RunKind = EXPERIMENT_RUN) -> Path | None:
+    """The newest run of ``name`` under ``root`` that has not finished (for a bare --resume): an
+    experiment of that name, or a run of ``kind``."""
     if not root.is_dir():
         return None
     candidates = []
@@ -218,9 +234,25 @@ def latest_unfinished(name: str, root: Path = DEFAULT_RUNS) -> Path | None:
             run = read_run(folder)
         except RunError:
             continue
-        if run and run.get("status") == "running" and run.get("config", {}).get("name") == name:
-            candidates.append((run.get("started", ""), str(folder), folder))
+        if not run or run.get("status") != "running" or run.get("kind") != kind.kind:
+            continue
+        if kind.kind is None and run.get("config", {}).get("name") != name:
+            continue
+        candidates.append((run.get("started", ""), str(folder), folder))
     return max(candidates)[2] if candidates else None
+
+
+def choose_folder(out: str | Path | None, name: str, resume: bool, kind: RunKind = EXPERIMENT_RUN) -> Path:
+    """A command's results folder: ``--out``; else with ``--resume`` the newest unfinished run of
+    ``name`` under results/runs; else a new ``results/runs/NAME-TIMESTAMP``."""
+    if out is not None:
+        return Path(out)
+    if resume:
+        found = latest_unfinished(name, kind=kind)
+        if found is None:
+            raise RunError(f"no unfinished run of {name} under {DEFAULT_RUNS} to resume: name its folder with --out")
+        return found
+    return default_folder(name)
 
 
 def _differences(before: dict, now: dict) -> list[str]:

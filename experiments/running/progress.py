@@ -1,9 +1,14 @@
-"""The progress bar of long commands (``run``, ``tournament``, ``play``, ``validate``)."""
+"""The progress bar of long commands, and their long phases (:class:`Phase`): every phase that
+can run past a few seconds (playing, judging, sampling, analysing) has a bar, says early how long
+it will take, and is timed, so that a command's last line and its ``run.json`` give every phase's
+time."""
 
 from __future__ import annotations
 
 import shutil
 import sys
+import time
+from typing import Callable
 
 
 class Progress:
@@ -45,3 +50,54 @@ def duration(seconds: float) -> str:
     if seconds < 48 * 3600:
         return f"{seconds / 3600:.1f} h"
     return f"{seconds / 86400:,.0f} days"
+
+
+ESTIMATE_AFTER = 2.0  # seconds into a phase before its rate is trusted for an estimate
+
+
+class Phase:
+    """A long phase: a bar over ``total`` ``unit``, one line with the time left once the phase
+    has run ``ESTIMATE_AFTER`` seconds (none if it is done sooner), and its time, added to
+    ``times`` (name -> seconds) when it ends.  ``initial`` units were done before (a resume)."""
+
+    def __init__(self, name: str, total: int, unit: str, progress: bool = True,
+                 log: Callable[[str], None] = print, times: dict | None = None, initial: int = 0) -> None:
+        self.name, self.total, self.unit, self.log = name, total, unit, log
+        self.times = times if times is not None else {}
+        self.bar = Progress(total, initial, unit, progress)
+        self.done = initial
+        self.started = time.perf_counter()
+        self.first = initial  # units done when the clock started
+        self.estimated = False
+        self.seconds = 0.0
+
+    def update(self, count: int) -> None:
+        self.bar.update(count)
+        self.done += count
+        elapsed = time.perf_counter() - self.started
+        if not self.estimated and elapsed >= ESTIMATE_AFTER and self.first < self.done < self.total:
+            self.estimated = True
+            rate = (self.done - self.first) / elapsed
+            self.log(f"{self.name}: about {duration((self.total - self.done) / rate)} to go at "
+                     f"~{rate:,.1f} {self.unit}/s")
+
+    def close(self) -> float:
+        """End the phase: its seconds (also added to ``times``)."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+            self.seconds = time.perf_counter() - self.started
+            self.times[self.name] = round(self.times.get(self.name, 0.0) + self.seconds, 1)
+        return self.seconds
+
+    def __enter__(self) -> "Phase":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def phase_line(times: dict) -> str:
+    """'sampling 12.3 s, judging 3 min': every phase's time, for a command's last line."""
+    return ", ".join(f"{name} {seconds:.1f} s" if seconds < 60 else f"{name} {duration(seconds)}"
+                     for name, seconds in times.items())

@@ -34,26 +34,14 @@ from typing import Any, Callable
 import pandas as pd
 
 from bgsim.series import engine_for
-from experiments.errors import RunError
 
 from .chunks import Chunks, assemble
 from .config import Experiment, default_player_factory
 from .files import explain, stop_hook, write_table
-from .folder import (
-    CHUNK_DIR,
-    DEFAULT_RUNS,
-    EXPERIMENT_RUN,
-    GAMES_FILE,
-    RunFolder,
-    default_folder,
-    git_state,
-    latest_unfinished,
-    load_rows,
-    now,
-)
+from .folder import CHUNK_DIR, EXPERIMENT_RUN, GAMES_FILE, RunFolder, choose_folder, git_state, load_rows, now
 from .machine import COMPILING, fast_compile_pending
 from .plan import Pairing, cached_player, chunk_name, make_task, plan_units, play_chunk
-from .progress import Progress, duration
+from .progress import Progress, duration, phase_line
 
 
 @dataclass
@@ -66,8 +54,9 @@ class RunResult:
     already_finished: bool = False
 
 
-# summarize(folder, frame, experiment, run, make_player=, progress=, log=): write the summaries
-# of a finished run's rows (run: its run.json) and return what they say.
+# summarize(folder, frame, experiment, run, make_player=, progress=, log=, phases=): write the
+# summaries of a finished run's rows (run: its run.json) and return what they say; the seconds
+# of any long phase of its own (judging) are added to ``phases`` (name -> seconds).
 Summarize = Callable[..., Any]
 
 
@@ -122,12 +111,17 @@ class _Session:
         self.timed = None  # (time, units) when the first chunk was in: it may carry the compile
 
     def run(self) -> RunResult:
-        experiment = self.experiment
-        folder = self._folder()
+        folder = choose_folder(self.out, self.experiment.name, self.resume)
         self.run_folder = RunFolder(folder, EXPERIMENT_RUN)
+        with self.run_folder.claimed():  # a second command on this folder stops here
+            return self._run(folder)
+
+    def _run(self, folder: Path) -> RunResult:
+        experiment = self.experiment
         stored = self.run_folder.open(experiment.identity(), resume=self.resume, force=self.force)
         if stored is not None and stored.get("status") == "finished" and (folder / GAMES_FILE).exists():
             frame = load_rows(folder)
+            self.times = dict(stored.get("phases") or {})
             report = self._summarize(folder, frame, stored)  # stopped while summarizing: again
             self.log(f"{folder} holds a finished run: nothing left to play (summaries rewritten from its rows)")
             return RunResult(folder, frame, report, 0, 0.0, already_finished=True)
@@ -140,12 +134,16 @@ class _Session:
         total = experiment.legs * experiment.games * len(pairings)
         if experiment.chouette:
             what = f"{len(pairings)} chouette tables × {experiment.games:,} games = {total:,} games"
+            judged = (f"; then the takes and drops of the first {experiment.judge_cube:,} games of every table "
+                      "are judged (a phase of its own)" if experiment.judge_cube else "")
         else:
             what = (f"{len(pairings)} pairings × {experiment.games:,} deals × 2 seatings = {total:,} {unit}"
                     f"{' (duplicate dice)' if experiment.duplicate else ''}")
+            judged = (f"; then the cube decisions of the first {experiment.judge_cube:,} deals of every pairing "
+                      "are judged (a phase of its own)" if experiment.judge_cube and experiment.plays_matches else "")
         self.log(f"{experiment.name}: {what}, engine {experiment.engine}, "
                  f"{'every core' if not threads else f'{threads} threads'}"
-                 f"{f', Dask {self.dask}' if self.dask else ''} → {folder}")
+                 f"{f', Dask {self.dask}' if self.dask else ''} → {folder}{judged}")
         factory = self.make_player or default_player_factory()
         everyone = [cached_player(factory, name) for name in experiment.everyone]
         if "fast" in self._engines_used(pairings) and (fast_compile_pending(everyone, chouette=True)
@@ -208,18 +206,6 @@ class _Session:
                 self.log(f"about {duration(left / rate)} to go at ~{rate:,.0f} {unit}/s "
                          "(Ctrl-C stops and keeps the finished chunks; --resume goes on)")
 
-    def _folder(self) -> Path:
-        if self.out is not None:
-            return Path(self.out)
-        name = self.experiment.name
-        if self.resume:
-            found = latest_unfinished(name)
-            if found is None:
-                raise RunError(f"no unfinished run of {name} under {DEFAULT_RUNS} to resume: "
-                               "name its folder with --out")
-            return found
-        return default_folder(name)
-
     def _open(self, folder: Path, stored: dict | None, pairings: list[Pairing]) -> None:
         """Create the folder and record this session in ``run.json`` before any game is played."""
         experiment = self.experiment
@@ -241,6 +227,7 @@ class _Session:
                         "threads": experiment.threads, "dask": self.dask, "git_commit": commit,
                         "git_dirty": dirty, "games": 0, "elapsed_s": 0.0}
         self.record["sessions"].append(self.session)
+        self.times = dict(self.record.get("phases") or {})  # each phase's seconds, over the sessions
         self.run_folder.save(self.record)
         self.run_folder.chunks.mkdir(exist_ok=True)
 
@@ -257,6 +244,7 @@ class _Session:
         self.session["games"] = self.played_rows
         self.session["elapsed_s"] = round(elapsed, 3)
         rate = round(self.played_rows / elapsed, 1) if elapsed > 0 and self.played_rows else None
+        self.times["playing"] = round(self.times.get("playing", 0.0) + elapsed, 1)
         # Finished once the rows are whole: a kill while the summaries are written leaves a run
         # that --resume completes by summarizing its games.parquet again.
         self.run_folder.finish(self.record, **{
@@ -271,16 +259,29 @@ class _Session:
             "elapsed_s": round(elapsed, 3),
             "games_played_last_session": self.played_rows,
             "games_per_s": rate,
+            "phases": self.times,
         })
         report = self._summarize(folder, frame, self.record)
         shutil.rmtree(folder / CHUNK_DIR, ignore_errors=True)
         shown = self.played_rows / elapsed if elapsed > 0 else float("nan")
-        self.log(f"played {self.played_rows} games in {elapsed:.1f} s ({shown:,.0f} games/s); results in {folder}")
+        after = {name: seconds for name, seconds in self.times.items() if name != "playing"}
+        self.log(f"played {self.played_rows} games in {elapsed:.1f} s ({shown:,.0f} games/s)"
+                 + (f"; {phase_line(after)}" if after else "") + f"; results in {folder}")
         return RunResult(folder, frame, report, self.played_rows, elapsed)
 
     def _summarize(self, folder: Path, frame: pd.DataFrame, run: dict):
-        return self.summarize(folder, frame, self.experiment, run, make_player=self.make_player,
-                              progress=self.progress, log=self.log)
+        """The summaries (and the judging a match run asks for), each a phase: their times go to
+        ``run.json``'s ``phases`` and the last line."""
+        started = time.perf_counter()
+        judging_before = self.times.get("judging", 0.0)
+        report = self.summarize(folder, frame, self.experiment, run, make_player=self.make_player,
+                                progress=self.progress, log=self.log, phases=self.times)
+        judged = self.times.get("judging", 0.0) - judging_before
+        self.times["summaries"] = round(max(0.0, time.perf_counter() - started - judged), 1)
+        if run.get("status") == "finished":
+            run["phases"] = self.times
+            self.run_folder.save(run)
+        return report
 
     def _engines_used(self, pairings: list[Pairing]) -> set[str]:
         engine = self.experiment.engine

@@ -10,6 +10,7 @@ plays them sees each batch (``on_batch``): ``bgsim play`` tallies its summary th
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -17,14 +18,26 @@ import pandas as pd
 
 from bgsim.cube import Rules
 from bgsim.series import engine_for, play_games
+from bgsim.variants import STANDARD
 
-from .files import RowFile, stop_hook
+from .files import RowFile, claim, stop_hook
 from .machine import COMPILING, cap_threads, fast_compile_pending
 from .progress import Progress, duration
 
 BATCH_SECONDS = 0.5  # a batch's target length: the longest Ctrl-C waits for the kernel
 FIRST_BATCH = 32
 MAX_BATCH = 200_000
+
+
+@contextmanager
+def claimed_output(path: Path, force: bool):
+    """Hold ``path`` for this process (``files.claim``) while the block writes it, after checking
+    it may be written (:func:`check_output`): a second writer stops here, before any game."""
+    path = Path(path)
+    check_output(path, force)  # a bad name or a missing folder, before any claim file is made
+    with claim(path, "output file"):
+        check_output(path, force)  # again under the claim: another writer may have finished it
+        yield
 
 
 def check_output(path: Path, force: bool) -> None:
@@ -57,6 +70,10 @@ def play_to_file(white, black, games: int, seed: int, path: Path, rules: Rules, 
     if match_to:
         rules.check_for_match()
     played_on = engine_for(engine, white, black, rules)
+    if threads is not None and played_on == "reference":
+        what = (f"{rules.variant} is played" if rules.variant != STANDARD
+                else f"{white.name} vs {black.name} is played")
+        raise ValueError(f"--threads has no effect here: {what} by the reference engine, on one core")
     threads = cap_threads(threads, log) if played_on == "fast" else threads
     # Playing no game checks every argument (seed, rules, whether the engine can run both
     # players) before anything is printed or written.
@@ -82,7 +99,13 @@ def stream_to_file(path: Path, total: int, unit: str, play: Callable[[range], pd
     """Call ``play`` on batches of the numbers 0..total-1 and append each frame to ``path``:
     (rows written, seconds).  On Ctrl-C the finished batches are kept, with what ``salvage``
     gives of the unfinished one (a session that plays game after game has some), and the file
-    is closed under its name; on any other error nothing is left behind."""
+    is closed under its name; on any other error nothing is left behind.  ``path`` is claimed
+    (``files.claim``) while it is written."""
+    with claim(path, "output file"):
+        return _stream(path, total, unit, play, progress, log, on_batch, salvage)
+
+
+def _stream(path, total, unit, play, progress, log, on_batch, salvage) -> tuple[int, float]:
     rows = RowFile(path)
     bar = Progress(total, 0, unit, progress)
     done, batch, batches, timed, timed_seconds = 0, FIRST_BATCH, 0, 0, 0.0

@@ -15,11 +15,54 @@ from bgsim.position_id import to_gnubg_board
 # bgsim.bearoff (Numba) is imported by the functions only, so that every other command starts
 # without compiling or loading it.
 
+# The build rates of the committed `bgsim bench` run (results/bench/latest.json, 2 cores): the
+# one-sided database in 2.4 s, the two-sided one of 8 checkers a side (12,870**2 pairs) in 5.4 s.
+ONE_SIDED_SECONDS = 2.4
+TWO_SIDED_PAIRS_PER_SECOND = 12_870 ** 2 / 5.4
+BENCH_CORES = 2
 
-def build_files(two_sided_checkers: int, force: bool) -> dict:
-    """Build what is missing or stale (everything with ``force``); the seconds each took."""
+
+def pending_builds(two_sided_checkers: int | None = None) -> list[tuple[str, int, float]]:
+    """The databases a command will build first (missing or stale in the cache folder), each with
+    a rough estimate of its seconds here: (kind, checkers, seconds)."""
     from bgsim.bearoff import database, store
     from bgsim.fast import bearoff as kernels
+
+    checkers = database.default_two_sided_checkers() if two_sided_checkers is None else two_sided_checkers
+    folder = store.cache_dir()
+    pending = []
+    for kind, size, cubeful in (("one-sided", kernels.MAX_CHECKERS, False), ("two-sided", checkers, True)):
+        if not store.has_header(folder / store.file_name(kind, size), store.expected_header(kind, size, cubeful)):
+            pending.append((kind, size, _estimate(kind, size)))
+    return pending
+
+
+def announce_builds(log, two_sided_checkers: int | None = None) -> None:
+    """One line per database a command is about to build (a single pass of a kernel: no bar)."""
+    from experiments.running.progress import duration
+
+    for kind, checkers, seconds in pending_builds(two_sided_checkers):
+        log(f"building the {kind} bear-off database (up to {checkers} checkers a side; first use, kept in "
+            f"the cache): about {duration(max(seconds, 1.0))}, no progress bar; `bgsim bearoff build` "
+            "makes them ahead of time")
+
+
+def _estimate(kind: str, checkers: int) -> float:
+    from bgsim.fast import bearoff as kernels
+    from experiments.running.machine import thread_limit
+
+    scale = BENCH_CORES / max(1, thread_limit())
+    if kind == "one-sided":
+        return ONE_SIDED_SECONDS * scale
+    return kernels.position_count(checkers) ** 2 / TWO_SIDED_PAIRS_PER_SECOND * scale
+
+
+def build_files(two_sided_checkers: int, force: bool, log=lambda text: None) -> dict:
+    """Build what is missing or stale (everything with ``force``); the seconds each took.
+    ``log`` is told, before each build, what is built and roughly how long it takes."""
+    from bgsim.bearoff import database, store
+    from bgsim.fast import bearoff as kernels
+    from experiments.running.progress import duration
 
     database.check_two_sided_checkers(two_sided_checkers)
     folder = store.cache_dir()
@@ -31,6 +74,9 @@ def build_files(two_sided_checkers: int, force: bool) -> dict:
     )
     for kind, checkers, cubeful, build, load, load_args in jobs:
         path = folder / store.file_name(kind, checkers)
+        if force or not store.has_header(path, store.expected_header(kind, checkers, cubeful)):
+            log(f"building the {kind} database ({kernels.position_count(checkers):,} positions a side): "
+                f"about {duration(max(_estimate(kind, checkers), 1.0))}, a single pass (no progress bar)")
         started = time.perf_counter()
         if force:
             built = build()

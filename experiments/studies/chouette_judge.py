@@ -31,9 +31,9 @@ from bgsim.board import Position
 from bgsim.chouette import Seating
 from bgsim.cube import Rules
 from experiments.errors import RunError
-from experiments.running.files import write_text
+from experiments.running.files import explain, write_text
 from experiments.running.folder import CHOUETTE_JUDGE_FILE
-from experiments.running.progress import Progress
+from experiments.running.progress import Phase
 
 from .cube_audit import take_verdict
 
@@ -43,9 +43,9 @@ COLUMNS = ("table", "condition", "game", "games_judged", "ply", "player", "spec"
            "cubes", "position_id", "double_take", "best", "error", "equity_lost", "points_lost")
 
 
-def judge_table(index: int, rows: pd.DataFrame, count: int, make_player) -> list[dict]:
+def judge_table(index: int, rows: pd.DataFrame, count: int, make_player, progress=lambda games: None) -> list[dict]:
     """The judged answers of the first ``count`` games of one table (its rows, sorted by game
-    and place)."""
+    and place); ``progress(games)`` is told of every game looked at."""
     from bgsim import bearoff
     from bgsim.fast.chouette import (
         ACTION_DOUBLE, ACTIONS, COL_POINTS, EVENT_ACTION, EVENT_PLAYER, EVENT_VALUE, TRACE_EVENTS,
@@ -68,6 +68,7 @@ def judge_table(index: int, rows: pd.DataFrame, count: int, make_player) -> list
     received = judged["doubles_received"].to_numpy()
     for start in range(0, len(judged), places):  # one game's rows, in seat order
         seats = slice(start, start + places)
+        progress(1)
         if received[seats].sum() == 0:
             continue  # nobody answered a double in this game
         game = int(games[start])
@@ -113,9 +114,10 @@ def _plain(value):
 
 
 def judge_chouettes(folder: Path, frame: pd.DataFrame, count: int, make_player=None, progress: bool = True,
-                    log=print) -> pd.DataFrame:
+                    log=print, phases: dict | None = None) -> pd.DataFrame:
     """Judge the first ``count`` games of every table of a chouette run's rows into the folder's
-    ``chouette_judge.csv``; the rows it wrote."""
+    ``chouette_judge.csv``; the rows it wrote.  A phase of its own (bar, estimate; its seconds
+    added to ``phases["judging"]``)."""
     if make_player is None:
         from bots import make_player
     tables = {int(index): rows.sort_values(["game", "place"], kind="mergesort")
@@ -123,15 +125,15 @@ def judge_chouettes(folder: Path, frame: pd.DataFrame, count: int, make_player=N
     games = sum(min(count, rows["game"].nunique()) for rows in tables.values())
     log(f"judging the takes and drops of the first {count:,} games of {len(tables)} tables against the "
         "two-sided bear-off database")
-    bar = Progress(len(tables), 0, "tables", progress)
     judged = []
-    try:
+    with Phase("judging", games, "games", progress, log, phases) as bar:
         for index, rows in tables.items():
-            judged += judge_table(index, rows, count, make_player)
-            bar.update(1)
-    finally:
-        bar.close()
+            judged += judge_table(index, rows, count, make_player, bar.update)
     table = pd.DataFrame(judged, columns=list(COLUMNS))
-    write_text(table.to_csv(index=False, float_format="%.9g"), Path(folder) / CHOUETTE_JUDGE_FILE)
+    target = Path(folder) / CHOUETTE_JUDGE_FILE
+    try:
+        write_text(table.to_csv(index=False, float_format="%.9g"), target)
+    except OSError as error:
+        raise explain(error, target, "and finish with --resume") from None
     log(f"judged {len(table):,} answers in {games:,} games")
     return table

@@ -34,6 +34,7 @@ two differ rarely and by little.
 
 from __future__ import annotations
 
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,9 +47,12 @@ from bgsim.board import Position
 from bgsim.cube import CENTRE, Cube, Rules
 from bgsim.game import WHITE, other, play_game
 from experiments.analysis.summary import milli, played_with
-from experiments.running.files import write_table, write_text
+from experiments.running.files import stop_hook, write_table, write_text
 from experiments.running.folder import RunFolder, RunKind
-from experiments.running.progress import Progress
+from experiments.running.progress import Phase
+from experiments.running.workers import worker_pool
+from experiments.stats import SMALL_SAMPLE, nonnegative_interval
+from experiments.studies.bearoff import announce_builds
 
 from . import cube_audit
 
@@ -110,39 +114,35 @@ def _starts_of_games(seed: int, first: int, last: int) -> list[tuple[str, int]]:
     return found
 
 
-def sample_starts(count: int, seed: int, jobs: int = 1) -> list[tuple[str, int]]:
+def sample_starts(count: int, seed: int, jobs: int = 1,
+                  found_more: Callable[[int], None] = lambda count: None) -> list[tuple[str, int]]:
     """``count`` starts as (position ID, sampling game), see the module: the first covered
     position of each fast-engine ``nn`` self-play game of ``seed`` in the doubling window, games
-    taken in order whatever ``jobs`` (processes) play them."""
-    from concurrent.futures import ProcessPoolExecutor
-
+    taken in order whatever ``jobs`` (processes, ``experiments.running.workers``) play them.
+    ``found_more(k)`` is told as each round of games adds k starts (the progress bar)."""
     from bgsim.dice import check_seed
 
     if count < 1:
-        raise ValueError(f"--starts must be at least 1, got {count}")
+        raise ValueError(f"--positions must be at least 1, got {count}")
     check_seed(seed)
     # about one sampling game in five gives a start: blocks of games sized to need few rounds
     size = max(50, min(2000, 6 * count // max(jobs, 1)))
     found: list[tuple[str, int]] = []
-    if jobs > 1:  # compile and read the table here once, so that the forked workers share them
-        _starts_of_games(seed, 0, 1)
-    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
-    try:
+    with worker_pool(jobs) as pool:
         first = 0
         while len(found) < count:
-            ranges = [(first + k * size, first + (k + 1) * size) for k in range(jobs)]
+            ranges = [(first + k * size, first + (k + 1) * size) for k in range(jobs if pool else 1)]
             if pool is None:
                 parts = [_starts_of_games(seed, *ranges[0])]
             else:
-                parts = list(pool.map(_starts_of_games, [seed] * jobs, *zip(*ranges)))
+                parts = list(pool.map(_starts_of_games, [seed] * len(ranges), *zip(*ranges)))
+            before = len(found)
             for part in parts:
                 found.extend(part)
+            found_more(min(len(found), count) - min(before, count))
             first = ranges[-1][1]
             if first > 100 * count + 1000 and len(found) < count:
                 raise ValueError(f"{SAMPLER} games give too few bear-off starts to sample {count}")
-    finally:
-        if pool is not None:
-            pool.shutdown()
     return found[:count]
 
 
@@ -231,27 +231,36 @@ def play_block(block: list[tuple[int, str, int]], seed: int, specs: list[str]) -
     return pd.DataFrame(rows)
 
 
+def blocks_of(starts: list[tuple[str, int]]) -> list[list[tuple[int, str, int]]]:
+    """The starts as (index, position ID, sampling game), in blocks of ``BLOCK``: the unit a
+    worker plays and a run keeps in ``chunks/`` (so a resume replays no finished block)."""
+    numbered = [(index, position_id, game) for index, (position_id, game) in enumerate(starts)]
+    size = max(1, min(BLOCK, len(numbered) // 8))  # a few blocks even for a small check
+    return [numbered[first:first + size] for first in range(0, len(numbered), size)]
+
+
+def play_blocks(blocks: list[list[tuple[int, str, int]]], seed: int, specs: list[str], jobs: int = 1):
+    """(block number, its game rows) for each block, in block order whatever ``jobs`` (processes)
+    play them: each start's games depend on its index and the seed alone."""
+    with worker_pool(jobs) as pool:
+        if pool is None:
+            for number, block in enumerate(blocks):
+                yield number, play_block(block, seed, specs)
+            return
+        futures = [pool.submit(play_block, block, seed, specs) for block in blocks]
+        for number, future in enumerate(futures):
+            yield number, future.result()
+
+
 def play_starts(starts: list[tuple[str, int]], seed: int, specs: list[str], jobs: int = 1,
                 done=lambda count: None) -> pd.DataFrame:
-    """The game rows of every start, in start order whatever ``jobs`` (processes) plays them:
-    each start's games depend on its index and the seed alone.  ``done(count)`` is told as
-    blocks of starts finish (the progress bar)."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    numbered = [(index, position_id, game) for index, (position_id, game) in enumerate(starts)]
-    size = max(1, min(BLOCK, len(numbered) // (4 * jobs) or 1))
-    blocks = [numbered[first:first + size] for first in range(0, len(numbered), size)]
+    """The game rows of every start, in start order whatever ``jobs`` (processes) plays them.
+    ``done(count)`` is told as blocks of starts finish (the progress bar)."""
     parts: list[pd.DataFrame] = []  # a frame per block: far smaller than its rows as dicts
-    if jobs <= 1:
-        for block in blocks:
-            parts.append(play_block(block, seed, specs))
-            done(len(block))
-    else:
-        with ProcessPoolExecutor(jobs) as pool:
-            futures = [pool.submit(play_block, block, seed, specs) for block in blocks]
-            for block, future in zip(blocks, futures):
-                parts.append(future.result())
-                done(len(block))
+    blocks = blocks_of(starts)
+    for number, frame in play_blocks(blocks, seed, specs, jobs):
+        parts.append(frame)
+        done(len(blocks[number]))
     return pd.concat(parts, ignore_index=True)
 
 
@@ -264,12 +273,17 @@ def _interval(values: np.ndarray) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def verdict(low: float, high: float) -> str:
+def verdict(low: float, high: float, starts: int | None = None) -> str:
+    """Whether the two methods agree; with fewer than ``SMALL_SAMPLE`` starts the interval's
+    normal approximation is rough, and the verdict says so."""
     if low == high == 0.0:
         return "agree exactly"
     if not (low == low and high == high):
         return "not settled (too few starts)"
-    return "agree within the interval" if low <= 0.0 <= high else "disagree"
+    said = "agree within the interval" if low <= 0.0 <= high else "disagree"
+    if starts is not None and starts < SMALL_SAMPLE:
+        said += f" (only {starts} starts: too few for the interval to be trusted)"
+    return said
 
 
 def summarise(games: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
@@ -281,7 +295,10 @@ def summarise(games: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
         mine = games[games["rule"] == rule]
         per_start = mine.groupby("start")[["payoff", "lost", "decisions", "errors"]].mean()
         a, a_low, a_high = _interval(per_start["payoff"].to_numpy())
-        b, b_low, b_high = _interval(-per_start["lost"].to_numpy())
+        # B is minus a loss, which cannot be negative: its interval stays at or below zero
+        lost, lost_half = cube_audit.clustered(per_start["lost"].to_numpy(), np.arange(len(per_start)))
+        lost_low, lost_high = nonnegative_interval(lost, lost_half)
+        b, b_low, b_high = -lost, -lost_high, -lost_low
         d, d_low, d_high = _interval((per_start["payoff"] + per_start["lost"]).to_numpy())
         rows.append({
             "rule": rule,
@@ -292,7 +309,7 @@ def summarise(games: pd.DataFrame, rules: list[str]) -> pd.DataFrame:
             "played_out": a, "played_out_low": a_low, "played_out_high": a_high,
             "judged": b, "judged_low": b_low, "judged_high": b_high,
             "difference": d, "difference_low": d_low, "difference_high": d_high,
-            "verdict": verdict(d_low, d_high),
+            "verdict": verdict(d_low, d_high, len(per_start)),
         })
     return pd.DataFrame(rows)
 
@@ -318,8 +335,9 @@ def markdown(summary: pd.DataFrame, info: dict) -> str:
         "",
         "`exact` makes each of its own decisions at the truth, so A's expectation is B: two "
         "independent methods, one number.  Thousandths of a point per game (a start's mean over its "
-        "two seatings, then the mean over starts); 95% intervals (normal approximation) with the "
-        "start as the unit; the difference A - B is paired (the same games).",
+        "two seatings, then the mean over starts); 95% intervals with the start as the unit (normal "
+        "approximation; B's on the log scale of the loss, so it never crosses zero; rough with fewer "
+        f"than {SMALL_SAMPLE} starts); the difference A - B is paired (the same games).",
         "",
         "| rule | starts | decisions a game | errors a game | largest cube | A: payoff v exact | "
         "95% interval | B: -loss | 95% interval | A - B | 95% interval | verdict |",
@@ -356,7 +374,7 @@ def markdown(summary: pd.DataFrame, info: dict) -> str:
 
 STARTS_FILE = "starts.txt"
 CROSS_CHECK = RunKind("cross-check", "cross-check", "bgsim cross-check",
-                      ("games.parquet", "cross_check.csv", "cross_check.md", STARTS_FILE), resumes=False)
+                      ("games.parquet", "cross_check.csv", "cross_check.md", STARTS_FILE))
 
 
 @dataclass
@@ -366,32 +384,70 @@ class CrossCheck:
     starts: int
     played: int  # games
     seconds: float
+    phases: dict  # each phase's seconds (sampling, playing, summaries), over the run's sessions
+    already_finished: bool = False  # --resume of a finished check: its results, nothing played
 
 
 def run_cross_check(out: Path, specs: list[str], command: str, starts: int = 2000, seed: int = 1, jobs: int = 1,
                     force: bool = False, progress: bool = True,
-                    log: Callable[[str], None] = print) -> CrossCheck:
+                    log: Callable[[str], None] = print, resume: bool = False) -> CrossCheck:
     """Play and judge every rule of ``specs`` against ``exact`` from ``starts`` bear-off starts into
     the results folder ``out`` (``starts.txt``, ``games.parquet``, ``cross_check.csv`` and
-    ``.md``); ``command`` (the one that repeats the run) goes to run.json.  An unfinished run in
-    ``out`` is started again."""
-    from bgsim.bearoff import default_two_sided_checkers
-
+    ``.md``); ``command`` (the one that repeats the run) goes to run.json.  The folder is claimed
+    while the check works in it; an unfinished check is finished with ``resume`` (its blocks of
+    starts in ``chunks/`` are not played again) or started again with ``force``."""
     cube_audit.make_rules(specs)  # bad specs fail before anything is written
     folder = RunFolder(out, CROSS_CHECK)
     identity = {"players": specs, "starts": starts, "seed": seed}
-    folder.open(identity, force=force)
+    with folder.claimed():
+        stored = folder.open(identity, resume=resume, force=force)
+        if stored is not None and stored.get("status") == "finished":
+            summary = pd.read_csv(folder.path / "cross_check.csv")
+            found = int(summary["starts"].iloc[0])
+            return CrossCheck(folder.path, summary, found, found * (1 + 2 * len(specs)),
+                              float(stored.get("seconds", 0.0)), dict(stored.get("phases") or {}), True)
+        announce_builds(log)  # the databases are the truth, built on first use: said once the input holds
+        return _check(folder, stored, specs, command, identity, starts, seed, jobs, progress, log)
+
+
+def _check(folder: RunFolder, stored, specs, command, identity, starts, seed, jobs, progress, log) -> CrossCheck:
+    from bgsim.bearoff import default_two_sided_checkers
+
     started = time.perf_counter()
-    stored = folder.record(command, identity)
+    stored = folder.resumed(stored) if stored is not None else folder.record(command, identity)
     folder.save(stored)
-    log(f"sampling {starts:,} bear-off starts from {SAMPLER} games (seed {seed})")
-    found = sample_starts(starts, seed, jobs)
-    write_text("".join(f"{position_id} {game}\n" for position_id, game in found), folder.path / STARTS_FILE)
-    bar = Progress(len(found), unit="starts", enabled=progress)
+    times = dict(stored.get("phases") or {})
+    starts_file = folder.path / STARTS_FILE
+    if starts_file.exists():
+        found = [(words[0], int(words[1])) for words in map(str.split, starts_file.read_text().splitlines()) if words]
+    else:
+        shutil.rmtree(folder.chunks, ignore_errors=True)  # blocks of no known starts
+        log(f"sampling {starts:,} bear-off starts from {SAMPLER} games (seed {seed})")
+        with Phase("sampling", starts, "starts", progress, log, times) as bar:
+            found = sample_starts(starts, seed, jobs, bar.update)
+        write_text("".join(f"{position_id} {game}\n" for position_id, game in found), starts_file)
+    blocks = blocks_of(found)
+    paths = [folder.chunks / f"block-{number:05d}.parquet" for number in range(len(blocks))]
+    folder.chunks.mkdir(exist_ok=True)
+    todo = [number for number, path in enumerate(paths) if not path.exists()]
+    written = 0
     try:
-        games = play_starts(found, seed, specs, jobs, bar.update)
-    finally:
-        bar.close()
+        with Phase("playing", len(found), "starts", progress, log, times,
+                   initial=len(found) - sum(len(blocks[number]) for number in todo)) as bar:
+            for position, frame in play_blocks([blocks[number] for number in todo], seed, specs, jobs):
+                number = todo[position]
+                write_table(frame, paths[number])
+                bar.update(len(blocks[number]))
+                written += 1
+                stop_hook(written)  # tests: BGSIM_STOP_AFTER=K interrupts after the K-th block
+    except KeyboardInterrupt:
+        stored["phases"] = times
+        folder.save(stored)
+        log(f"interrupted: {len(blocks) - len(todo) + written} of {len(blocks)} blocks of starts are played "
+            f"and kept in {folder.chunks}; finish with: {command} --resume")
+        raise
+    summaries = time.perf_counter()
+    games = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
     summary = summarise(games, specs)
     checkers = default_two_sided_checkers()
     sampled = (f"the first pure bear-off of each fast-engine {SAMPLER} self-play game (seed "
@@ -403,7 +459,9 @@ def run_cross_check(out: Path, specs: list[str], command: str, starts: int = 200
     write_table(games, folder.path / "games.parquet")
     write_text(summary.to_csv(index=False), folder.path / "cross_check.csv")
     write_text(markdown(summary, info), folder.path / "cross_check.md")
+    times["summaries"] = round(time.perf_counter() - summaries, 1)
     seconds = time.perf_counter() - started
-    folder.finish(stored, seconds=seconds, source=sampled)
+    folder.finish(stored, seconds=seconds, source=sampled, phases=times)
+    shutil.rmtree(folder.chunks, ignore_errors=True)
     played = len(found) * (1 + 2 * len(specs))  # exact against itself once, each rule twice
-    return CrossCheck(folder.path, summary, len(found), played, seconds)
+    return CrossCheck(folder.path, summary, len(found), played, seconds, times)

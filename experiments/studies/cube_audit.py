@@ -52,9 +52,11 @@ from bgsim.board import Position
 from bgsim.cube import CubeView, Response
 from experiments.analysis.summary import milli, played_with
 from experiments.errors import RunError
-from experiments.running.files import write_atomic, write_table, write_text
+from experiments.running.files import stop_hook, write_atomic, write_table, write_text
 from experiments.running.folder import RunFolder, RunKind
-from experiments.running.progress import Progress
+from experiments.running.progress import Phase
+from experiments.stats import SMALL_SAMPLE, nonnegative_interval, proportion_interval
+from experiments.studies.bearoff import announce_builds
 
 BUCKETS = (("<=30", 0, 30), ("31-60", 31, 60), ("61-90", 61, 90), (">90", 91, 10_000))
 ALL = "all"
@@ -80,21 +82,31 @@ def bucket_of(pips: int) -> str:
 # --- positions -------------------------------------------------------------------------------
 
 
-def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3) -> list[tuple[str, int]]:
+def check_sampler(sampler: str):
+    """The sampler's player, or a ValueError when it is no fast checker bot (before any folder)."""
+    from bgsim.fast import supports
+    from bots import make_player
+
+    player = make_player(sampler)
+    if not supports(player):
+        raise ValueError(f"the sampler {sampler!r} has no fast-engine kernel: choose a fast checker bot")
+    return player
+
+
+def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3,
+                     found_more: Callable[[int], None] = lambda count: None) -> list[tuple[str, int]]:
     """``count`` race positions as (ID, game): the ID with the side on roll, the number of the
     sampling game it came from.  At most ``per_game`` come from each fast-engine game of
     ``sampler`` against itself (games ``0, 1, ...`` of ``seed``), chosen at random (seeded) among
     that game's race positions, so long races do not crowd out the rest.  Positions of one game
-    are alike (one race at several lengths): the intervals take the game as their unit."""
-    from bgsim.fast import supports, trace_game
+    are alike (one race at several lengths): the intervals take the game as their unit.
+    ``found_more(k)`` is told as each game adds k positions (the progress bar)."""
+    from bgsim.fast import trace_game
     from bgsim.fast.game import TRACE_HEAD
-    from bots import make_player
 
     if count < 1:
         raise ValueError(f"--positions must be at least 1, got {count}")
-    player = make_player(sampler)
-    if not supports(player):
-        raise ValueError(f"the sampler {sampler!r} has no fast-engine kernel: choose a fast checker bot")
+    player = check_sampler(sampler)
     rng = random.Random(seed)
     found: list[tuple[str, int]] = []
     number = 0
@@ -107,7 +119,9 @@ def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3) -> 
             if position.is_race and position.checkers_off < 15 and position.opponent_checkers_off < 15:
                 races.append(position.position_id)
         rng.shuffle(races)
-        found.extend((position_id, number) for position_id in races[:per_game])
+        kept = races[:max(0, min(per_game, count - len(found)))]
+        found.extend((position_id, number) for position_id in kept)
+        found_more(len(kept))
         number += 1
         if number > 50 * count + 1000:
             raise ValueError(f"{sampler} games give too few race positions to sample {count}")
@@ -267,18 +281,18 @@ def _summary_row(rule: str, bucket: str, part: pd.DataFrame) -> dict:
     # positions of each position's share (and over games weighted by their decisions)
     for error, column in zip(ERRORS, SHARE_COLUMNS):
         row[column] = float((part["error"] == error).mean()) if n else math.nan
+    # both are non-negative: intervals that stay so (experiments/stats.py, docs/METHODS.md)
     row["error_rate"] = rate
-    row["error_rate_low"] = rate - rate_half
-    row["error_rate_high"] = rate + rate_half
+    row["error_rate_low"], row["error_rate_high"] = proportion_interval(rate, rate_half, row["units"])
     row["equity_lost"] = mean
-    row["equity_lost_low"] = mean - half
-    row["equity_lost_high"] = mean + half
+    row["equity_lost_low"], row["equity_lost_high"] = nonnegative_interval(mean, half)
     return row
 
 
 def summarise(frame: pd.DataFrame, rules: list[str], where=None) -> pd.DataFrame:
     """One row per rule and race-length bucket (``all`` first): the error shares and the equity
-    lost per decision in points with its 95% interval (normal approximation)."""
+    lost per decision in points, each with its 95% interval (the error rate's Wilson's, the
+    equity lost's on the log scale: both stay non-negative)."""
     if where is not None:
         frame = frame[where(frame)]
     rows = []
@@ -311,8 +325,9 @@ def _table(summary: pd.DataFrame, buckets=None) -> list[str]:
         shares = " | ".join(f"{100 * getattr(row, column):.2f}%" if row.decisions else "-"
                             for column in SHARE_COLUMNS)
         rate = f"{100 * row.error_rate:.2f}%" if row.decisions else "-"
+        rough = f" (only {row.units} units: rough)" if 0 < row.units < SMALL_SAMPLE else ""
         lines.append(f"| {row.rule} | {row.bucket} | {row.decisions:,} | {shares} | {rate} | "
-                     f"{milli(row.equity_lost)} | {milli(row.equity_lost_low)} .. {milli(row.equity_lost_high)} |")
+                     f"{milli(row.equity_lost)} | {milli(row.equity_lost_low)} .. {milli(row.equity_lost_high)}{rough} |")
     return lines
 
 
@@ -405,7 +420,8 @@ def summary_markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str
         "Truth: exact where the two-sided bear-off database holds the position, else estimated "
         "(Janowski's formulas on the one-sided database's or the nn net's cubeless chances; see "
         "`experiments/studies/cube_audit.py` and `bots/exact.py`).  Equity lost in thousandths of a point "
-        "per decision, 95% intervals (normal approximation) that take "
+        "per decision, 95% intervals (error rates: Wilson's; equity lost: on the log scale, so neither "
+        "goes below zero; rougher with fewer than " f"{SMALL_SAMPLE} units) that take "
         + (f"the sampling game as the independent unit (a game gives up to {info['per_game']} "
            "positions of one race, and a position's three decisions share one truth)"
            if info.get("per_game") else "the position as the independent unit (its three decisions "
@@ -489,6 +505,8 @@ class Audit:
     summary: pd.DataFrame  # summary.csv
     positions: int
     seconds: float  # this session's
+    phases: dict  # each phase's seconds (sampling, judging, summaries), over the run's sessions
+    already_finished: bool = False  # --resume of a finished audit: its results, nothing done
 
 
 def audit_identity(specs: list[str], positions: int, seed: int, sampler: str, per_game: int,
@@ -520,13 +538,32 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
               sampler: str = "pubeval", per_game: int = 3, source: Path | None = None, resume: bool = False,
               force: bool = False, progress: bool = True, log: Callable[[str], None] = print) -> Audit:
     """Judge every rule of ``specs`` on race positions (sampled, or read from ``source``) into the
-    results folder ``out``; ``command`` (the one that repeats the run) goes to run.json."""
+    results folder ``out``; ``command`` (the one that repeats the run) goes to run.json.  The
+    folder is claimed while the audit works in it; resuming a finished audit gives its results."""
     rules = make_rules(specs)  # bad specs fail before anything is written
+    if source is None:
+        check_sampler(sampler)  # and a bad sampler
     identity = audit_identity(specs, positions, seed, sampler, per_game, source)
     folder = RunFolder(out, AUDIT)
-    stored = folder.open(identity, resume=resume, force=force)
-    if stored is not None and stored.get("status") == "finished":
-        raise RunError(f"{folder.path} holds a finished audit: nothing to resume (--force to run it again)")
+    with folder.claimed():
+        stored = folder.open(identity, resume=resume, force=force)
+        if stored is not None and stored.get("status") == "finished":
+            return _finished(folder, stored, specs)
+        announce_builds(log)  # the databases are the truth, built on first use: said once the input holds
+        return _audit(folder, stored, rules, specs, command, identity, positions, seed, sampler, per_game,
+                      source, progress, log)
+
+
+def _finished(folder: RunFolder, stored: dict, specs: list[str]) -> Audit:
+    frame = pd.read_parquet(folder.path / "decisions.parquet")
+    summary = pd.read_csv(folder.path / "summary.csv")
+    positions = int(frame["position_index"].nunique())
+    return Audit(folder.path, frame, summary, positions, float(stored.get("seconds", 0.0)),
+                 dict(stored.get("phases") or {}), already_finished=True)
+
+
+def _audit(folder: RunFolder, stored, rules, specs, command, identity, positions, seed, sampler, per_game,
+           source, progress, log) -> Audit:
     started = time.perf_counter()
     if stored is None:
         # run.json first: a kill before positions.txt is whole leaves a run that --resume finishes
@@ -539,6 +576,7 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
         folder.save(stored)
     else:
         stored = folder.resumed(stored)
+    times = dict(stored.get("phases") or {})
     positions_file = folder.path / POSITIONS_FILE
     if positions_file.exists():
         found = _read_positions_file(positions_file)
@@ -548,28 +586,38 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
             found = [(position_id, None) for position_id in read_positions(source)]
         else:
             log(f"sampling {positions:,} race positions from {sampler} games (seed {seed})")
-            found = sample_positions(sampler, positions, seed, per_game)
+            with Phase("sampling", positions, "positions", progress, log, times) as bar:
+                found = sample_positions(sampler, positions, seed, per_game, bar.update)
         write_text("".join(f"{position_id}\n" if game is None else f"{position_id} {game}\n"
                            for position_id, game in found), positions_file)
     folder.chunks.mkdir(exist_ok=True)
     chunks = [found[start:start + CHUNK_POSITIONS] for start in range(0, len(found), CHUNK_POSITIONS)]
     paths = [folder.chunks / f"chunk-{index:05d}.parquet" for index in range(len(chunks))]
     done = {index for index, path in enumerate(paths) if path.exists()}
-    bar = Progress(len(found), sum(len(chunks[i]) for i in done), unit="positions", enabled=progress)
+    written = 0
     try:
-        for index, chunk in enumerate(chunks):
-            if index in done:
-                continue
-            rows = []
-            for offset, (position_id, game) in enumerate(chunk):
-                for row in judge(position_id, rules):
-                    rows.append({**row, "position_index": index * CHUNK_POSITIONS + offset, "game": game})
-            rows = pd.DataFrame(rows)
-            rows["game"] = rows["game"].astype("Int64")  # none where the positions came from a file
-            write_table(rows, paths[index])
-            bar.update(len(chunk))
-    finally:
-        bar.close()
+        with Phase("judging", len(found), "positions", progress, log, times,
+                   initial=sum(len(chunks[i]) for i in done)) as bar:
+            for index, chunk in enumerate(chunks):
+                if index in done:
+                    continue
+                rows = []
+                for offset, (position_id, game) in enumerate(chunk):
+                    for row in judge(position_id, rules):
+                        rows.append({**row, "position_index": index * CHUNK_POSITIONS + offset, "game": game})
+                rows = pd.DataFrame(rows)
+                rows["game"] = rows["game"].astype("Int64")  # none where the positions came from a file
+                write_table(rows, paths[index])
+                bar.update(len(chunk))
+                written += 1
+                stop_hook(written)  # tests: BGSIM_STOP_AFTER=K interrupts after the K-th chunk
+    except KeyboardInterrupt:
+        stored["phases"] = times
+        folder.save(stored)
+        log(f"interrupted: {len(done) + written} of {len(chunks)} chunks of positions are judged and kept in "
+            f"{folder.chunks}; finish with: {command} --resume")
+        raise
+    summaries = time.perf_counter()
     frame = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
     summary = summary_table(frame, specs)
     write_table(frame, folder.path / "decisions.parquet")
@@ -577,7 +625,8 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
     info = {**stored, "positions": len(found), "per_game": per_game if source is None else None}
     write_text(summary_markdown(frame, summary, specs, info), folder.path / "summary.md")
     plot(summary, folder.path / "cube_audit.png")
+    times["summaries"] = round(time.perf_counter() - summaries, 1)
     seconds = time.perf_counter() - started
-    folder.finish(stored, seconds=seconds)
+    folder.finish(stored, seconds=seconds, phases=times)
     shutil.rmtree(folder.chunks, ignore_errors=True)
-    return Audit(folder.path, frame, summary, len(found), seconds)
+    return Audit(folder.path, frame, summary, len(found), seconds, times)

@@ -27,12 +27,13 @@ def run_experiment(experiment: Experiment, out: str | Path | None = None, **opti
 
 
 def summarize(folder: Path, frame, experiment: Experiment, run: dict, *, make_player=None, progress: bool = True,
-              log=print):
+              log=print, phases: dict | None = None):
     """A finished run's summaries: a tournament's (:func:`experiments.analysis.report.summarize_run`),
     or a chouette experiment's, its takes and drops judged first when it asks (``judge_cube``)
     and they are not yet."""
     if not experiment.chouette:
-        return summarize_run(folder, frame, experiment, run, make_player=make_player, progress=progress, log=log)
+        return summarize_run(folder, frame, experiment, run, make_player=make_player, progress=progress, log=log,
+                             phases=phases)
     if experiment.judge_cube and not (Path(folder) / CHOUETTE_JUDGE_FILE).exists():
-        judge_chouettes(folder, frame, experiment.judge_cube, make_player, progress, log)
+        judge_chouettes(folder, frame, experiment.judge_cube, make_player, progress, log, phases)
     return write_chouette_report(folder, frame, experiment, run)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
 
 from bgsim.cube import Rules
+from bgsim.variants import VARIANTS
 from experiments.running.progress import duration
+from experiments.running.workers import fresh_pool, worker_pool
 
 # (white, black, rules, match_to).  The rule options, each played by pairings that use it:
 AGGRESSIVE = "pipdiff(double=2,redouble=3,take=20)"
@@ -36,23 +37,30 @@ RULE_CASES = (
 
 
 def bot_cases() -> list[tuple[str, str, Rules, int]]:
-    """Every registered bot that claims a fast kernel, in both seats, derived from the registries.
+    """Every registered bot that claims a fast kernel, with every capability of its layout
+    switched on and off, in both seats, derived from the registries and ``bgsim/layouts.py``.
 
-    Checker bot i with cube bot i plays checker bot i+1 with cube bot i+1 (both lists taken
-    round), default parameters, default rules: a bot added to a registry is compared with the
-    reference engine without anyone adding it here.  Then every cube bot once more in 5-point
-    matches, where the score-aware ones judge at the score, against the next cube bot.
+    Money: checker bot i with cube bot i plays checker bot i+1 with cube bot i+1 (both lists
+    taken round, default rules), the checker bots listed at their defaults and then each with
+    the capabilities that change a money game switched (``bearoff=true``).  Then every cube bot
+    at its defaults in 5-point matches against the next one with its capabilities switched
+    (``score_aware=false``).  A bot added to a registry, or a capability to a layout, is
+    compared with the reference engine without anyone adding it here.
     """
-    from bots import checker_bots, cube_bots
+    from bots.registry import fast_names, switched_spec
 
-    checkers = [name for name, bot in checker_bots().items() if bot.fast_name]
-    cubes = [name for name, bot in cube_bots().items() if bot.fast_name]
+    checkers, cubes = fast_names("checker"), fast_names("cube")
+    checkers += [spec for spec in (switched_spec("checker", name, money=True) for name in checkers) if spec]
+    cubes += [spec for spec in (switched_spec("cube", name, money=True) for name in cubes) if spec]
     count = max(len(checkers), len(cubes))
     money = [(f"{checkers[i % len(checkers)]}+{cubes[i % len(cubes)]}",
               f"{checkers[(i + 1) % len(checkers)]}+{cubes[(i + 1) % len(cubes)]}", Rules(), 0)
              for i in range(count)]
     # heuristic checker play: quick, and it reaches races, where the race counts judge
-    match = [(f"heuristic+{cube}", f"heuristic+{cubes[(i + 1) % len(cubes)]}", Rules(), MATCH_CASE_LENGTH)
+    cubes = fast_names("cube")
+    match = [(f"heuristic+{cube}",
+              "heuristic+" + (switched_spec("cube", cubes[(i + 1) % len(cubes)], money=False)
+                              or cubes[(i + 1) % len(cubes)]), Rules(), MATCH_CASE_LENGTH)
              for i, cube in enumerate(cubes)]
     return money + match
 
@@ -60,9 +68,51 @@ def bot_cases() -> list[tuple[str, str, Rules, int]]:
 MATCH_CASE_LENGTH = 5
 
 
+def variant_cases() -> list[tuple[str, str, Rules, int]]:
+    """Every variant (``bgsim.variants``) with every fast bot whose layout lists it
+    (``bgsim/layouts.py``, ``variants``), in both seats, derived from the registries as
+    :func:`bot_cases`: checker bot i with cube bot i plays checker bot i+1 with cube bot i+1, the
+    checker bots listed at their defaults and then with ``bearoff=true`` (hypergammon is soon a
+    bear-off).  Acey-deucey has no cube: its checker bots alone, each choosing its double after
+    every 1-2 (chained turns and forfeited extra rolls come with the games)."""
+    from bgsim.layouts import fast_bots
+    from bgsim.variants import DEFINITIONS, STANDARD
+    from bots.registry import fast_names, switched_spec
+
+    cases = []
+    for name, variant in DEFINITIONS.items():
+        if name == STANDARD:
+            continue
+        rules = Rules(variant=name)
+        checkers = [bot for bot in fast_names("checker") if name in fast_bots("checker")[bot].variants]
+        checkers += [spec for spec in (switched_spec("checker", bot, money=True) for bot in checkers) if spec]
+        cubes = [bot for bot in fast_names("cube") if name in fast_bots("cube")[bot].variants] if variant.cube else []
+        if not cubes:
+            cases += [(checkers[i], checkers[(i + 1) % len(checkers)], rules, 0) for i in range(len(checkers))]
+            continue
+        count = max(len(checkers), len(cubes))
+        cases += [(f"{checkers[i % len(checkers)]}+{cubes[i % len(cubes)]}",
+                   f"{checkers[(i + 1) % len(checkers)]}+{cubes[(i + 1) % len(cubes)]}", rules, 0)
+                  for i in range(count)]
+    return cases
+
+
+# The reference engine's plain search takes seconds a game with fifteen checkers in hand: these
+# variants' cases play a tenth of the games (at least one).
+HAND_VARIANT_SHARE = 10
+
+
+def case_games(games: int, rules: Rules) -> int:
+    """How many of ``games`` a case under ``rules`` plays (:data:`HAND_VARIANT_SHARE`)."""
+    from bgsim.variants import variant_of
+
+    return max(1, games // HAND_VARIANT_SHARE) if variant_of(rules.variant).hand else games
+
+
 def default_cases() -> list[tuple[str, str, Rules, int]]:
-    """Every fast bot (from the registries) and every rule option: ``bgsim validate``'s cases."""
-    return bot_cases() + list(RULE_CASES)
+    """Every fast bot (from the registries), every rule option and every variant: ``bgsim
+    validate``'s cases."""
+    return bot_cases() + list(RULE_CASES) + variant_cases()
 
 
 # Chouettes (bgsim.chouette): (the players' specs, rules, cube regime).
@@ -85,11 +135,10 @@ def chouette_cases() -> list[tuple[tuple[str, ...], Rules, str]]:
     k-th seat dealt is checker bot k and cube bot k, both lists taken round), the deal going on
     from one chouette to the next, so that each regime seats every fast cube bot; then the rule
     options (``CHOUETTE_RULE_CASES``)."""
-    from bots import checker_bots, cube_bots
     from bgsim.chouette import CUBE_REGIMES
+    from bots.registry import fast_names
 
-    checkers = [name for name, bot in checker_bots().items() if bot.fast_name]
-    cubes = [name for name, bot in cube_bots().items() if bot.fast_name]
+    checkers, cubes = fast_names("checker"), fast_names("cube")
     cases, dealt = [], 0
     for regime in CUBE_REGIMES:
         for size in CHOUETTE_SIZES:
@@ -158,6 +207,14 @@ def _reference_chunk(white_spec, black_spec, seed, numbers, rules, match_to):
                                 rules, match_to)
 
 
+def reference_pool(jobs: int):
+    """The worker processes that play the reference side, started fresh (spawned, not forked: a
+    worker forked after this process ran a parallel kernel, the fast engine's game loop, is killed
+    by Numba's OpenMP layer as soon as it runs one itself, as exact's match tables do): the pool
+    :func:`validate` holds through ``workers.worker_pool``."""
+    return fresh_pool(jobs)
+
+
 def _reference(pool, white_spec, black_spec, seed, games, rules, match_to, jobs):
     if pool is None:
         return _reference_chunk(white_spec, black_spec, seed, range(games), rules, match_to)
@@ -178,22 +235,24 @@ def _rules_text(rules: Rules) -> str:
 START_CASE = ("heuristic+pipdiff", "pubeval+pipdiff")  # games from random positions, cube on
 
 
-def _compare_starts(games: int, seed: int, given: bool):
-    """Games from random positions instead of the opening (with given first rolls and mirrored
-    dice when ``given``, as rollouts play them) in both engines: how many games agreed, or None
-    after printing the first difference."""
+def _compare_starts(games: int, seed: int, given: bool, variant: str = "standard"):
+    """Games from random positions (of ``variant``) instead of the opening (with given first rolls
+    and mirrored dice when ``given``, as rollouts play them) in both engines: how many games
+    agreed, or None after printing the first difference."""
     from bgsim.fast.sameness import compare_frames, start_case
     from bgsim.series import play_games
     from bots import make_player
 
     white, black = (make_player(spec) for spec in START_CASE)
+    rules = Rules(variant=variant)
     what = (f"{white.name} vs {black.name} from {games} random positions"
+            + ("" if variant == "standard" else f" of {variant}")
             + (", first two rolls given, every other game's dice mirrored" if given else ""))
     print(f"start case: {what} ...", flush=True)
-    options = start_case(games, seed, given)
+    options = start_case(games, seed, given, variant)
     count = len(options["start"])
-    fast = play_games(white, black, seed, count, engine="fast", **options)
-    reference = play_games(white, black, seed, count, engine="reference", **options)
+    fast = play_games(white, black, seed, count, rules, engine="fast", **options)
+    reference = play_games(white, black, seed, count, rules, engine="reference", **options)
     mismatch = compare_frames(reference, fast)
     if mismatch is not None:
         print(f"DIFFERENCE in {what}, seed {seed}: row {mismatch.row} (game {mismatch.game}), "
@@ -235,20 +294,21 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
                              "must run in the fast engine") from None
 
     total_rows = 0
-    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
-    print(f"validating {len(cases)} cases of {games} games or matches each, both engines", flush=True)
+    print(f"validating {len(cases)} cases of {games} games or matches each (Dutch backgammon and acey-deucey: "
+          f"1 in {HAND_VARIANT_SHARE} of them), both engines", flush=True)
     all_started = time.perf_counter()
-    try:
+    with worker_pool(jobs) as pool:  # fresh processes: this one may have run a parallel kernel
         for number, (white_spec, black_spec, rules, match_to) in enumerate(cases, 1):
             white, black = make_player(white_spec), make_player(black_spec)
             what = f"{white.name} vs {black.name}, {_rules_text(rules)}" + (
                 f", matches to {match_to}" if match_to else "")
             print(f"case {number}/{len(cases)}: {what} ...", flush=True)
+            played = case_games(games, rules)
             started = time.perf_counter()
-            fast = play_games(white, black, seed, games, rules, match_to=match_to, engine="fast")
+            fast = play_games(white, black, seed, played, rules, match_to=match_to, engine="fast")
             fast_seconds = time.perf_counter() - started
             started = time.perf_counter()
-            reference = _reference(pool, white_spec, black_spec, seed, games, rules,
+            reference = _reference(pool, white_spec, black_spec, seed, played, rules,
                                    match_to, jobs)
             reference_seconds = time.perf_counter() - started
             mismatch = compare_frames(reference, fast)
@@ -264,7 +324,7 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
                 return 1
             total_rows += len(fast)
             unit = "matches" if match_to else "games"
-            print(f"{games} {unit} ({len(fast)} games) identical: {what}  "
+            print(f"{played} {unit} ({len(fast)} games) identical: {what}  "
                   f"[fast {fast_seconds:.2f}s, reference {reference_seconds:.1f}s]", flush=True)
             if number < len(cases):
                 left = (time.perf_counter() - all_started) / number * (len(cases) - number)
@@ -274,23 +334,27 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
             if chouette_rows is None:
                 return 1
             total_rows += chouette_rows
-    finally:
-        if pool is not None:
-            pool.shutdown()
 
-    for given in (False, True):
-        compared_games = _compare_starts(games, seed, given)
+    for given, variant in ((False, "standard"), (True, "standard"), (True, "dutch"), (False, "acey-deucey")):
+        compared_games = _compare_starts(case_games(games, Rules(variant=variant)), seed, given, variant)
         if compared_games is None:
             return 1
         total_rows += compared_games
 
-    boards = random_positions(positions, seed) if positions else []
-    compared, play_mismatch = compare_legal_plays(boards)
-    if play_mismatch is not None:
-        print(f"DIFFERENCE in legal plays after {compared} position-roll pairs:")
-        print("  " + str(play_mismatch).replace("\n", "\n  "))
-        return 1
-    print(f"legal plays identical on {len(boards)} positions x 21 rolls = {compared} pairs")
+    compared = 0
+    # the standard game's positions, then a tenth as many of each variant's (the reference's
+    # plain search is slow with fifteen checkers in hand)
+    for variant in VARIANTS:
+        count = positions if variant == "standard" else positions // 10
+        boards = random_positions(count, seed, variant) if count else []
+        pairs, play_mismatch = compare_legal_plays(boards)
+        compared += pairs
+        if play_mismatch is not None:
+            print(f"DIFFERENCE in legal plays after {compared} position-roll pairs:")
+            print("  " + str(play_mismatch).replace("\n", "\n  "))
+            return 1
+        what = "" if variant == "standard" else f" of {variant}"
+        print(f"legal plays identical on {len(boards)} positions{what} x 21 rolls = {pairs} pairs", flush=True)
     chouette_cases_text = f" and {len(chouettes)} chouette cases" if chouettes else ""
     print(f"validated: {total_rows} rows in {len(cases)} cases{chouette_cases_text} and {compared} position-roll pairs, "
           f"no difference")

@@ -115,10 +115,11 @@ def write_curve(rows, path: Path) -> None:
 
 
 class Trainer:
-    def __init__(self, settings: Settings, folder: Path, log=print) -> None:
+    def __init__(self, settings: Settings, folder: Path, log=print, progress: bool = True) -> None:
         self.s = settings
         self.folder = Path(folder)
         self.log = log
+        self.progress = progress  # the bars; False: none (``bgsim train --no-progress``)
         self.folder.mkdir(parents=True, exist_ok=True)
 
     # --- checkpoints -------------------------------------------------------------------
@@ -188,7 +189,8 @@ class Trainer:
         from tqdm import tqdm
 
         boards = self.positions(round_, net)
-        with tqdm(total=len(boards), desc=f"round {round_}: labels", unit="pos", mininterval=10) as bar:
+        with tqdm(total=len(boards), desc=f"round {round_}: labels", unit="pos", mininterval=10,
+                  disable=not self.progress) as bar:
             labels = label(boards, bar)
         _save_npz(self._data_path(round_), boards=boards, labels=labels)
         return boards, labels
@@ -244,7 +246,7 @@ class Trainer:
             draws = np.random.default_rng([s.seed, round_]).integers(0, len(all_boards), size=steps * s.batch)
             total, counted = 0.0, 0
             with tqdm(total=steps, initial=first_step, desc=f"round {round_} training",
-                      unit="batch", mininterval=10) as bar:
+                      unit="batch", mininterval=10, disable=not self.progress) as bar:
                 for step in range(first_step, steps):
                     # the rate falls tenfold over a round, from a start that falls per round
                     rate = s.rate * s.round_decay ** round_ * 0.1 ** (step / steps)

@@ -1,0 +1,178 @@
+"""One command line, one vocabulary (issue 23): every command's parser, walked from
+``experiments.cli.build_parser()``, uses the same flag for the same idea, shows every default in
+its help, caps cores the same way with the same line, and keeps the old spellings for a release."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+import pytest
+
+from experiments import cli
+from experiments.commands import arguments
+
+PARSER = cli.build_parser()
+COMMANDS = cli.commands(PARSER)
+
+# the one flag for each idea; the words another command might have used for it
+SYNONYMS = {
+    "--threads": ("--jobs", "--workers", "--processes", "--cores", "--procs"),
+    "--games": ("--trials", "--deals", "--matches", "--rounds-of-games"),
+    "--positions": ("--starts", "--pairs", "--samples-of-positions"),
+    "--out": ("--output", "--dir", "--folder-out", "--outfile"),
+    "--seed": ("--random-seed", "--rng"),
+    "--no-progress": ("--quiet", "--no-bar"),
+}
+OLD_SPELLINGS = {"validate": {"--jobs": "--threads"}, "cross-check": {"--jobs": "--threads", "--starts": "--positions"},
+                 "bearoff check": {"--pairs": "--positions"}}
+
+
+def options(command: argparse.ArgumentParser):
+    """(flag, action) for every option shown in --help."""
+    for action in command._actions:
+        if action.help == argparse.SUPPRESS or not action.option_strings:
+            continue
+        if isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
+            continue
+        yield action.option_strings[-1], action
+
+
+def required_words(command: argparse.ArgumentParser) -> list[str]:
+    """Words that satisfy a command's required arguments (to parse one flag of it alone)."""
+    words = []
+    for action in command._actions:
+        if not action.option_strings and action.nargs not in ("?", "*", argparse.PARSER, argparse.SUPPRESS):
+            words += ["1"] * (action.nargs if isinstance(action.nargs, int) else 1)
+        elif action.option_strings and action.required:
+            words += [action.option_strings[0], "1"]
+    return words
+
+
+def parse(name: str, *words: str):
+    return PARSER.parse_args(name.split() + required_words(COMMANDS[name]) + list(words))
+
+
+def test_every_command_is_walked():
+    assert {"play", "run", "tournament", "validate", "cube-audit", "cross-check", "rollout", "chouette",
+            "bearoff check", "bearoff build", "met", "report", "export", "import", "analyse", "bench",
+            "train", "trace", "eval"} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_one_flag_for_one_idea(name):
+    shown = {flag for flag, _ in options(COMMANDS[name])}
+    for flag, others in SYNONYMS.items():
+        assert not shown & set(others), f"bgsim {name} says {sorted(shown & set(others))} where bgsim says {flag}"
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_the_shared_flags_are_the_shared_declarations(name):
+    """The same idea is read and checked by the same code in every command."""
+    for flag, action in options(COMMANDS[name]):
+        if flag == "--threads":
+            assert action.type is arguments.threads and action.default is None, name
+        elif flag == "--seed":
+            assert action.type is arguments.seed, name
+        elif flag == "--games" and action.metavar in ("SELECTION", "FILE"):  # which games a reader takes
+            assert (name, action.metavar) in (("export", "SELECTION"), ("analyse", "SELECTION"),
+                                              ("cube-audit", "FILE")), name
+        elif flag in ("--games", "--positions"):
+            assert action.type in (arguments.positive, arguments.non_negative), (name, flag)
+        elif flag == "--match-to":
+            assert action.type is arguments.match_length and action.default == 0, name
+        elif flag == "--out":
+            assert action.metavar in ("DIR",) or action.metavar.startswith("FILE"), (name, action.metavar)
+            if action.metavar == "DIR":
+                assert "results folder" in action.help, name
+            else:
+                assert action.help.startswith("output file"), (name, action.help)
+        elif flag in ("--no-progress", "--json", "--resume", "--force"):
+            assert isinstance(action, argparse._StoreTrueAction), (name, flag)
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_option_with_a_default_shows_it_in_its_help(name):
+    for flag, action in options(COMMANDS[name]):
+        if isinstance(action, (argparse._StoreTrueAction, argparse._StoreConstAction)) or action.required:
+            continue
+        text = " ".join((action.help or "").split())
+        assert "default" in text, f"bgsim {name} {flag}: its help does not say its default"
+        if action.default is not None and action.type is not arguments.match_length:  # 0: money play
+            shown = str(action.default)
+            assert shown in text.replace(",", "") or f"{action.default:,}" in text, \
+                f"bgsim {name} {flag}: its help does not show the default {action.default!r}"
+
+
+@pytest.mark.parametrize("name", sorted(name for name, command in COMMANDS.items()
+                                        if any(flag == "--resume" for flag, _ in options(command))))
+def test_a_command_that_resumes_also_forces_and_can_be_quiet(name):
+    shown = {flag for flag, _ in options(COMMANDS[name])}
+    assert {"--resume", "--force", "--no-progress", "--out"} <= shown, name
+
+
+@pytest.mark.parametrize("name", sorted(name for name, command in COMMANDS.items()
+                                        if any(flag == "--threads" for flag, _ in options(command))))
+def test_threads_beyond_the_machine_are_capped_alike_in_every_command(name, capsys):
+    from experiments.running.machine import thread_limit
+
+    args = parse(name, "--threads", "100")
+    assert args.threads == thread_limit()  # never 100 processes or threads
+    err = capsys.readouterr().err.strip()
+    assert err == f"bgsim: --threads 100: this machine runs at most {thread_limit()} threads; using {thread_limit()}"
+
+
+@pytest.mark.parametrize("name", sorted(name for name, command in COMMANDS.items()
+                                        if any(flag == "--threads" for flag, _ in options(command))))
+@pytest.mark.parametrize("value", ["0", "-1", "two"])
+def test_a_bad_thread_count_is_the_same_one_line_everywhere(name, value, capsys):
+    with pytest.raises(arguments.BadArguments) as refused:
+        parse(name, "--threads", value)
+    text = str(refused.value)
+    expected = "--threads must be a whole number" if value == "two" else f"--threads must be at least 1, got {value}"
+    assert text.startswith(expected), text
+
+
+@pytest.mark.parametrize("name, old, new", [(name, old, new) for name, spellings in OLD_SPELLINGS.items()
+                                            for old, new in spellings.items()])
+def test_old_spellings_work_for_one_release_with_a_deprecation_line(name, old, new, capsys):
+    args = parse(name, old, "1")
+    assert getattr(args, new.lstrip("-")) == 1
+    assert capsys.readouterr().err.strip() == (f"bgsim: warning: {old} is now {new} "
+                                               "(the old name goes in the next release)")
+    assert old not in COMMANDS[name].format_help()
+
+
+def test_an_old_spelling_is_named_before_what_its_value_says(capsys):
+    from experiments.running.machine import thread_limit
+
+    args = parse("cross-check", "--jobs", "100")
+    assert args.threads == thread_limit()  # --jobs 100 never starts 100 processes
+    assert capsys.readouterr().err.splitlines() == [
+        "bgsim: warning: --jobs is now --threads (the old name goes in the next release)",
+        f"bgsim: --threads 100: this machine runs at most {thread_limit()} threads; using {thread_limit()}"]
+    with pytest.raises(arguments.BadArguments, match=r"^--jobs must be at least 1, got 0"):
+        parse("validate", "--jobs", "0")  # a bad value is blamed on the flag the user typed
+
+
+def test_a_flag_argparse_refuses_is_one_line_and_exit_2(capsys):
+    assert cli.main(["play", "random", "random", "--games", "0", "--out", "x.parquet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bgsim: error: --games must be at least 1, got 0")
+    assert "usage:" not in err
+    assert cli.main(["cube-audit", "--positions", "5"]) == 2  # a required flag missing
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--players" in err and "usage:" not in err
+
+
+def test_the_readme_documents_the_vocabulary():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    using = text[text.index("## Using it"):text.index("## Settings")]
+    for flag in ("--games", "--positions", "--threads", "--out", "--seed", "--resume", "--force",
+                 "--no-progress", "--json", "--match-to"):
+        assert re.search(rf"\| [^|]* \| `{flag}", using), f"README's vocabulary lacks {flag}"
+    for status in ("0 done", "1 failed", "2 bad input", "130"):
+        assert status in using
+    assert "--jobs" not in text.replace("`--jobs` (now `--threads`)", "")
