@@ -138,13 +138,19 @@ def test_the_report_separates_pairs_compares_regimes_and_report_rebuilds_it(whol
     assert (folder / "summary.md").read_text() == summary
 
 
+def test_bgsim_report_reads_a_chouette_runs_games_file_as_its_folder(whole, capsys):
+    folder, _ = whole
+    assert cli.main(["report", str(folder / "games.parquet")]) == 0
+    assert "Rewrote" in capsys.readouterr().out
+
+
 def test_bgsim_report_prints_a_chouette_files_summary(tmp_path, capsys):
     out = tmp_path / "rows.parquet"
     assert cli.main(["chouette", *PLAYERS[:3], "--games", "6", "--out", str(out), "--no-progress"]) == 0
     printed = capsys.readouterr().out
     assert cli.main(["report", str(out)]) == 0
     again = capsys.readouterr().out
-    assert printed.splitlines()[0] in again and "a bgsim chouette output" in again
+    assert printed.splitlines()[0] in again and "a bgsim chouette session" in again
 
 
 def test_pairs_are_compared_game_by_game_with_students_t_over_batch_means():

@@ -140,6 +140,21 @@ def test_auto_seats_built_in_bots_in_the_fast_engine_and_anyone_else_in_the_refe
         Session(built_in[:2] + [custom], 1, engine="fast")
 
 
+def test_a_bot_whose_layout_does_not_claim_a_chouette_seat_is_refused_there(monkeypatch):
+    import copy
+
+    from bgsim import layouts
+
+    keith = copy.copy(layouts.KEITH)  # (dataclasses.replace would add its capabilities twice)
+    object.__setattr__(keith, "chouette", False)
+    monkeypatch.setattr(layouts, "FAST_BOTS", tuple(keith if bot is layouts.KEITH else bot for bot in layouts.FAST_BOTS))
+    players = [make_player(spec) for spec in ("racer+pipdiff", "racer+keith", "racer")]
+    with pytest.raises(ValueError, match=r"player 1 \(racer\+keith\): cube bot 'keith' cannot sit in a chouette"):
+        fast_chouette.Table(players, Rules(), "team")
+    assert chouette_engine("auto", players) == "reference"
+    assert not fast_chouette.supports(players[1]) and fast_chouette.supports(players[0])
+
+
 def test_the_fast_table_refuses_what_a_chouette_is_not():
     players = [make_player("racer")] * 3
     assert fast_chouette.REGIMES == CUBE_REGIMES

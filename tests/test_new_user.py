@@ -271,6 +271,28 @@ def _play(words, out, tmp_path):
         _gnubg_reads_the_games(Path(words[words.index("--record") + 2]), rows)
 
 
+def _chouette(words, out, tmp_path):
+    from bgsim.chouette import play_chouettes
+    from bgsim.schema import CHOUETTE_DTYPES
+
+    specs = words[1:words.index("--games")]
+    games = int(words[words.index("--games") + 1])
+    cubes = words[words.index("--cubes") + 1] if "--cubes" in words else "team"
+    rows = pd.read_parquet(_out_path(words))
+    assert len(rows) == games * len(specs) and (rows.groupby("game")["points"].sum() == 0).all()
+    assert set(rows["rule_chouette_cubes"].astype(str)) == {cubes}
+    # the seats rotate as the rulebook says (RULES.md, Chouette), by hand from the rows
+    by_game = [part.sort_values("place") for _, part in rows.groupby("game")]
+    for before, after in zip(by_game, by_game[1:]):
+        box, captain, *rest = list(before["player"])
+        won = str(before["winner"].iloc[0])
+        assert list(after["player"]) == ([captain, *rest, box] if won == "team" else [box, *rest, captain])
+    # the other engine plays the same session
+    reference = play_chouettes([make_player(spec) for spec in specs], int(rows["seed"].iloc[0]), games, Rules(),
+                               cubes, engine="reference")
+    assert compare_frames(reference, rows.astype(CHOUETTE_DTYPES)) is None
+
+
 def _matches_by_hand(rows: pd.DataFrame, match_to: int, matches: int, out: str) -> None:
     """The rulebook's match: scores carried game to game, the game after a side first reaches
     match_to - 1 is the Crawford game (no cube), the match ends when a side reaches match_to."""
@@ -580,7 +602,7 @@ DONE = {
     "show": _show, "moves": _moves, "bots": _bots, "play": _play, "trace": _trace, "met": _met,
     "report": _report, "run": _run, "tournament": _run, "validate": _validate, "bench": _bench,
     "eval": _eval, "rollout": _rollout, "cube-audit": _cube_audit, "cross-check": _cross_check,
-    "bearoff": _bearoff, "export": _export, "import": _import, "analyse": _analyse,
+    "bearoff": _bearoff, "export": _export, "import": _import, "analyse": _analyse, "chouette": _chouette,
 }
 
 

@@ -488,6 +488,7 @@ class Table:
             if checker.code == CUSTOM:
                 raise ValueError(f"player {number} ({player.name}): a custom evaluation function plays "
                                  "chouettes in the reference engine only")
+            _check_seat(number, player)
             checkers.append((checker.code, checker))
             cubes.append((cube.code, cube))
         self.packed = pack_halves(checkers + cubes)
@@ -570,12 +571,27 @@ class Table:
         raise RuntimeError(f"chouette game {game} of seed {seed}: engine error {error}")
 
 
+def _check_seat(number: int, player) -> None:
+    """ValueError (one line) when a bot of ``player`` does not say in ``bgsim/layouts.py`` that it
+    can sit in a chouette (its layout's ``chouette``)."""
+    from .. import layouts
+
+    for role, bot in ((layouts.CHECKER, getattr(player, "checker", None)), (layouts.CUBE, getattr(player, "cube", None))):
+        name = getattr(bot, "fast_name", "") or layouts.NO_CUBE.name
+        if not layouts.fast_bots(role)[name].chouette:
+            raise ValueError(f"player {number} ({player.name}): {role} bot {name!r} cannot sit in a chouette "
+                             "in the fast engine (bgsim/layouts.py); use the reference engine")
+
+
 def supports(player) -> bool:
-    """Whether the fast engine can seat ``player`` at a chouette (both bots have kernels, and its
-    checker bot is not a user's evaluation function)."""
+    """Whether the fast engine can seat ``player`` at a chouette (both bots have kernels that say
+    they can sit in one, and its checker bot is not a user's evaluation function)."""
     from . import CUSTOM, player_halves
 
     try:
-        return player_halves(player)[0].code != CUSTOM
+        if player_halves(player)[0].code == CUSTOM:
+            return False
+        _check_seat(0, player)
     except ValueError:
         return False
+    return True
