@@ -103,6 +103,14 @@ Rows (:mod:`bgsim.schema`, ``CHOUETTE_COLUMNS``): one per game and player, in se
 box, the captain, then the team), counted per member's cube: the box's double to three members
 is three doubles offered by the box and one received by each member, the team's double is one
 offered by each member and as many received by the box.
+
+Engines
+-------
+``bgsim/fast/chouette.py`` plays the same games in the Numba engine, step for step as written
+here.  :class:`Session` plays a session batch by batch in the engine :func:`chouette_engine`
+chooses as ``bgsim play`` does (``auto``: the fast engine when every player's bots have kernels
+that say in ``bgsim/layouts.py`` that they sit in a chouette, else this module); both engines
+give the same rows.
 """
 
 from __future__ import annotations
