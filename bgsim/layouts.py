@@ -30,7 +30,10 @@ it is built from that field:
   today every checker bot every game, every cube bot every game with a cube).  A checker bot
   that plays acey-deucey also has a ``prefix_double`` kernel: the double it plays after a 1-2.
   A bot asked to play a game its layout does not list is refused in one line.
-* ``chouette``: whether the bot can sit in a chouette seat (today: none).
+* ``chouette``: whether the bot can sit in a chouette seat in the fast engine
+  (``bgsim/fast/chouette.py``, which refuses a player with a bot that does not say so).
+  ``bgsim validate``'s chouette cases seat every bot that says so under both cube regimes
+  (``experiments/studies/validation.py``, ``chouette_cases``).
 
 A switchable capability (:data:`CAPABILITIES`) adds its parameters and arrays after the bot's
 own, and the wrapper fills them in from the bot's switch (``bgsim.fast.capability_values``):
@@ -148,53 +151,53 @@ class FastBot:
 
 # --- checker bots (kernels ``<prefix>_choose``) -------------------------------------------
 
-RANDOM = FastBot("random", CHECKER, 0, kernel="checker.random", variants=EVERY_GAME)
+RANDOM = FastBot("random", CHECKER, 0, kernel="checker.random", variants=EVERY_GAME, chouette=True)
 # racer, heuristic and pubeval share one evaluation kernel, which branches on the code
 RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot"), kernel="checker.evaluation", bearoff=True,
-                variants=EVERY_GAME)
+                variants=EVERY_GAME, chouette=True)
 # the eleven features of bots.heuristic, in the order of its weighted sum
 HEURISTIC = FastBot("heuristic", CHECKER, 2, params=(
     "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back"),
-    kernel="checker.evaluation", bearoff=True, variants=EVERY_GAME)
+    kernel="checker.evaluation", bearoff=True, variants=EVERY_GAME, chouette=True)
 PUBEVAL = FastBot("pubeval", CHECKER, 3, arrays=(("race_weights", FLOAT64), ("contact_weights", FLOAT64)),
-                  kernel="checker.evaluation", bearoff=True, variants=EVERY_GAME)
+                  kernel="checker.evaluation", bearoff=True, variants=EVERY_GAME, chouette=True)
 # the quantized net of bots/nn.py (see bgsim/fast/nn.py); its cube bot reads the same arrays
 NN_ARRAYS = (("tables", INT32), ("bias", INT32), ("race", INT32), ("weights2", INT32),
              ("bias2", INT64), ("sigmoid", INT64))
 NN = FastBot("nn", CHECKER, 4, params=("hidden",), arrays=NN_ARRAYS, kernel="checker.nn", bearoff=True,
-             variants=EVERY_GAME)
+             variants=EVERY_GAME, chouette=True)
 
 # --- cube bots (kernels ``<prefix>_offers`` and ``<prefix>_answer``) -----------------------
 
-NO_CUBE = FastBot("none", CUBE, 0, kernel="cube.always_take", variants=CUBE_GAMES)
-ALWAYS_TAKE = FastBot("always-take", CUBE, 1, kernel="cube.always_take", variants=CUBE_GAMES)
-NEVER_TAKE = FastBot("never-take", CUBE, 2, kernel="cube.never_take", variants=CUBE_GAMES)
+NO_CUBE = FastBot("none", CUBE, 0, kernel="cube.always_take", variants=CUBE_GAMES, chouette=True)
+ALWAYS_TAKE = FastBot("always-take", CUBE, 1, kernel="cube.always_take", variants=CUBE_GAMES, chouette=True)
+NEVER_TAKE = FastBot("never-take", CUBE, 2, kernel="cube.never_take", variants=CUBE_GAMES, chouette=True)
 # thresholds as numbers (8.0 for 8%, 10.0 for 10 pips) with a 0/1 percent flag; beaver_on says
 # whether there is a beaver threshold at all (beaver=0 pips is a real one)
 PIPDIFF = FastBot("pipdiff", CUBE, 3, params=(
     "double", "double_percent", "redouble", "redouble_percent", "take", "take_percent",
     "race_only", "beaver", "beaver_percent", "beaver_on"), kernel="cube.pipdiff", score_aware=True,
-    variants=CUBE_GAMES)
+    variants=CUBE_GAMES, chouette=True)
 # keith and thorp share the kernel of a race count and so the layout
 KEITH = FastBot("keith", CUBE, 4, params=("double", "redouble", "take"), kernel="cube.count", score_aware=True,
-                variants=CUBE_GAMES)
+                variants=CUBE_GAMES, chouette=True)
 THORP = FastBot("thorp", CUBE, 5, params=("double", "redouble", "take"), kernel="cube.count", score_aware=True,
-                variants=CUBE_GAMES)
+                variants=CUBE_GAMES, chouette=True)
 # Janowski's cubeful money equities from the nn net's probabilities; x is the cube life index
 NN_CUBE = FastBot("nn", CUBE, 6, params=("hidden", "x"), arrays=NN_ARRAYS, kernel="cube.nn", score_aware=True,
-                  variants=CUBE_GAMES)
+                  variants=CUBE_GAMES, chouette=True)
 
 # the race rules of bots/race_rules.py (bgsim/fast/race_rules.py): one layout of parameters for
 # all four; epc also reads the effective pip count of every one-sided bear-off position
 RACE_RULE_PARAMS = ("double", "redouble", "take")
 RULE62 = FastBot("rule62", CUBE, 7, params=RACE_RULE_PARAMS, kernel="race_rules.race_rule", score_aware=True,
-                 variants=CUBE_GAMES)
+                 variants=CUBE_GAMES, chouette=True)
 KLEINMAN = FastBot("kleinman", CUBE, 8, params=RACE_RULE_PARAMS, kernel="race_rules.race_rule", score_aware=True,
-                   variants=CUBE_GAMES)
+                   variants=CUBE_GAMES, chouette=True)
 ISIGHT = FastBot("isight", CUBE, 9, params=RACE_RULE_PARAMS, kernel="race_rules.race_rule", score_aware=True,
-                 variants=CUBE_GAMES)
+                 variants=CUBE_GAMES, chouette=True)
 EPC = FastBot("epc", CUBE, 10, params=RACE_RULE_PARAMS, arrays=(("epc", FLOAT64),), kernel="race_rules.race_rule",
-              score_aware=True, variants=CUBE_GAMES)
+              score_aware=True, variants=CUBE_GAMES, chouette=True)
 
 # bots/exact.py (bgsim/fast/exact.py): the net, the bear-off tables its decisions read
 # (one-sided, two-sided cubeless win and cubeful money equities: empty where its parameters
@@ -205,7 +208,7 @@ EXACT = FastBot("exact", CUBE, 11, params=(
     arrays=NN_ARRAYS + BEAROFF_ARRAYS + (
         ("rolls_centred", FLOAT64), ("rolls_owned", FLOAT64), ("opponent_owns", FLOAT64),
         ("match_win", FLOAT64), ("match_starts", INT64), ("match_targets", INT32), ("match_pips", INT64)),
-    kernel="exact.exact", score_aware=True, apart=True, variants=CUBE_GAMES)
+    kernel="exact.exact", score_aware=True, apart=True, variants=CUBE_GAMES, chouette=True)
 
 FAST_BOTS: tuple[FastBot, ...] = (
     RANDOM, RACER, HEURISTIC, PUBEVAL, NN,

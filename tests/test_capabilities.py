@@ -159,9 +159,19 @@ def test_validate_plays_every_variant_a_layout_declares_in_both_engines():
 
 
 def test_no_bot_claims_a_chouette_seat_that_validate_does_not_play():
-    # bgsim validate has no chouette case yet: the engineer who seats a bot in a chouette adds
-    # the case that plays it in both engines and makes this test check it
-    assert [layout.name for layout in layouts.FAST_BOTS if layout.chouette] == []
+    # every bot whose layout says chouette is seated by bgsim validate's chouette cases, which
+    # play them in both engines, under each cube regime
+    from bgsim.chouette import CUBE_REGIMES
+    from experiments.studies.validation import chouette_cases
+
+    seated = {regime: set() for regime in CUBE_REGIMES}
+    for specs, _, regime in chouette_cases():
+        for spec in specs:
+            player = make_player(spec)
+            seated[regime] |= {(CHECKER, player.checker.fast_name), (CUBE, player.cube.fast_name)}
+    claimed = {(layout.role, layout.name) for layout in layouts.FAST_BOTS if layout.chouette}
+    for regime, bots in seated.items():
+        assert claimed <= bots, f"validate seats no {sorted(claimed - bots)} in a {regime} chouette"
 
 
 # --- throwaway bots: each step of adding one, left out --------------------------------------

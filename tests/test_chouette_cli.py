@@ -35,9 +35,22 @@ def test_chouette_writes_one_row_per_game_and_player_and_prints_the_summary(tmp_
     for row in summary["players"].itertuples():
         assert f"{row.ppg:+.3f}" in out
     for words in ("10 games of a 3-player chouette, individual cubes", "box", "captain",
-                  "team (per member)", "wrote 30 rows", "reference engine"):
+                  "team (per member)", "wrote 30 rows", "fast engine"):
         assert words in out
     assert not [path for path in tmp_path.iterdir() if path.name != "rows.parquet"]
+
+
+def test_both_engines_write_the_same_rows_and_auto_plays_built_in_bots_fast(tmp_path, capsys):
+    assert chouette(tmp_path, "--engine", "fast", "--beaver", out="fast.parquet") == 0
+    assert "(fast engine" in capsys.readouterr().out
+    assert chouette(tmp_path, "--engine", "reference", "--beaver", out="reference.parquet") == 0
+    assert "(reference engine" in capsys.readouterr().out
+    assert chouette(tmp_path, "--beaver", out="auto.parquet") == 0
+    assert "(fast engine" in capsys.readouterr().out
+    fast = pd.read_parquet(tmp_path / "fast.parquet")
+    pd.testing.assert_frame_equal(fast, pd.read_parquet(tmp_path / "reference.parquet"))
+    pd.testing.assert_frame_equal(fast, pd.read_parquet(tmp_path / "auto.parquet"))
+    assert fast["doubles_offered"].sum() > 0
 
 
 def test_the_team_regime_is_the_default(tmp_path):
@@ -50,7 +63,7 @@ def test_the_team_regime_is_the_default(tmp_path):
     (SPECS * 4, [], "a chouette has 3 to 10 players, got 12"),
     (SPECS, ["--cubes", "mixed"], "unknown chouette cube regime 'mixed'"),
     (SPECS, ["--match-to", "5"], "a chouette is money play"),
-    (SPECS, ["--engine", "fast"], "the fast engine cannot play a chouette yet"),
+    (["racer+gnubg", *SPECS[1:]], ["--engine", "fast"], "cube bot 'gnubg' cannot run in the fast engine"),
     (SPECS, ["--engine", "quick"], "unknown engine 'quick'"),
     (["nobot", *SPECS[1:]], [], "unknown checker bot 'nobot'"),
     (["random+nocube", *SPECS[1:]], [], "unknown cube bot 'nocube'"),

@@ -97,6 +97,32 @@ def test_fast_over_reference_compares_the_same_games():
     assert ratios(figures)["fast_1thread_vs_reference_heuristic"] == 100.0
 
 
+def test_a_four_player_chouette_is_set_against_a_money_game_of_the_same_bots(monkeypatch):
+    from experiments.studies import bench
+
+    figures = {"fast_heuristic_1thread": {"per_s": 10000.0, "plies_per_s": 0.0, "per_cpu_s": 10000.0},
+               "fast_chouette4_heuristic_1thread": {"per_s": 6000.0, "plies_per_s": 0.0, "per_cpu_s": 5000.0},
+               "fast_nn_cube_1thread": {"per_s": 800.0, "plies_per_s": 0.0},
+               "fast_chouette4_nn_cube_1thread": {"per_s": 200.0, "plies_per_s": 0.0}}
+    out = ratios(figures)
+    assert out["fast_chouette4_heuristic_1thread_vs_fast_heuristic_1thread"] == 0.6
+    assert out["fast_chouette4_heuristic_1thread_vs_fast_heuristic_1thread_per_cpu"] == 0.5
+    assert out["fast_chouette4_nn_cube_1thread_vs_fast_nn_cube_1thread"] == 0.25
+    targets = {name: (sign, value) for name, sign, value in bench.TARGETS}
+    assert targets["fast_chouette4_nn_cube_1thread_vs_fast_nn_cube_1thread"] == (">=", 0.5)
+    # the bench plays 4-player chouettes of heuristic+pipdiff and nn+nn on one session each
+    asked = []
+    monkeypatch.setattr(bench, "_fast", lambda white, black, seed, games, threads: (1.0, 1.0, 1.0))
+    monkeypatch.setattr(bench, "_reference", lambda white, black, seed, games: (1.0, 1.0))
+    monkeypatch.setattr(bench, "_rollout", lambda player, seed, threads: (1.0, 0.0, 1.0))
+    monkeypatch.setattr(bench, "_chouette", lambda player, seed, games, seats=4: asked.append(
+        (player.name, seats)) or (1.0, 1.0, 1.0))
+    monkeypatch.setattr(bench, "_available", lambda module: False)
+    figures = bench.measure(games=800, rounds=1, seed=3, log=lambda text: None)
+    assert ("heuristic+pipdiff", 4) in asked and ("nn+nn", 4) in asked
+    assert {"fast_chouette4_heuristic_1thread", "fast_chouette4_nn_cube_1thread", "fast_nn_cube_1thread"} <= set(figures)
+
+
 def test_the_bench_times_the_fast_engine_on_the_reference_games(monkeypatch):
     from experiments.studies import bench
 
@@ -113,6 +139,7 @@ def test_the_bench_times_the_fast_engine_on_the_reference_games(monkeypatch):
     monkeypatch.setattr(bench, "_fast", fake_fast)
     monkeypatch.setattr(bench, "_reference", fake_reference)
     monkeypatch.setattr(bench, "_rollout", lambda player, seed, threads: (1.0, 0.0, 1.0))
+    monkeypatch.setattr(bench, "_chouette", lambda player, seed, games, seats=4: (1.0, 1.0, 1.0))
     monkeypatch.setattr(bench, "_available", lambda module: False)
     bench.measure(games=8000, rounds=1, seed=3, log=lambda text: None)
     reference = asked["reference heuristic+pipdiff"][0]

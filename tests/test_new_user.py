@@ -74,6 +74,10 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
         setting("--games", "3")
         setting("--engine", "reference")
         setting("--out", str(tmp_path / Path(words[words.index("--out") + 1]).name))
+    elif name == "chouette":
+        setting("--games", "3")
+        setting("--out", str(tmp_path / Path(words[words.index("--out") + 1]).name))
+        words.append("--no-progress")
     elif name in ("run", "tournament"):  # on the file's own engine (fast: compiled once per process)
         setting("--games", "1")
         setting("--chunk", "1")
@@ -265,6 +269,28 @@ def _play(words, out, tmp_path):
         assert compare_frames(rows, fast) is None
     if "--record" in words:
         _gnubg_reads_the_games(Path(words[words.index("--record") + 2]), rows)
+
+
+def _chouette(words, out, tmp_path):
+    from bgsim.chouette import play_chouettes
+    from bgsim.schema import CHOUETTE_DTYPES
+
+    specs = words[1:words.index("--games")]
+    games = int(words[words.index("--games") + 1])
+    cubes = words[words.index("--cubes") + 1] if "--cubes" in words else "team"
+    rows = pd.read_parquet(_out_path(words))
+    assert len(rows) == games * len(specs) and (rows.groupby("game")["points"].sum() == 0).all()
+    assert set(rows["rule_chouette_cubes"].astype(str)) == {cubes}
+    # the seats rotate as the rulebook says (RULES.md, Chouette), by hand from the rows
+    by_game = [part.sort_values("place") for _, part in rows.groupby("game")]
+    for before, after in zip(by_game, by_game[1:]):
+        box, captain, *rest = list(before["player"])
+        won = str(before["winner"].iloc[0])
+        assert list(after["player"]) == ([captain, *rest, box] if won == "team" else [box, *rest, captain])
+    # the other engine plays the same session
+    reference = play_chouettes([make_player(spec) for spec in specs], int(rows["seed"].iloc[0]), games, Rules(),
+                               cubes, engine="reference")
+    assert compare_frames(reference, rows.astype(CHOUETTE_DTYPES)) is None
 
 
 def _matches_by_hand(rows: pd.DataFrame, match_to: int, matches: int, out: str) -> None:
@@ -616,7 +642,7 @@ DONE = {
     "show": _show, "moves": _moves, "bots": _bots, "play": _play, "trace": _trace, "met": _met,
     "report": _report, "run": _run, "tournament": _run, "validate": _validate, "bench": _bench,
     "eval": _eval, "rollout": _rollout, "cube-audit": _cube_audit, "cross-check": _cross_check,
-    "bearoff": _bearoff, "export": _export, "import": _import, "analyse": _analyse,
+    "bearoff": _bearoff, "export": _export, "import": _import, "analyse": _analyse, "chouette": _chouette,
 }
 
 

@@ -191,17 +191,20 @@ def supports(player, variant: str = STANDARD) -> bool:
     return True
 
 
+def uses_exact(players) -> bool:
+    """Whether a player's cube bot is compiled apart (``exact``): it plays on the kernels that
+    have it (``bgsim.fast.with_exact``)."""
+    apart = {name for name, bot in layouts.fast_bots(CUBE).items() if bot.apart}
+    return any(getattr(getattr(player, "cube", None), "fast_name", "") in apart for player in players)
+
+
 def _kernels(white, black, rules: Rules = Rules()):
     """The compiled (play_batch, trace_number) that can play these two players under ``rules``."""
     from .custom import kernels
 
     evaluations = [player.checker.evaluate if player_halves(player)[0].code == CUSTOM else None
                    for player in (white, black)]
-    # a player with a cube bot compiled apart (exact) plays on the kernels that have it
-    # (bgsim.fast.with_exact)
-    apart = {name for name, bot in layouts.fast_bots(CUBE).items() if bot.apart}
-    with_exact = any(getattr(getattr(player, "cube", None), "fast_name", "") in apart
-                     for player in (white, black))
+    with_exact = uses_exact((white, black))
     # a variant plays on its own family (bgsim.fast.with_variants): none of it in the standard one
     variants = rules.variant != STANDARD
     if evaluations == [None, None]:
@@ -221,9 +224,11 @@ def _kernels(white, black, rules: Rules = Rules()):
 
 @dataclass(frozen=True)
 class Seats:
-    """What the kernels get for the four seats (white checker, black checker, white cube, black
-    cube): ``codes`` int64[4], ``params`` float64[4, MAX_PARAMS], ``offsets`` int64[4, MAX_ARRAYS]
-    and the shared array buffers ``float64s``, ``int32s``, ``int64s``."""
+    """What the kernels get for their seats (a two-player game's four: white checker, black
+    checker, white cube, black cube; a chouette's: every player's checker bot, then every
+    player's cube bot): ``codes`` int64[seats], ``params`` float64[seats, MAX_PARAMS],
+    ``offsets`` int64[seats, MAX_ARRAYS] and the shared array buffers ``float64s``, ``int32s``,
+    ``int64s``."""
 
     codes: np.ndarray
     params: np.ndarray
@@ -242,30 +247,39 @@ def seats(white, black) -> Seats:
     """Pack two players for the kernels; each array object is stored once, however many seats use it."""
     from .custom import CUSTOM_BLACK, CUSTOM_WHITE
 
-    codes = np.zeros(4, dtype=np.int64)
-    params = np.zeros((4, MAX_PARAMS), dtype=np.float64)
-    offsets = np.zeros((4, MAX_ARRAYS), dtype=np.int64)
+    halves: list = [None] * 4
+    for side, player in enumerate((white, black)):
+        checker, cube = player_halves(player)
+        code = (CUSTOM_WHITE, CUSTOM_BLACK)[side] if checker.code == CUSTOM else checker.code
+        halves[side] = (code, checker)
+        halves[2 + side] = (cube.code, cube)
+    return pack_halves(halves)
+
+
+def pack_halves(halves) -> Seats:
+    """Seat k gets ``halves[k]``, a (code, :class:`FastHalf`): its code, its parameters and its
+    arrays in the shared buffers, each array object stored once however many seats use it (two
+    seats of one player, or a checker bot and a cube bot sharing a net)."""
+    codes = np.zeros(len(halves), dtype=np.int64)
+    params = np.zeros((len(halves), MAX_PARAMS), dtype=np.float64)
+    offsets = np.zeros((len(halves), MAX_ARRAYS), dtype=np.int64)
     parts: dict[str, list[np.ndarray]] = {dtype: [] for dtype in DTYPES}
     sizes = dict.fromkeys(DTYPES, 0)
     stored: dict[tuple[int, str], int] = {}
     keep = []  # the arrays whose id() is a key of ``stored`` stay alive while it is used
-    for side, player in enumerate((white, black)):
-        for seat, half in ((side, player_halves(player)[0]), (2 + side, player_halves(player)[1])):
-            code = half.code
-            if code == CUSTOM:
-                code = (CUSTOM_WHITE, CUSTOM_BLACK)[side]
-            codes[seat] = code
-            for index, value in enumerate(half.params):
-                params[seat, index] = value
-            for index, (array, dtype) in enumerate(half.arrays):
-                key = (id(array), dtype)
-                if key not in stored:
-                    flat = np.ascontiguousarray(array, dtype=dtype).ravel()
-                    stored[key] = sizes[dtype]
-                    parts[dtype].append(flat)
-                    sizes[dtype] += flat.size
-                    keep.append(array)
-                offsets[seat, index] = stored[key]
+    for seat, (code, half) in enumerate(halves):
+        codes[seat] = code
+        for index, value in enumerate(half.params):
+            params[seat, index] = value
+        for index, (array, dtype) in enumerate(half.arrays):
+            key = (id(array), dtype)
+            if key not in stored:
+                flat = np.ascontiguousarray(array, dtype=dtype).ravel()
+                stored[key] = sizes[dtype]
+                parts[dtype].append(flat)
+                sizes[dtype] += flat.size
+                keep.append(array)
+            offsets[seat, index] = stored[key]
     buffers = [np.concatenate(parts[dtype]) if parts[dtype] else np.zeros(0, dtype=dtype)
                for dtype in DTYPES]
     return Seats(codes, params, offsets, *buffers)

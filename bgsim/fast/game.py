@@ -115,6 +115,20 @@ def _turn(board):
 
 
 @inline_jit
+def points_for(result, value, rules, cube_turned, in_match):
+    """``bgsim.scoring.points_for``: what the winner scores; a drop scores the value before the
+    refused double.  The chouette scores every member's cube with it (``bgsim.fast.chouette``)."""
+    if result == RESULT_DROP:
+        return value
+    scored = result
+    if scored == BACKGAMMON and rules[RULE_BG_AS_GAMMON] != 0:
+        scored = GAMMON
+    if rules[RULE_JACOBY] != 0 and not in_match and not cube_turned:
+        scored = SINGLE
+    return (scored + 1) * value
+
+
+@inline_jit
 def _turn_state(board):
     """A variant's state bytes turned with the board: the two hands, the two bars on hitting."""
     hand = board[HAND]
@@ -159,17 +173,10 @@ def _finish(row, winner, result, value, owner, doubles, beavers, automatic, firs
         elif count < 0:
             opp_pips += (25 - slot) * -count
             opp_on -= count
-    if result == RESULT_DROP:
-        points = value
-    elif rules[RULE_VARIANT] == ACEY:
+    if rules[RULE_VARIANT] == ACEY and result != RESULT_DROP:
         points = value * opp_on
     else:
-        scored = result
-        if scored == BACKGAMMON and rules[RULE_BG_AS_GAMMON] != 0:
-            scored = GAMMON
-        if rules[RULE_JACOBY] != 0 and not in_match and doubles == 0:
-            scored = SINGLE
-        points = (scored + 1) * value
+        points = points_for(result, value, rules, doubles > 0, in_match)
     row[COL_WINNER] = winner
     row[COL_RESULT] = result
     row[COL_CUBE_VALUE] = value

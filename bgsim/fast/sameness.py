@@ -202,8 +202,9 @@ def compare_frames(reference: pd.DataFrame, fast: pd.DataFrame) -> RowMismatch |
             return RowMismatch(rows, -1, -1, "<row count>", len(reference), len(fast))
         return None
     row, name = first
-    return RowMismatch(row, int(reference["game"].iloc[row]), int(reference["game_in_match"].iloc[row]),
-                       name, reference[name].iloc[row], fast[name].iloc[row])
+    in_match = int(reference["game_in_match"].iloc[row]) if "game_in_match" in reference else 0  # a chouette's: 0
+    return RowMismatch(row, int(reference["game"].iloc[row]), in_match, name, reference[name].iloc[row],
+                       fast[name].iloc[row])
 
 
 @dataclass
@@ -280,4 +281,47 @@ def explain_game(white, black, seed: int, number: int, rules: Rules = Rules(),
                 f"{record.side} {ref_action or 'no cube action'}, roll {record.roll}, play {ref_text}",
                 f"{side} {action or 'no cube action'}, roll {roll}, play {fast_text}",
             )
+    return None
+
+
+def explain_chouette(players, seed: int, number: int, seating, rules: Rules = Rules(),
+                     chouette_cubes: str = "team") -> PlyMismatch | None:
+    """Replay chouette game ``number`` (seated as ``seating``) in both engines with traces; the
+    first ply where they part (its side on roll, who moved, the cube answers, the roll, the play)."""
+    from ..chouette import BOX, TEAM, CubeEvent, play_chouette
+    from .chouette import (
+        ACTIONS, EVENT_ACTION, EVENT_PLAYER, EVENT_VALUE, TRACE_DIE1, TRACE_DIE2, TRACE_EVENTS,
+        TRACE_FIRST_EVENT, TRACE_HEAD, TRACE_MOVER, TRACE_PLAYS, TRACE_PLY, TRACE_SIDE, Table,
+    )
+
+    reference = play_chouette(players, seating, seed, number, rules, chouette_cubes, trace=True).history
+    _, trace, events = Table(players, rules, chouette_cubes).trace(seed, number, seating.order)
+    sides = (BOX, TEAM)
+    for step in range(max(len(reference), len(trace))):
+        if step >= len(reference) or step >= len(trace):
+            return PlyMismatch(number, 0, step + 1, "?", "", None,
+                               "<game over>" if step >= len(reference) else "a further ply",
+                               "<game over>" if step >= len(trace) else "a further ply")
+        record, row = reference[step], trace[step]
+        before = Position(tuple(int(v) for v in row[TRACE_HEAD:TRACE_HEAD + 26]))
+        after = Position(tuple(int(v) for v in row[TRACE_HEAD + 26:TRACE_HEAD + 52]))
+        first = int(row[TRACE_FIRST_EVENT])
+        answers = tuple(CubeEvent(int(event[EVENT_PLAYER]), ACTIONS[int(event[EVENT_ACTION])], int(event[EVENT_VALUE]))
+                        for event in events[first:first + int(row[TRACE_EVENTS])])
+        mover = int(row[TRACE_MOVER])
+        roll = None if mover < 0 else (int(row[TRACE_DIE1]), int(row[TRACE_DIE2]))
+        notation = ""
+        if roll is not None and int(row[TRACE_PLAYS]) > 0:
+            notation = next((play.notation for play in legal_plays(before, roll) if play.result == after),
+                            "<not a legal play>")
+        fast = (int(row[TRACE_PLY]), sides[int(row[TRACE_SIDE])], mover, before.position_id, answers, roll, notation)
+        ours = (record.ply, record.side, record.mover, record.position_id, record.cube, record.roll, record.play)
+        if fast != ours:
+            def text(ply):
+                _, side, who, _, cube, dice, play = ply
+                said = "; ".join(f"{event.player} {event.action} ({event.value})" for event in cube) or "no cube answer"
+                return f"{side} on roll, player {who} moves, {said}, roll {dice}, play {play or '-'}"
+
+            return PlyMismatch(number, 0, record.ply, record.side, record.position_id, record.roll,
+                               text(ours), text(fast))
     return None

@@ -170,8 +170,9 @@ def summarize_chouette(frame: pd.DataFrame) -> dict:
     return tally.summary()
 
 
-def format_chouette_summary(summary: dict, chouette_cubes: str) -> str:
-    """Tables for the terminal: per player, per seat."""
+def format_chouette_summary(summary: dict, chouette_cubes: str, gap: str = "\n") -> str:
+    """Tables for the terminal: per player, per seat (``gap="\n\n"``: blank lines between the
+    parts, as Markdown wants them)."""
     games, batches = summary["games"], summary["batches"]
     if not games:
         return "no games played"
@@ -195,4 +196,4 @@ def format_chouette_summary(summary: dict, chouette_cubes: str) -> str:
     lines.append(markdown_table(["seat", "points/game (95% CI)"], seat_rows, "lr"))
     if summary["unbalanced_games"]:
         lines.append(f"warning: {summary['unbalanced_games']} games whose points do not sum to zero")
-    return "\n".join(lines)
+    return gap.join(lines)

@@ -311,6 +311,11 @@ def report_again(folder: Path) -> str:
             raise
         except Exception as error:  # noqa: BLE001 - pyarrow's errors name no common base
             raise ValueError(f"{folder / GAMES_FILE} is not a Parquet file bgsim can read ({error})") from None
+        if experiment is not None and experiment.chouette:
+            from .chouette_report import write_chouette_report
+
+            report = write_chouette_report(folder, frame, experiment, run)
+            return f"{report.text}\nRewrote {folder}/summary.md and summary.csv from {len(frame)} rows"
         report = write_report(folder, frame, experiment)
     return f"{report.text}\nRewrote {folder}/summary.md, summary.csv and the plots from {len(frame)} rows"
 

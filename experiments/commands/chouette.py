@@ -9,14 +9,14 @@ every finished game, the games of the unfinished batch included.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
-from bgsim.chouette import CUBE_REGIMES, ENGINES, check_chouette_cubes, check_player_count, chouette_engine, play_session, session_frame
+from bgsim.chouette import CUBE_REGIMES, ENGINES, Session, check_chouette_cubes, check_player_count
 from bots import make_player
 from experiments.analysis.chouette import ChouetteTally, format_chouette_summary
 from experiments.commands.arguments import (force_flag, games_flag, match_length, non_negative, out_file_flag,
                                            positive, progress_flag, rules_from_args, seed_flag)
+from experiments.running.machine import COMPILING, fast_compile_pending
 from experiments.running.stream import claimed_output, stream_to_file
 
 
@@ -39,7 +39,8 @@ def register(subparsers) -> None:
                           help=f"the cube regime: {' or '.join(CUBE_REGIMES)} (default team: the team "
                           "doubles only if every member agrees; individual: every member has its own cube)")
     chouette.add_argument("--engine", default="auto", metavar="ENGINE",
-                          help=f"{', '.join(ENGINES)} (default auto); chouettes run in the reference engine for now")
+                          help=f"{', '.join(ENGINES)} (default auto: the fast engine when it can seat every "
+                          "player, else the reference one; both play the same games)")
     chouette.add_argument("--match-to", type=match_length, default=0, metavar="N",
                           help="not for chouettes, which are money play: any length is refused (default: money play)")
     chouette.add_argument("--no-cube", action="store_true", help="play without the doubling cube")
@@ -68,30 +69,18 @@ def run_chouette(args) -> int:
 def _session(args, path: Path, log) -> int:
     players = [make_player(spec) for spec in args.specs]
     rules = rules_from_args(args)
-    engine = chouette_engine(args.engine)
-    games = iter(play_session(players, args.seed, args.games, rules, args.cubes))  # checks everything first
+    session = Session(players, args.seed, rules, args.cubes, engine=args.engine)  # checks everything first
     log(f"playing {args.games:,} chouette games, {len(players)} players, {args.cubes} cubes, "
-        f"seed {args.seed}, {engine} engine → {path}")
+        f"seed {args.seed}, {session.engine} engine → {path}")
+    if session.engine == "fast" and fast_compile_pending(players, chouette=True):
+        log(COMPILING)
 
     tally = ChouetteTally()
-    finished = []  # the games of the batch being played, kept for Ctrl-C
-
-    def frame(records):
-        return session_frame(records, players, rules, args.cubes)
-
-    def play(numbers):
-        finished.clear()
-        for _ in numbers:
-            finished.append(next(games))
-        records = list(finished)
-        finished.clear()
-        return frame(records)
-
-    count, elapsed = stream_to_file(path, args.games, "games", play, not args.no_progress, log, tally.add,
-                                    salvage=lambda: frame(finished) if finished else None)
+    count, elapsed = stream_to_file(path, args.games, "games", session.play, not args.no_progress, log, tally.add,
+                                    salvage=session.salvage)
     done = count // len(players)
     print(format_chouette_summary(tally.summary(), args.cubes))
-    print(f"wrote {count} rows to {path}  ({engine} engine, {elapsed:.1f} s, "
+    print(f"wrote {count} rows to {path}  ({session.engine} engine, {elapsed:.1f} s, "
           f"{done / max(elapsed, 1e-9):,.1f} games/s)")
     return 0
 

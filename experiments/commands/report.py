@@ -107,7 +107,7 @@ def _folder(folder: Path) -> str:
                            f"{run.get('command') or 'its command'} --resume")
         raise ValueError(f"{folder} holds no results bgsim wrote (no {RUN_FILE}, no {GAMES_FILE})")
     names = _columns(folder / GAMES_FILE)
-    if "pairing" not in names:
+    if "pairing" not in names and "table" not in names:  # a chouette run's rows have tables
         return _rows_file(folder / GAMES_FILE)
     from experiments.analysis.report import report_again
 
@@ -155,6 +155,13 @@ def _rows_file(path: Path) -> str:
         return _audit(path, run)
     if {"start", "rule", "seating", "lost"} <= names:
         return _cross_check(path, read_run(path.parent))
+    if set(CHOUETTE_COLUMNS) <= names and "table" in names:  # a chouette run's games.parquet given as a file
+        if path.name == GAMES_FILE and (path.parent / RUN_FILE).exists():
+            return _folder(path.parent)
+        from experiments.analysis.chouette_report import build_chouette_report
+
+        frame = _read(path)
+        return f"{build_chouette_report(frame).text}\n(from the {len(frame)} rows of {path}, a chouette run's games)"
     if set(CHOUETTE_COLUMNS) <= names:
         return _chouette(path)
     if set(ROW_COLUMNS) <= names:

@@ -64,7 +64,8 @@ def _run(path: Path, args) -> int:
     result = run_experiment(experiment, args.out, resume=args.resume, force=args.force, dask=args.dask,
                             progress=not args.no_progress, command=_command(args))
     print(result.report.text)
-    print(f"Results: {result.folder}/ (summary.md, summary.csv, games.parquet, plots)")
+    made = "summary.md, summary.csv, games.parquet" + ("" if experiment.chouette else ", plots")
+    print(f"Results: {result.folder}/ ({made})")
     return 0
 
 

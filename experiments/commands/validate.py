@@ -7,7 +7,7 @@ from __future__ import annotations
 from bgsim.cube import Rules
 from experiments.commands.arguments import (RULE_OPTIONS, games_flag, match_flag, positions_flag, refuse_given,
                                            rules_flags, seed_flag, threads_flag)
-from experiments.studies.validation import default_cases, validate
+from experiments.studies.validation import chouette_cases, default_cases, validate
 
 PAIRING_OPTIONS = ("match_to", *RULE_OPTIONS, "backgammon_as_gammon")
 
@@ -18,8 +18,9 @@ def register(subparsers) -> None:
         help="prove the fast engine plays exactly the reference engine's games",
         description="Play the same games in both engines and compare them row for row and "
         "column for column, then compare legal plays on random positions for all 21 rolls. "
-        "Without --players, a set of pairings covers every built-in bot and rule option; the "
-        "match and rule options are those of a --players pairing.",
+        "Without --players, a set of pairings covers every built-in bot and rule option, and chouettes "
+        "of 3, 4 and 10 players every built-in cube bot in both cube regimes; the match and rule options "
+        "are those of a --players pairing.",
     )
     games_flag(parser, "games per case (with --match-to: matches)", default=200)
     seed_flag(parser)
@@ -49,4 +50,5 @@ def _cases(args) -> list[tuple[str, str, Rules, int]]:
 def run_validate(args) -> int:
     from experiments.running.machine import thread_limit
 
-    return validate(_cases(args), args.games, args.seed, args.positions, args.threads or thread_limit())
+    return validate(_cases(args), args.games, args.seed, args.positions, args.threads or thread_limit(),
+                    chouettes=() if args.players else chouette_cases())

@@ -45,7 +45,8 @@ class Chunks:
 
     Under sequential stopping (``target_ci``) a pairing plays one chunk at a time, because
     whether the next is needed depends on this one, and a chunk counts only once every chunk
-    before it is in.
+    before it is in.  A chouette table plays one chunk at a time too: each starts from the seats
+    the one before it left.
     """
 
     def __init__(self, experiment: Experiment, pairings: list[Pairing], folder: Path) -> None:
@@ -54,6 +55,7 @@ class Chunks:
         self.by_index = {p.index: p for p in pairings}
         self.count = chunk_count(experiment)
         self.sequential = experiment.target_ci is not None
+        self.ordered = self.sequential or experiment.chouette  # one chunk of a pairing at a time
         self.on_disk: dict[tuple[int, int], Path] = {}
         self.in_flight: set[tuple[int, int]] = set()
         self.cursor = {p.index: 0 for p in pairings}  # every chunk below it is on disk or in flight
@@ -78,7 +80,7 @@ class Chunks:
     def _keep(self, index: int, chunk: int, path: Path) -> None:
         self.on_disk[(index, chunk)] = path
         start, stop = chunk_range(self.experiment, chunk)
-        self.done_units += 2 * (stop - start)
+        self.done_units += self.experiment.legs * (stop - start)
 
     def _add_units(self, pairing: Pairing, chunk: int, frame: pd.DataFrame) -> bool:
         """Sequential stopping: add the chunk's units; True once the pairing has stopped."""
@@ -110,7 +112,7 @@ class Chunks:
                 if limit is not None and len(out) >= limit:
                     return out
                 key = (pairing.index, chunk)
-                if self.sequential:
+                if self.ordered:
                     if key not in self.in_flight and key not in self.on_disk:
                         out.append((pairing, chunk))
                     break
@@ -122,6 +124,10 @@ class Chunks:
     def next_task(self) -> tuple[Pairing, int] | None:
         ready = self.ready_tasks(limit=1)
         return ready[0] if ready else None
+
+    def before(self, pairing: Pairing, chunk: int) -> Path | None:
+        """The chunk before ``chunk`` of ``pairing``, when it is on disk."""
+        return self.on_disk.get((pairing.index, chunk - 1))
 
     def mark_in_flight(self, pairing: Pairing, chunk: int) -> None:
         self.in_flight.add((pairing.index, chunk))
@@ -151,11 +157,12 @@ def stopping_units(frame: pd.DataFrame, first: str) -> np.ndarray:
     return pd.Series(points).groupby(frame["game"].to_numpy()).mean().to_numpy()
 
 
-def assemble(folder: Path, plan: list[tuple[int, list[Path]]]) -> pd.DataFrame:
+def assemble(folder: Path, plan: list[tuple[int, list[Path]]], order=("leg", "game", "game_in_match")) -> pd.DataFrame:
     """Join the chunk files into ``games.parquet`` in canonical order and read it back.
 
-    Canonical order: pairing, then seating (leg), then game number, then game within the match,
-    so the file is the same however the run was chunked, resumed or spread over workers.
+    Canonical order: pairing, then seating (leg), then game number, then game within the match
+    (a chouette's: table, game, place), so the file is the same however the run was chunked,
+    resumed or spread over workers.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -167,7 +174,7 @@ def assemble(folder: Path, plan: list[tuple[int, list[Path]]]) -> pd.DataFrame:
         try:
             for _, paths in plan:
                 frame = pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
-                frame = frame.sort_values(["leg", "game", "game_in_match"], kind="mergesort")
+                frame = frame.sort_values(list(order), kind="mergesort")
                 table = pa.Table.from_pandas(frame, preserve_index=False)
                 if writer is None:
                     writer = pq.ParquetWriter(temporary, table.schema)

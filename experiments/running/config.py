@@ -43,6 +43,25 @@ Keys (all optional except ``games`` and at least two players)::
     template = "heuristic+pipdiff(double={double}%,take={take}%)"
     double = [6, 8, 10]
     take = [10, 12]
+
+A chouette experiment (``mode = "chouette"``) plays one chouette session per condition instead
+of pairings: ``players`` are the seats (3 to 10 specs, player i the i-th), ``games`` the games of
+each session (seats rotating from game to game), ``seed`` the session seed (the seed of
+``bgsim chouette``: the same rows), ``chunk`` games per chunk file (a session's chunks are played
+in order, each from the seats the one before it left).  A condition's table may set, beside the
+money options, ``chouette_cubes`` (``team`` or ``individual``, default team) and ``seats`` (the
+first N players sit at that table); ``judge_cube = N`` replays the first N games of every table
+and judges every take and drop where the two-sided bear-off database knows the truth
+(``experiments/analysis/chouette_judge.py``).  Pairing keys (``opponent``, ``pairings``,
+``duplicate``, ``match_to``, ``target_ci``, ``starts``) have no place in it::
+
+    mode = "chouette"
+    players = ["nn+pipdiff", "nn+keith", "nn+nn", "nn+always-take", "nn+exact"]
+    games = 100000
+
+    [conditions.four-team]
+    seats = 4
+    chouette_cubes = "team"
 """
 
 from __future__ import annotations
@@ -62,6 +81,11 @@ from bgsim.series import ENGINES
 from experiments.errors import ExperimentError
 
 PAIRINGS = ("round-robin", "against")
+MODES = ("tournament", "chouette")
+# keys of a pairing tournament that a chouette experiment refuses
+PAIRING_KEYS = ("opponent", "pairings", "duplicate", "match_to", "target_ci", "starts")
+CHOUETTE_OPTIONS = ("chouette_cubes", "seats")  # a chouette condition's keys beside the rules'
+
 RULE_FIELDS = {f.name: f.type for f in fields(Rules)}
 BASE_CONDITION = "standard"
 
@@ -98,10 +122,31 @@ class Experiment:
     source: str = "<memory>"
     # where the deals start (experiments/running/starts.py); None: the opening
     starts: dict | None = None
+    mode: str = "tournament"  # or "chouette": one chouette session per condition
+    # chouettes: (condition, cube regime) and (condition, seats) where a condition sets them
+    condition_cubes: tuple[tuple[str, str], ...] = ()
+    condition_seats: tuple[tuple[str, int], ...] = ()
 
     def match_length(self, condition: str) -> int:
         """The match length of a condition's games (0: money games)."""
         return dict(self.condition_lengths).get(condition, self.match_to)
+
+    @property
+    def chouette(self) -> bool:
+        return self.mode == "chouette"
+
+    @property
+    def legs(self) -> int:
+        """Games played per game number: a tournament plays each deal with both seatings."""
+        return 1 if self.chouette else 2
+
+    def cubes(self, condition: str) -> str:
+        """A chouette condition's cube regime."""
+        return dict(self.condition_cubes).get(condition, "team")
+
+    def seated(self, condition: str) -> tuple[str, ...]:
+        """The players at a chouette condition's table: the first ``seats`` of them."""
+        return self.players[:dict(self.condition_seats).get(condition, len(self.players))]
 
     @property
     def plays_matches(self) -> bool:
@@ -117,10 +162,20 @@ class Experiment:
     def identity(self) -> dict:
         """What a resumed run must agree on (JSON-ready)."""
         data = self.to_dict()
-        return {key: data[key] for key in IDENTITY_KEYS}
+        identity = {key: data[key] for key in IDENTITY_KEYS}
+        if self.chouette:  # only then: a tournament's identity is what it was before chouettes
+            identity["mode"] = self.mode
+        return identity
 
     def to_dict(self) -> dict:
-        return {
+        options = {name: {} for name, _ in self.conditions}  # a condition's own keys beside its rules
+        for name, length in self.condition_lengths:
+            options[name]["match_to"] = length
+        for name, regime in self.condition_cubes:
+            options[name]["chouette_cubes"] = regime
+        for name, seats in self.condition_seats:
+            options[name]["seats"] = seats
+        data = {
             "name": self.name,
             "description": self.description,
             "players": list(self.players),
@@ -135,15 +190,17 @@ class Experiment:
             "match_to": self.match_to,
             "target_ci": self.target_ci,
             "judge_cube": self.judge_cube,
-            # a condition's own match length rides in its table, as in the file
-            "conditions": {name: {**rules_table(rules), **({"match_to": dict(self.condition_lengths)[name]}
-                                                     if name in dict(self.condition_lengths) else {})}
-                           for name, rules in self.conditions},
+            # a condition's own match length (chouettes: cube regime, seats) rides in its table,
+            # as in the file
+            "conditions": {name: {**rules_table(rules), **options[name]} for name, rules in self.conditions},
             "grid": self.grid,
             "grid_keys": list(self.grid_keys),
             "source": self.source,
             "starts": self.starts,
         }
+        if self.chouette:
+            data["mode"] = self.mode
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> "Experiment":
@@ -162,10 +219,16 @@ class Experiment:
             match_to=data.get("match_to", 0),
             target_ci=data.get("target_ci"),
             judge_cube=data.get("judge_cube", 0),
-            conditions=tuple((name, Rules(**{key: value for key, value in rules.items() if key != "match_to"}))
+            conditions=tuple((name, Rules(**{key: value for key, value in rules.items()
+                                             if key != "match_to" and key not in CHOUETTE_OPTIONS}))
                              for name, rules in data["conditions"].items()),
             condition_lengths=tuple((name, rules["match_to"]) for name, rules in data["conditions"].items()
                                     if "match_to" in rules),
+            mode=data.get("mode", "tournament"),
+            condition_cubes=tuple((name, rules["chouette_cubes"]) for name, rules in data["conditions"].items()
+                                  if "chouette_cubes" in rules),
+            condition_seats=tuple((name, rules["seats"]) for name, rules in data["conditions"].items()
+                                  if "seats" in rules),
             grid=data.get("grid", {}),
             grid_keys=tuple(data.get("grid_keys", ())),
             source=data.get("source", "<memory>"),
@@ -193,7 +256,7 @@ TOP_KEYS = {
     "name": str, "description": str, "players": list, "opponent": str, "pairings": str,
     "games": int, "seed": int, "engine": str, "threads": int, "duplicate": bool, "chunk": int,
     "match_to": int, "target_ci": float, "judge_cube": int, "rules": dict, "conditions": dict, "grid": dict,
-    "starts": dict,
+    "starts": dict, "mode": str,
 }
 
 
@@ -276,6 +339,15 @@ def experiment_from_mapping(
         grid_players, grid, grid_keys = _expand_grid(data["grid"], fail)
         players += grid_players
     players = [spec.strip() for spec in players]
+    mode = data.get("mode", "tournament")
+    if mode not in MODES:
+        raise fail("mode", f"choose from {', '.join(MODES)}, got {mode!r}")
+    chouette = mode == "chouette"
+    if chouette:
+        for key in PAIRING_KEYS:
+            if key in data:
+                raise fail(key, "a chouette experiment plays one session per condition, not pairings: leave out "
+                                f"{key}")
 
     settings = {
         "games": data.get("games"),
@@ -330,8 +402,12 @@ def experiment_from_mapping(
         if spec in seen:
             raise fail(f"players[{index}]", f"{spec!r} is listed twice")
         seen.add(spec)
+    from bgsim.chouette import MAX_PLAYERS, MIN_PLAYERS
+
+    if chouette and not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise fail("players", f"a chouette seats {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}")
     needed = 1 if pairings == "against" else 2
-    if len(players) + (opponent is not None and pairings == "round-robin") < needed:
+    if not chouette and len(players) + (opponent is not None and pairings == "round-robin") < needed:
         raise fail("players", f"a tournament needs at least {needed} player{'s' * (needed > 1)} besides any opponent, "
                               f"got {len(players)}")
 
@@ -345,9 +421,13 @@ def experiment_from_mapping(
         if not math.isfinite(target_ci) or target_ci <= 0:
             raise fail("target_ci", f"a positive half-width, got {target_ci!r}")
 
-    base = _rules_from(data.get("rules", {}), "rules", Rules(), fail)
+    base_table = dict(data.get("rules", {}))
+    base_cubes = _chouette_cubes(base_table.pop("chouette_cubes", None), "team", "rules", chouette, fail)
+    base = _rules_from(base_table, "rules", Rules(), fail)
     conditions_data = data.get("conditions", {})
     lengths: dict[str, int] = {}
+    cubes: dict[str, str] = {}
+    seats: dict[str, int] = {}
     if conditions_data:
         conditions = []
         for cname, overrides_ in conditions_data.items():
@@ -358,14 +438,31 @@ def experiment_from_mapping(
                 raise fail(key, "name conditions with letters, digits, '-' or '_'")
             overrides_ = dict(overrides_)
             if "match_to" in overrides_:
+                if chouette:
+                    raise fail(f"{key}.match_to", "a chouette is money play: leave out match_to")
                 length = overrides_.pop("match_to")
                 if isinstance(length, bool) or not isinstance(length, int) or not 0 <= length <= 999:
                     raise fail(f"{key}.match_to", f"0 for money games or a match length of 1..999 points, got {length!r}")
                 lengths[cname] = length
+            cubes[cname] = _chouette_cubes(overrides_.pop("chouette_cubes", None), base_cubes, key, chouette, fail)
+            if "seats" in overrides_:
+                count = overrides_.pop("seats")
+                if not chouette:
+                    raise fail(f"{key}.seats", "seats is a chouette's: set mode = \"chouette\"")
+                if isinstance(count, bool) or not isinstance(count, int) or not 3 <= count <= len(players):
+                    raise fail(f"{key}.seats", f"the first N players sit at this table: 3 to {len(players)}, "
+                                               f"got {count!r}")
+                seats[cname] = count
             conditions.append((cname, _rules_from(overrides_, key, base, fail)))
         rules_list = tuple(conditions)
     else:
         rules_list = ((BASE_CONDITION, base),)
+        cubes[BASE_CONDITION] = base_cubes
+    if chouette:
+        for cname, rules in rules_list:
+            if rules.variant != "standard":
+                key = "rules" if not conditions_data else f"conditions.{cname}"
+                raise fail(f"{key}.variant", f"a chouette is a game of standard backgammon, not {rules.variant}")
     for cname, rules in rules_list:
         length = lengths.get(cname, match_to)
         if length:
@@ -378,7 +475,7 @@ def experiment_from_mapping(
     judge_cube = data.get("judge_cube", 0)
     if judge_cube < 0:
         raise fail("judge_cube", f"a number of deals to judge (0: none), got {judge_cube}")
-    if judge_cube and not (match_to or any(lengths.values())):
+    if judge_cube and not chouette and not (match_to or any(lengths.values())):
         raise fail("judge_cube", "judging cube decisions in match-winning chances needs matches: set match_to")
 
     starts = None
@@ -402,7 +499,9 @@ def experiment_from_mapping(
         threads=threads, duplicate=duplicate, chunk=chunk, match_to=match_to,
         target_ci=target_ci, judge_cube=judge_cube, conditions=rules_list,
         condition_lengths=tuple(lengths.items()), grid=grid, grid_keys=grid_keys,
-        source=source, starts=starts,
+        source=source, starts=starts, mode=mode,
+        condition_cubes=tuple(cubes.items()) if chouette else (),
+        condition_seats=tuple(seats.items()),
     )
     canonical = check_players(experiment, make_player)
     if canonical:
@@ -414,6 +513,19 @@ def experiment_from_mapping(
             grid={canonical[spec]: params for spec, params in experiment.grid.items()},
         )
     return experiment
+
+
+def _chouette_cubes(regime, default: str, key: str, chouette: bool, fail) -> str:
+    """A chouette's cube regime from the table at ``key`` (``default`` when it sets none)."""
+    from bgsim.chouette import CUBE_REGIMES
+
+    if regime is None:
+        return default
+    if not chouette:
+        raise fail(f"{key}.chouette_cubes", "chouette_cubes is a chouette's: set mode = \"chouette\"")
+    if regime not in CUBE_REGIMES:
+        raise fail(f"{key}.chouette_cubes", f"choose from {', '.join(CUBE_REGIMES)}, got {regime!r}")
+    return regime
 
 
 def _check_type(value, kind, key, fail) -> None:

@@ -48,6 +48,7 @@ CHUNK_DIR = "chunks"
 RUN_FILE = "run.json"
 GAMES_FILE = "games.parquet"
 JUDGE_FILE = "cube_judge.csv"  # experiments/analysis/match_judge.py: one row per judged match
+CHOUETTE_JUDGE_FILE = "chouette_judge.csv"  # experiments/studies/chouette_judge.py: one row per judged answer
 DEFAULT_RUNS = Path("results") / "runs"
 
 
@@ -64,7 +65,8 @@ class RunKind:
 
 
 EXPERIMENT_RUN = RunKind(None, "run", "bgsim run",
-                         (GAMES_FILE, "summary.csv", "summary.md", JUDGE_FILE, "payoff_matrix*.csv", "*.png"),
+                         (GAMES_FILE, "summary.csv", "summary.md", JUDGE_FILE, CHOUETTE_JUDGE_FILE,
+                          "payoff_matrix*.csv", "*.png"),
                          other="a different experiment")
 
 

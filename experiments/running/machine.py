@@ -24,21 +24,28 @@ def cap_threads(requested: int | None, log) -> int | None:
     return requested
 
 
-def fast_compile_pending(players=()) -> bool:
-    """Whether the first fast game will compile the engine (no kernel in memory, none cached).
-    A player with the ``exact`` cube bot plays on its own family of kernels
-    (``bgsim.fast.with_exact``), compiled the first time one is used."""
+def fast_compile_pending(players=(), chouette: bool = False) -> bool:
+    """Whether the first fast game (of a chouette, with ``chouette``) will compile the engine (no
+    kernel in memory, none cached).  A player with the ``exact`` cube bot plays on its own family
+    of kernels (``bgsim.fast.with_exact``), compiled the first time one is used."""
+    from bgsim.fast import chouette as sessions
     from bgsim.fast import game
 
-    batch, name = game.play_batch, "play_batch"
-    if any(getattr(getattr(player, "cube", None), "fast_name", "") == "exact" for player in players):
+    exact = any(getattr(getattr(player, "cube", None), "fast_name", "") == "exact" for player in players)
+    if chouette:
+        module = "chouette"
+        batch, name = ((sessions.play_session_with_exact, "play_chouette_session_with_exact") if exact
+                       else (sessions.play_session, "play_session"))
+    elif exact:
         from bgsim.fast import with_exact
 
-        batch, name = with_exact.play_batch, "play_batch_with_exact"
+        module, batch, name = "game", with_exact.play_batch, "play_batch_with_exact"
+    else:
+        module, batch, name = "game", game.play_batch, "play_batch"
     if batch.signatures:
         return False
     cache = Path(game.__file__).resolve().parent / "__pycache__"
-    return not any(cache.glob(f"game.{name}-*.nbi"))
+    return not any(cache.glob(f"{module}.{name}-*.nbi"))
 
 
 COMPILING = "compiling the fast engine (first use, ~20 s)"

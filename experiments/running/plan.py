@@ -15,6 +15,13 @@ Pairings are thus independent of each other yet fixed by the run seed alone, and
 pairing is the same game however the run is chunked, threaded, resumed or spread over Dask.
 A pair of players meets under every rule condition with the same seed: the conditions are
 compared on common dice, so their differences are measured with less noise.
+
+A chouette experiment plays one *table* per condition instead: one session of its players (the
+seats) for game numbers 0..N-1, with the run seed itself as the session seed (every table is
+dealt the same dice at game g, and ``bgsim chouette --seed S`` plays the same session).  A
+session's chunks follow each other: chunk c starts from the seats the last game of chunk c - 1
+left (read from that chunk's rows), so they are played in order, one table's after another's
+or side by side.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
+
+from pathlib import Path
 
 from bgsim.cube import Rules
 from bgsim.dice import GOLDEN, MASK64, mix64
@@ -41,6 +50,31 @@ class Pairing:
     condition: str
     rules: Rules
     seed: int
+
+
+@dataclass(frozen=True)
+class Table:
+    """A chouette experiment's session under one condition: the players who sit at it (the seats,
+    in order), its rules and cube regime, and its seed."""
+
+    index: int
+    players: tuple[str, ...]
+    condition: str
+    rules: Rules
+    chouette_cubes: str
+    seed: int
+
+
+def plan_tables(experiment: Experiment) -> list[Table]:
+    return [Table(index, experiment.seated(condition), condition, rules, experiment.cubes(condition),
+                  experiment.seed)
+            for index, (condition, rules) in enumerate(experiment.conditions)]
+
+
+def plan_units(experiment: Experiment) -> list:
+    """What a run plays, each unit in chunks: the pairings of a tournament, the tables of a
+    chouette experiment."""
+    return plan_tables(experiment) if experiment.chouette else plan_pairings(experiment)
 
 
 def pairing_seed(seed: int, pair: int) -> int:
@@ -75,9 +109,26 @@ def chunk_name(pairing: int, chunk: int) -> str:
     return f"pairing-{pairing:03d}-chunk-{chunk:04d}.parquet"
 
 
-def make_task(experiment: Experiment, pairing: Pairing, chunk: int, threads: int | None) -> dict:
-    """Everything a worker needs to play one chunk: plain data, spec strings, no objects."""
+def make_task(experiment: Experiment, pairing: Pairing | Table, chunk: int, threads: int | None,
+              before: Path | None = None) -> dict:
+    """Everything a worker needs to play one chunk: plain data, spec strings, no objects.
+    ``before``: a chouette table's chunk before this one, on disk (its last game's seats and
+    winner seat this chunk's first game)."""
     start, stop = chunk_range(experiment, chunk)
+    if experiment.chouette:
+        seating = None
+        if chunk > 0:
+            from bgsim.chouette import seating_after
+
+            if before is None:
+                raise ValueError(f"chunk {chunk} of table {pairing.index} needs the chunk before it on disk")
+            seating = list(seating_after(pd.read_parquet(before, columns=["game", "place", "player", "winner"])).order)
+        return {
+            "mode": "chouette", "pairing": pairing.index, "chunk": chunk, "condition": pairing.condition,
+            "players": list(pairing.players), "seed": pairing.seed, "rules": asdict(pairing.rules),
+            "chouette_cubes": pairing.chouette_cubes, "start": start, "stop": stop, "seating": seating,
+            "engine": experiment.engine, "threads": threads,
+        }
     return {
         "pairing": pairing.index, "chunk": chunk, "condition": pairing.condition,
         "first": pairing.first, "second": pairing.second, "seed": pairing.seed,
@@ -100,8 +151,11 @@ def cached_player(factory, spec: str):
 
 
 def play_chunk(task: dict, make_player: Callable[[str], Any] | None = None) -> pd.DataFrame:
-    """Play one chunk, both seatings; runs in this process or on a Dask worker."""
+    """Play one chunk, both seatings (a chouette table's: its games in order); runs in this
+    process or on a Dask worker."""
     factory = make_player or default_player_factory()
+    if task.get("mode") == "chouette":
+        return play_chouette_chunk(task, factory)
     first, second = cached_player(factory, task["first"]), cached_player(factory, task["second"])
     rules = Rules(**task["rules"])
     start, stop, offset = task["start"], task["stop"], task["swap_offset"]
@@ -121,3 +175,19 @@ def play_chunk(task: dict, make_player: Callable[[str], Any] | None = None) -> p
         frame["leg"] = np.int8(leg)
     frame = pd.concat(legs, ignore_index=True)
     return frame.astype({"pairing": "int32", "leg": "int8", "condition": "string"})
+
+
+def play_chouette_chunk(task: dict, factory: Callable[[str], Any]) -> pd.DataFrame:
+    """A chouette table's games ``start``..``stop`` - 1, seated as the task says (the seating
+    throws of the seed for the first chunk); the rows of ``bgsim.schema.CHOUETTE_COLUMNS`` with
+    the table and its condition."""
+    from bgsim.chouette import Seating, Session
+
+    players = [cached_player(factory, spec) for spec in task["players"]]
+    seating = Seating(tuple(task["seating"])) if task["seating"] is not None else None
+    session = Session(players, task["seed"], Rules(**task["rules"]), task["chouette_cubes"], seating,
+                      task["start"], task["engine"])
+    frame = session.play(range(task["start"], task["stop"]))
+    frame["table"] = np.int32(task["pairing"])
+    frame["condition"] = pd.Series([task["condition"]] * len(frame), dtype="string")
+    return frame.astype({"table": "int32"})

@@ -40,7 +40,7 @@ from .config import Experiment, default_player_factory
 from .files import explain, stop_hook, write_table
 from .folder import CHUNK_DIR, EXPERIMENT_RUN, GAMES_FILE, RunFolder, choose_folder, git_state, load_rows, now
 from .machine import COMPILING, fast_compile_pending
-from .plan import Pairing, cached_player, chunk_name, make_task, plan_pairings, play_chunk
+from .plan import Pairing, cached_player, chunk_name, make_task, plan_units, play_chunk
 from .progress import Progress, duration, phase_line
 
 
@@ -126,21 +126,28 @@ class _Session:
             self.log(f"{folder} holds a finished run: nothing left to play (summaries rewritten from its rows)")
             return RunResult(folder, frame, report, 0, 0.0, already_finished=True)
 
-        pairings = plan_pairings(experiment)
+        pairings = plan_units(experiment)  # a chouette experiment's: its tables
         threads = experiment.threads or None
         self._open(folder, stored, pairings)
         chunks = Chunks(experiment, pairings, folder)
         unit = "matches" if experiment.plays_matches else "games"
-        total = 2 * experiment.games * len(pairings)
-        judged = (f"; then the cube decisions of the first {experiment.judge_cube:,} deals of every pairing "
-                  "are judged (a phase of its own)" if experiment.judge_cube and experiment.plays_matches else "")
-        self.log(f"{experiment.name}: {len(pairings)} pairings × {experiment.games:,} deals × 2 seatings = "
-                 f"{total:,} {unit}{' (duplicate dice)' if experiment.duplicate else ''}, engine {experiment.engine}, "
+        total = experiment.legs * experiment.games * len(pairings)
+        if experiment.chouette:
+            what = f"{len(pairings)} chouette tables × {experiment.games:,} games = {total:,} games"
+            judged = (f"; then the takes and drops of the first {experiment.judge_cube:,} games of every table "
+                      "are judged (a phase of its own)" if experiment.judge_cube else "")
+        else:
+            what = (f"{len(pairings)} pairings × {experiment.games:,} deals × 2 seatings = {total:,} {unit}"
+                    f"{' (duplicate dice)' if experiment.duplicate else ''}")
+            judged = (f"; then the cube decisions of the first {experiment.judge_cube:,} deals of every pairing "
+                      "are judged (a phase of its own)" if experiment.judge_cube and experiment.plays_matches else "")
+        self.log(f"{experiment.name}: {what}, engine {experiment.engine}, "
                  f"{'every core' if not threads else f'{threads} threads'}"
                  f"{f', Dask {self.dask}' if self.dask else ''} → {folder}{judged}")
         factory = self.make_player or default_player_factory()
         everyone = [cached_player(factory, name) for name in experiment.everyone]
-        if "fast" in self._engines_used(pairings) and fast_compile_pending(everyone):
+        if "fast" in self._engines_used(pairings) and (fast_compile_pending(everyone, chouette=True)
+                                                       if experiment.chouette else fast_compile_pending(everyone)):
             self.log(COMPILING)
         if chunks.done_units:
             self.log(f"resuming: {len(chunks.on_disk)} finished chunks on disk, {chunks.done_units} {unit} not replayed")
@@ -155,9 +162,9 @@ class _Session:
                 raise explain(error, path, f"and finish with --resume (the {len(chunks.on_disk)} finished "
                                            f"chunks in {folder / CHUNK_DIR} are kept)") from None
             chunks.record(task["pairing"], task["chunk"], path, frame)
-            self.played_rows += len(frame)
+            self.played_rows += (task["stop"] - task["start"]) if experiment.chouette else len(frame)  # games
             self.written += 1
-            units = 2 * (task["stop"] - task["start"])
+            units = experiment.legs * (task["stop"] - task["start"])
             bar.update(units)
             self._estimate(units, total - chunks.done_units - self.units_played, unit)
             stop_hook(self.written)
@@ -166,11 +173,12 @@ class _Session:
             if self.dask:
                 from .dask_backend import run_on_dask
 
-                run_on_dask(self.dask, chunks, lambda p, c: make_task(experiment, p, c, threads), finished,
+                run_on_dask(self.dask, chunks,
+                            lambda p, c: make_task(experiment, p, c, threads, chunks.before(p, c)), finished,
                             self.make_player, cluster=self.cluster, **self.dask_options)
             else:
                 while (ready := chunks.next_task()) is not None:
-                    task = make_task(experiment, *ready, threads)
+                    task = make_task(experiment, *ready, threads, chunks.before(*ready))
                     finished(task, play_chunk(task, self.make_player))
         except BaseException as error:
             bar.close()
@@ -202,12 +210,15 @@ class _Session:
         """Create the folder and record this session in ``run.json`` before any game is played."""
         experiment = self.experiment
         if stored is None:
+            if experiment.chouette:
+                planned = {"tables": [{"index": t.index, "players": list(t.players), "condition": t.condition,
+                                       "chouette_cubes": t.chouette_cubes, "seed": t.seed} for t in pairings]}
+            else:
+                planned = {"pairings": [{"index": p.index, "first": p.first, "second": p.second,
+                                         "condition": p.condition, "seed": p.seed} for p in pairings]}
             self.record = self.run_folder.record(
                 self.command_text, experiment.identity(), name=experiment.name, config=experiment.to_dict(),
-                seed=experiment.seed,
-                pairings=[{"index": p.index, "first": p.first, "second": p.second,
-                           "condition": p.condition, "seed": p.seed} for p in pairings],
-                sessions=[])
+                seed=experiment.seed, **planned, sessions=[])
         else:
             self.record = self.run_folder.resumed(stored)
         self.record["status"] = "running"
@@ -228,7 +239,8 @@ class _Session:
     def _finish(self, folder: Path, chunks: Chunks, pairings: list[Pairing]) -> RunResult:
         experiment = self.experiment
         elapsed = time.perf_counter() - self.started
-        frame = assemble(folder, chunks.plan())
+        frame = assemble(folder, chunks.plan(), ("game", "place") if experiment.chouette else
+                         ("leg", "game", "game_in_match"))
         self.session["games"] = self.played_rows
         self.session["elapsed_s"] = round(elapsed, 3)
         rate = round(self.played_rows / elapsed, 1) if elapsed > 0 and self.played_rows else None
@@ -240,7 +252,7 @@ class _Session:
             "engines_used": sorted(self._engines_used(pairings)),
             "threads": experiment.threads or os.cpu_count(),
             "dask": self.dask,
-            "games": int(len(frame)),
+            "games": int((frame["place"] == 0).sum()) if experiment.chouette else int(len(frame)),
             "sessions_count": len(self.record["sessions"]),
             # The speed of the session that finished the run: its own games over its own time
             # (an earlier session may have been killed before it could record either).
@@ -276,6 +288,11 @@ class _Session:
         if engine != "auto":
             return {engine}
         factory = self.make_player or default_player_factory()
+        if self.experiment.chouette:
+            from bgsim.chouette import chouette_engine
+
+            return {chouette_engine(engine, [cached_player(factory, spec) for spec in table.players])
+                    for table in pairings}
         return {engine_for(engine, cached_player(factory, p.first), cached_player(factory, p.second), p.rules)
                 for p in pairings}
 

@@ -7,6 +7,9 @@ machine shared with other work slows all of them alike and the ratios stay meani
   ``heuristic+pipdiff`` vs ``heuristic+pipdiff`` and ``nn`` vs ``nn`` (cubeless), games/s and
   plies/s; ``nn`` against a 0-ply game loop over ``gnubg_nn.best_move`` (GNU Backgammon's net
   choosing every play, the strong player it is meant to replace at speed);
+* a 4-player chouette (``bgsim.chouette``, team cubes; one session, so one thread) of
+  ``heuristic+pipdiff`` and of ``nn+nn``, against a two-player money game of the same bots on
+  one thread: the chouette's games/s over the money game's (issue 17's target: at least 0.5);
 * a 1,296-trial cubeless rollout of the opening position (side on roll before its roll) with
   ``nn`` (``bgsim.rollout``), trials/s on 1 thread and all cores, against the same
   ``gnubg_nn.best_move`` loop, which plays that position out too;
@@ -95,6 +98,20 @@ def _fast(white, black, seed, games, threads):
     # CPU seconds per wall second: how many cores the run actually got (all threads counted)
     return count / seconds, int(frame["plies"].sum()) / seconds, (time.process_time() - cpu) / seconds
 
+
+def _chouette(player, seed, games, seats=4):
+    """A session of ``games`` chouette games of ``seats`` copies of ``player`` (one thread)."""
+    from bgsim.chouette import play_chouettes
+
+    started = time.perf_counter()
+    cpu = time.process_time()
+    frame = play_chouettes([player] * seats, seed, games, engine="fast")
+    seconds = time.perf_counter() - started
+    plies = int(frame.loc[frame["place"] == 0, "plies"].sum())
+    return games / seconds, plies / seconds, (time.process_time() - cpu) / seconds
+
+
+CHOUETTE_SEATS = 4
 
 ROLLOUT_TRIALS = 1296  # every first-two-roll pair once
 
@@ -497,6 +514,7 @@ def measure(games: int, rounds: int, seed: int, log=print, against: Against | No
     random_player = make_player("random")
     heuristic = make_player("heuristic+pipdiff")
     nn = make_player("nn")
+    nn_cube = make_player("nn+nn")
     positions, boards = _positions(seed, 30)
     reference_games = max(10, games // 400)
     # the reference engine's games, repeated, for the fast engine's side of the same-games ratios
@@ -506,6 +524,9 @@ def measure(games: int, rounds: int, seed: int, log=print, against: Against | No
     _fast(random_player, random_player, seed, 20, 1)
     _fast(heuristic, heuristic, seed, 20, cores)
     _fast(nn, nn, seed, 20, cores)
+    _fast(nn_cube, nn_cube, seed, 20, 1)
+    _chouette(heuristic, seed, 20)
+    _chouette(nn_cube, seed, 20)
     _fast_generations(boards[:5], 1)
 
     best: dict[str, tuple] = {}
@@ -521,6 +542,9 @@ def measure(games: int, rounds: int, seed: int, log=print, against: Against | No
         ("fast_heuristic_all", lambda: _fast(heuristic, heuristic, seed, games // 2, cores)),
         ("fast_nn_1thread", lambda: _fast(nn, nn, seed, games // 10, 1)),
         ("fast_nn_all", lambda: _fast(nn, nn, seed, games // 10, cores)),
+        ("fast_nn_cube_1thread", lambda: _fast(nn_cube, nn_cube, seed, games // 10, 1)),
+        ("fast_chouette4_heuristic_1thread", lambda: _chouette(heuristic, seed, games // 2, CHOUETTE_SEATS)),
+        ("fast_chouette4_nn_cube_1thread", lambda: _chouette(nn_cube, seed, games // 10, CHOUETTE_SEATS)),
         ("rollout_nn_1thread", lambda: _rollout(nn, seed, 1)),
         ("rollout_nn_all", lambda: _rollout(nn, seed, cores)),
         ("fast_random_same_1thread", lambda: _fast(random_player, random_player, seed, same_games, 1)),
@@ -597,6 +621,13 @@ def ratios(figures: dict) -> dict:
             out[f"{ours}_vs_{loop}"] = get(ours) / get(loop)
         if cpu(ours) and cpu(loop):
             out[f"{ours}_vs_{loop}_per_cpu"] = cpu(ours) / cpu(loop)
+    # a 4-player chouette against a two-player money game of the same bots, both on one thread
+    for chouette, money in (("fast_chouette4_heuristic_1thread", "fast_heuristic_1thread"),
+                            ("fast_chouette4_nn_cube_1thread", "fast_nn_cube_1thread")):
+        if get(chouette) and get(money):
+            out[f"{chouette}_vs_{money}"] = get(chouette) / get(money)
+        if cpu(chouette) and cpu(money):
+            out[f"{chouette}_vs_{money}_per_cpu"] = cpu(chouette) / cpu(money)
     # the same games in both engines (older runs timed the fast engine on other games)
     fast_random = get("fast_random_same_1thread") or get("fast_random_1thread")
     fast_heuristic = get("fast_heuristic_same_1thread") or get("fast_heuristic_1thread")
@@ -634,6 +665,9 @@ TARGETS = (
     ("all_cores_vs_1thread_nn", ">=", 1.9),
     ("fast_1thread_vs_reference_random", ">=", 100.0),
     ("fast_1thread_vs_reference_heuristic", ">=", 100.0),
+    # issue 17: a 4-player chouette at least half as many games/s as a money game of its bots
+    ("fast_chouette4_heuristic_1thread_vs_fast_heuristic_1thread", ">=", 0.5),
+    ("fast_chouette4_nn_cube_1thread_vs_fast_nn_cube_1thread", ">=", 0.5),
 )
 COMPILE_TARGETS = (("cold_compile_s", 15.0), ("cached_start_s", 1.0))  # seconds, at most
 

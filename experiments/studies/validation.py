@@ -115,6 +115,90 @@ def default_cases() -> list[tuple[str, str, Rules, int]]:
     return bot_cases() + list(RULE_CASES) + variant_cases()
 
 
+# Chouettes (bgsim.chouette): (the players' specs, rules, cube regime).
+CHOUETTE_SIZES = (3, 4, 10)
+CHOUETTE_RULE_CASES = (
+    # beavers, the Jacoby rule, automatic doubles and a low cube limit, in both regimes: members
+    # who double on small leads and beaver small deficits
+    (("racer+pipdiff(double=2,redouble=3,take=20,beaver=5)", "heuristic+pipdiff(double=4%,redouble=5%,take=25%,beaver=8%)",
+      "random+" + AGGRESSIVE, "pubeval+pipdiff(double=6,redouble=8,take=14)"),
+     Rules(jacoby=True, beaver=True, automatic_doubles=2, max_cube=16), "team"),
+    (("heuristic+" + AGGRESSIVE, "racer+pipdiff(double=2,redouble=3,take=20,beaver=5)",
+      "pubeval+pipdiff(double=4%,redouble=5%,take=25%,beaver=8%)"),
+     Rules(jacoby=True, beaver=True, automatic_doubles=1, max_cube=8, backgammon_as_gammon=True), "individual"),
+)
+
+
+def chouette_cases() -> list[tuple[tuple[str, ...], Rules, str]]:
+    """Chouettes of 3, 4 and 10 players under each cube regime, derived from the registries: the
+    fast checker bots and the fast cube bots are dealt round the seats in order (player i of the
+    k-th seat dealt is checker bot k and cube bot k, both lists taken round), the deal going on
+    from one chouette to the next, so that each regime seats every fast cube bot; then the rule
+    options (``CHOUETTE_RULE_CASES``)."""
+    from bgsim.chouette import CUBE_REGIMES
+    from bots.registry import fast_names
+
+    checkers, cubes = fast_names("checker"), fast_names("cube")
+    cases, dealt = [], 0
+    for regime in CUBE_REGIMES:
+        for size in CHOUETTE_SIZES:
+            specs = tuple(f"{checkers[(dealt + i) % len(checkers)]}+{cubes[(dealt + i) % len(cubes)]}"
+                          for i in range(size))
+            dealt += size
+            cases.append((specs, Rules(), regime))
+    return cases + list(CHOUETTE_RULE_CASES)
+
+
+def _chouette_text(specs, rules: Rules, regime: str) -> str:
+    return f"{len(specs)}-player chouette, {regime} cubes, {_rules_text(rules)}: {', '.join(specs)}"
+
+
+def _reference_chouette(specs, seed, games, rules, regime):
+    from bgsim.chouette import play_chouettes
+    from bots import make_player
+
+    return play_chouettes([make_player(spec) for spec in specs], seed, games, rules, regime, engine="reference")
+
+
+def _compare_chouettes(pool, cases, games: int, seed: int):
+    """Every chouette case in both engines (the reference sessions in ``pool`` when there is one):
+    how many rows agreed, or None after printing the first difference and its ply."""
+    from bgsim.chouette import Seating, play_chouettes
+    from bgsim.fast.sameness import compare_frames, explain_chouette
+    from bots import make_player
+
+    futures = [pool.submit(_reference_chouette, specs, seed, games, rules, regime) if pool else None
+               for specs, rules, regime in cases]
+    rows = 0
+    for number, ((specs, rules, regime), future) in enumerate(zip(cases, futures), 1):
+        what = _chouette_text(specs, rules, regime)
+        print(f"chouette case {number}/{len(cases)}: {what} ...", flush=True)
+        players = [make_player(spec) for spec in specs]
+        started = time.perf_counter()
+        fast = play_chouettes(players, seed, games, rules, regime, engine="fast")
+        fast_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        reference = future.result() if future else _reference_chouette(specs, seed, games, rules, regime)
+        reference_seconds = time.perf_counter() - started
+        mismatch = compare_frames(reference, fast)
+        if mismatch is not None:
+            print(f"DIFFERENCE in {what}, seed {seed}:")
+            print(f"  row {mismatch.row} (game {mismatch.game}), column {mismatch.column}: "
+                  f"reference {mismatch.reference!r}, fast {mismatch.fast!r}")
+            if mismatch.game >= 0:
+                game = reference[reference["game"] == mismatch.game].sort_values("place")
+                seating = Seating(tuple(int(player) for player in game["player"]))
+                ply = explain_chouette(players, seed, mismatch.game, seating, rules, regime)
+                print("  first differing ply:" if ply else "  the traces agree ply for ply")
+                if ply:
+                    print("  " + str(ply).replace("\n", "\n  "))
+            return None
+        rows += len(fast)
+        print(f"{games} chouette games ({len(fast)} rows) identical: {what}  "
+              f"[fast {fast_seconds:.2f}s, reference {reference_seconds:.1f}s]", flush=True)
+    return rows
+
+
 def _reference_chunk(white_spec, black_spec, seed, numbers, rules, match_to):
     from bgsim.series import play_games_reference
     from bots import make_player
@@ -179,10 +263,12 @@ def _compare_starts(games: int, seed: int, given: bool, variant: str = "standard
 
 
 def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: int = 1, positions: int = 500,
-             jobs: int = 1) -> int:
+             jobs: int = 1, chouettes=()) -> int:
     """Play every case (white spec, black spec, rules, match length) in both engines and compare
-    them row for row, then games from random positions and legal plays on ``positions`` random
-    positions; print each result.  0 when everything agrees, 1 at the first difference."""
+    them row for row, then the ``chouettes`` (specs, rules, cube regime; see
+    :func:`chouette_cases`) session for session, then games from random positions and legal
+    plays on ``positions`` random positions; print each result.  0 when everything agrees, 1 at
+    the first difference."""
     from bgsim.fast import player_halves
     from bgsim.fast.sameness import compare_frames, compare_legal_plays, explain_game, random_positions
     from bgsim.series import play_games
@@ -198,6 +284,14 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
                                  "must run in the fast engine") from None
         if match_to:
             rules.check_for_match()
+    for specs, rules, regime in chouettes:
+        from bgsim.chouette import chouette_engine
+
+        try:
+            chouette_engine("fast", [make_player(spec) for spec in specs])
+        except ValueError as error:
+            raise ValueError(f"{error}; validate compares the two engines, so every player of a chouette "
+                             "must run in the fast engine") from None
 
     total_rows = 0
     print(f"validating {len(cases)} cases of {games} games or matches each (Dutch backgammon and acey-deucey: "
@@ -235,6 +329,11 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
             if number < len(cases):
                 left = (time.perf_counter() - all_started) / number * (len(cases) - number)
                 print(f"  about {duration(left)} left for the other {len(cases) - number} cases", flush=True)
+        if chouettes:
+            chouette_rows = _compare_chouettes(pool, list(chouettes), games, seed)
+            if chouette_rows is None:
+                return 1
+            total_rows += chouette_rows
 
     for given, variant in ((False, "standard"), (True, "standard"), (True, "dutch"), (False, "acey-deucey")):
         compared_games = _compare_starts(case_games(games, Rules(variant=variant)), seed, given, variant)
@@ -256,6 +355,7 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
             return 1
         what = "" if variant == "standard" else f" of {variant}"
         print(f"legal plays identical on {len(boards)} positions{what} x 21 rolls = {pairs} pairs", flush=True)
-    print(f"validated: {total_rows} games in {len(cases)} cases and {compared} position-roll pairs, "
+    chouette_cases_text = f" and {len(chouettes)} chouette cases" if chouettes else ""
+    print(f"validated: {total_rows} rows in {len(cases)} cases{chouette_cases_text} and {compared} position-roll pairs, "
           f"no difference")
     return 0
