@@ -232,3 +232,25 @@ def test_condition_interval_takes_the_deal_as_unit():
     _, per_game = mean_interval(frame["points"].to_numpy(dtype=float))
     assert row["points_per_game_ci"] == pytest.approx(per_deal)
     assert row["points_per_game_ci"] > 1.3 * per_game  # the old formula's interval was too narrow
+
+
+def test_condition_game_length_is_the_mean_of_each_deals_plies():
+    frame = _deals("A", "B", np.array([1, 1, 1, 1]))
+    frame["beavers"] = 0
+    frame["automatic_doubles"] = 0
+    frame["plies"] = [30, 50, 40, 40, 20, 60, 70, 90]  # rows go deal by deal, both seatings
+    row = summarize_conditions(frame.sort_values(["game", "leg"]).reset_index(drop=True)).iloc[0]
+    deal_means = frame.groupby("game")["plies"].mean().to_numpy(dtype=float)
+    mean, half = mean_interval(deal_means)
+    assert row["plies_per_game"] == pytest.approx(frame["plies"].mean())
+    assert row["plies_per_game_ci"] == pytest.approx(half)
+
+
+def test_a_neighbour_that_loses_head_to_head_is_not_called_ahead():
+    """The standings rank by points against everyone; head to head the lower one may win."""
+    from experiments.analysis.summary import pairwise_comparisons, separation_sentences
+
+    frame = _deals("A", "B", np.array([1, 1, 1, -1] * 100))  # A clearly beats B
+    text = "\n".join(separation_sentences(pairwise_comparisons(frame), ["B", "A"]))
+    assert "`B` is ahead of `A`" not in text
+    assert "`A` beats `B` head to head after 400 deals, though it stands lower in the standings: +0.500" in text

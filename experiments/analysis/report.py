@@ -188,6 +188,11 @@ def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, br
     line = _duplicate_line(report.pairings)
     if line:
         out.append(line + "\n")
+    if len(report.conditions) == 1 and not math.isnan(report.conditions["plies_per_game"].iloc[0]):
+        only = report.conditions.iloc[0]
+        out.append(f"A game lasted {only.plies_per_game:.1f} ± {only.plies_per_game_ci:.1f} plies on average "
+                   f"(95% CI, the deal as unit); {100 * only.gammons:.1f}% were gammons or backgammons, "
+                   f"{100 * only.backgammons:.1f}% backgammons.\n")
     if len(report.conditions) > 1:
         out.append(f"{heading} Rule conditions compared (all pairings together)\n".lstrip() if not brief
                    else "Rule conditions compared (all pairings together)")

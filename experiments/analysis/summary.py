@@ -359,11 +359,15 @@ def summarize_conditions(frame: pd.DataFrame) -> pd.DataFrame:
         # The deal is the unit: its two seatings share the dice and their points are correlated
         # (r ~ 0.5), so counting every game as independent would make the interval too narrow.
         magnitude, half, _ = paired_interval(rows["points"], (rows["pairing"].to_numpy(), rows["game"].to_numpy()))
+        plies, plies_half = math.nan, math.nan
+        if "plies" in rows:
+            plies, plies_half, _ = paired_interval(rows["plies"], (rows["pairing"].to_numpy(), rows["game"].to_numpy()))
         result = rows["result"]
         out.append({
             "condition": condition,
             "games": len(rows),
             "points_per_game": magnitude, "points_per_game_ci": half,
+            "plies_per_game": plies, "plies_per_game_ci": plies_half,
             "gammons": float(result.isin(GAMMONS).mean()),
             # Under the Jacoby rule a gammon with the cube never turned scores as a single.
             "gammons_scored": float((result.isin(GAMMONS) & (rows["points"] > rows["cube_value"])).mean()),
@@ -513,6 +517,11 @@ def separation_sentences(comparisons: pd.DataFrame, standings: list[str], labels
         via = f" (compared through their results against {name(row.via)})" if row.via else ""
         if row.difference_ci == 0 and row.difference == 0:
             return f"{name(a)} and {name(b)} scored the same in every one of {row.deals:,} deals{via}."
+        if row.separated and sign * row.difference < 0:
+            # Standings rank by points against everyone; head to head the order can turn over.
+            return (f"{name(b)} beats {name(a)} head to head after {row.deals:,} deals{via}, though it stands "
+                    f"lower in the standings: {amount(-sign * row.difference, row.difference_ci, row.via)} "
+                    f"(Holm-adjusted p = {row.p_holm:.2g}).")
         if row.separated:
             return (f"{name(a)} is ahead of {name(b)} after {row.deals:,} deals{via}: "
                     f"{amount(sign * row.difference, row.difference_ci, row.via)} (Holm-adjusted p = {row.p_holm:.2g}).")
@@ -563,14 +572,14 @@ def _fmt_pct(value) -> str:
     return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.1f}%"
 
 
-def _fmt_ci(mean, half, signed=True, pct=False) -> str:
+def _fmt_ci(mean, half, signed=True, pct=False, digits=3) -> str:
     if mean is None or math.isnan(mean):
         return "n/a"
     if pct:
         text = f"{100 * mean:.1f}%"
         return text if math.isnan(half) else f"{text} ± {100 * half:.1f}"
-    text = f"{mean:+.3f}" if signed else f"{mean:.3f}"
-    return text if math.isnan(half) else f"{text} ± {half:.3f}"
+    text = f"{mean:+.{digits}f}" if signed else f"{mean:.{digits}f}"
+    return text if math.isnan(half) else f"{text} ± {half:.{digits}f}"
 
 
 def _fmt_ratio(value) -> str:
@@ -645,9 +654,11 @@ def matrix_table(matrix: pd.DataFrame, labels: dict[str, str] | None = None, pct
 
 
 def conditions_table(conditions: pd.DataFrame) -> str:
-    headers = ["condition", "games", "points changing hands/game (95% CI)", "gammons", "gammons scored",
+    headers = ["condition", "games", "points changing hands/game (95% CI)", "plies/game (95% CI)", "gammons",
+               "gammons scored",
                "backgammons", "drops", "mean cube", "doubles/game", "beavers/game", "automatic doubles/game"]
     rows = [[row.condition, str(row.games), _fmt_ci(row.points_per_game, row.points_per_game_ci, signed=False),
+             _fmt_ci(row.plies_per_game, row.plies_per_game_ci, signed=False, digits=1),
              _fmt_pct(row.gammons), _fmt_pct(row.gammons_scored), _fmt_pct(row.backgammons),
              _fmt_pct(row.drops), f"{row.mean_cube:.2f}",
              f"{row.doubles_per_game:.3f}", f"{row.beavers_per_game:.3f}",
