@@ -101,3 +101,22 @@ def phase_line(times: dict) -> str:
     """'sampling 12.3 s, judging 3 min': every phase's time, for a command's last line."""
     return ", ".join(f"{name} {seconds:.1f} s" if seconds < 60 else f"{name} {duration(seconds)}"
                      for name, seconds in times.items())
+
+
+def remaining_seconds(done, left) -> float:
+    """The seconds the work ``left`` will take, learnt from the work ``done``.
+
+    ``done``: (kind, expected seconds, seconds it took) of each finished piece; ``left``: (kind,
+    expected seconds) of each piece still to run, the expectations from a cost model (say plies
+    times seconds per ply).  A kind already seen runs at the pace it ran (its seconds taken over
+    its seconds expected); a kind not yet seen at the pace of everything done so far (how this
+    machine, its load and its cores compare with the model's); with nothing done, as expected.
+    Pure (no clock), so the estimate can be checked on constructed numbers."""
+    taken, expected = {}, {}
+    for kind, model, seconds in done:
+        taken[kind] = taken.get(kind, 0.0) + seconds
+        expected[kind] = expected.get(kind, 0.0) + model
+    all_expected = sum(expected.values())
+    overall = sum(taken.values()) / all_expected if all_expected > 0 else 1.0
+    pace = {kind: taken[kind] / expected[kind] for kind in expected if expected[kind] > 0}
+    return sum(model * pace.get(kind, overall) for kind, model in left)
