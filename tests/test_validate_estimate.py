@@ -47,6 +47,16 @@ def test_slow_cases_still_to_run_count_at_their_cost_not_at_the_average_case():
     assert remaining_seconds(done, left) == pytest.approx(110.0)
 
 
+def test_the_first_case_of_a_kind_pays_for_loading_and_is_left_out_once_more_ran():
+    # the first standard case loaded tables (40 s for 10 expected), the second ran as expected:
+    # standard's pace is 1, and so is the overall pace an unseen kind runs at
+    done = [("standard", 10.0, 40.0), ("standard", 10.0, 10.0)]
+    assert remaining_seconds(done, [("standard", 10.0), ("dutch", 5.0)]) == pytest.approx(15.0)
+    # a kind seen once keeps its only case: dutch at 2, standard (seen twice) at 1
+    done += [("dutch", 5.0, 10.0)]
+    assert remaining_seconds(done, [("standard", 10.0), ("dutch", 5.0)]) == pytest.approx(20.0)
+
+
 def test_nothing_left_is_no_time():
     assert remaining_seconds([("standard", 1.0, 5.0)], []) == 0.0
 
@@ -92,14 +102,14 @@ def test_every_default_case_plays_at_least_one_game_and_costs_about_the_same():
         games = case_games(60, kind)
         seconds = game_cost(kind)[1]
         assert games >= 1
-        # as long as 60 standard money games (51 plies at 0.76 ms), within the rounding of a game
-        assert abs(games * seconds - 60 * 51 * 0.76 / 1000) <= seconds / 2 + 1e-9, kind
+        # as long as 60 standard money games (51 plies at 0.80 ms), within the rounding of a game
+        assert abs(games * seconds - 60 * 51 * 0.80 / 1000) <= seconds / 2 + 1e-9, kind
 
 
 def test_games_scales_every_case():
     for kind in GAME_COST:
-        assert case_games(600, kind) >= 9 * case_games(60, kind), kind
-        assert case_games(600, kind) >= 10
+        assert case_games(600, kind) >= max(10, case_games(60, kind)), kind
+        assert abs(case_games(6000, kind) - 10 * case_games(600, kind)) <= 5, kind  # ten times, but rounding
 
 
 def test_matches_and_slow_games_play_fewer_short_games_more():
@@ -117,11 +127,11 @@ def test_validate_says_what_it_covers_and_sizes_each_case(capsys):
     assert validate(cases, games=3, positions=0, jobs=1) == 0
     out = capsys.readouterr().out
     # one acey-deucey game (3 standard games cost less than one), 3 standard games, and
-    # hypergammon1's short games: 3 * 51 * 0.76 / (5.2 * 0.55) = 40.6
+    # hypergammon1's short games: 3 * 51 * 0.80 / (5.2 * 0.26) = 90.5
     assert "validating 3 cases, each as long in the reference engine as 3 standard money games" in out
     assert re.search(r"^1 games \(1 games\) identical: random vs racer, cube=False, variant=acey-deucey", out, re.M)
     assert re.search(r"^3 games \(3 games\) identical: heuristic\+pipdiff vs pubeval\+pipdiff", out, re.M)
-    assert re.search(r"^41 games \(41 games\) identical: racer\+keith vs heuristic\+thorp", out, re.M)
+    assert re.search(r"^91 games \(91 games\) identical: racer\+keith vs heuristic\+thorp", out, re.M)
     played = [int(plies.replace(",", "")) for plies in re.findall(r"identical: .*\[([\d,]+) plies", out)]
     assert len(played) == 3 + 4 and all(plies > 0 for plies in played[:3])  # 3 cases, 4 starts
     assert re.search(r"^validated: \d+ rows \([\d,]+ plies\)", out, re.M)

@@ -106,14 +106,23 @@ def phase_line(times: dict) -> str:
 def remaining_seconds(done, left) -> float:
     """The seconds the work ``left`` will take, learnt from the work ``done``.
 
-    ``done``: (kind, expected seconds, seconds it took) of each finished piece; ``left``: (kind,
-    expected seconds) of each piece still to run, the expectations from a cost model (say plies
-    times seconds per ply).  A kind already seen runs at the pace it ran (its seconds taken over
-    its seconds expected); a kind not yet seen at the pace of everything done so far (how this
-    machine, its load and its cores compare with the model's); with nothing done, as expected.
+    ``done``: (kind, expected seconds, seconds it took) of each finished piece, in the order they
+    finished; ``left``: (kind, expected seconds) of each piece still to run, the expectations from
+    a cost model (say plies times seconds per ply).  A kind already seen runs at the pace it ran
+    (its seconds taken over its seconds expected); a kind not yet seen at the pace of everything
+    done so far (how this machine, its load and its cores compare with the model's); with nothing
+    done, as expected.  The first piece of a kind pays for what is loaded once (tables, nets,
+    compiled code), so once a kind has more, its pace (and the overall pace) leaves the first out.
     Pure (no clock), so the estimate can be checked on constructed numbers."""
-    taken, expected = {}, {}
+    firsts, later = {}, []
     for kind, model, seconds in done:
+        if kind in firsts:
+            later.append((kind, model, seconds))
+        else:
+            firsts[kind] = (kind, model, seconds)
+    seen_again = {kind for kind, _, _ in later}
+    taken, expected = {}, {}
+    for kind, model, seconds in later + [first for kind, first in firsts.items() if kind not in seen_again]:
         taken[kind] = taken.get(kind, 0.0) + seconds
         expected[kind] = expected.get(kind, 0.0) + model
     all_expected = sum(expected.values())

@@ -97,26 +97,30 @@ def variant_cases() -> list[tuple[str, str, Rules, int]]:
     return cases
 
 
-# What a game of each kind of case costs the reference engine, the slow side: (plies a game,
-# milliseconds a ply on one core).  Measured a few games of every default case each (commit
-# 8c38530, one core of a 2-core Xeon under load; `validate` prints each case's real plies).
-# It sizes the default cases (:func:`case_games`) and is the prior of the time-left estimate,
-# which learns each kind's real pace as its cases finish.  A kind missing here costs as the
-# kind it extends (``"dutch, nn"`` as ``"dutch"``), at worst as the standard game.
+# What a game of each kind of case costs: (plies a game, milliseconds a ply).  The plies and the
+# first milliseconds were measured in the reference engine, a few games of every default case on
+# one core of a 2-core Xeon under load (commit 8c38530); the milliseconds were then scaled by the
+# pace each kind kept in a whole default run (its fast side, comparison and first-case loading
+# included), so that they share the same scale.  They size the default cases (:func:`case_games`)
+# and are the prior of the time-left estimate, which learns each kind's real pace as its cases
+# finish (``experiments.running.progress.remaining_seconds``).  A kind missing here costs as the
+# kind it extends (``"dutch, matches"`` as ``"dutch"``), at worst as the standard game.
 GAME_COST = {
-    "standard": (51, 0.76), "standard, nn": (52, 1.17), "standard, matches": (208, 0.95),
-    "nackgammon": (66, 1.12), "nackgammon, nn": (70, 1.30),
-    "hypergammon1": (5.2, 0.55), "hypergammon2": (15, 0.50), "hypergammon3": (23, 0.55),
-    "dutch": (95, 1.58), "dutch, nn": (100, 2.32),
-    "acey-deucey": (106, 2.23), "acey-deucey, nn": (130, 7.68),
-    "chouette of 3": (48, 0.70), "chouette of 4": (47, 0.93), "chouette of 10": (60, 0.60),
-    # games from random positions (``_compare_starts``), played here, not by the workers
-    "starts": (17, 0.80), "starts, given": (25, 0.65), "starts of dutch, given": (12, 1.05),
-    "starts of acey-deucey": (85, 2.8),
+    "standard": (51, 0.80), "standard, nn": (52, 1.6), "standard, matches": (208, 1.2),
+    "nackgammon": (66, 1.3), "nackgammon, nn": (70, 1.4),
+    "hypergammon1": (5.2, 0.26), "hypergammon1, nn": (5.8, 0.31), "hypergammon2": (15, 0.37),
+    "hypergammon2, nn": (16, 0.48), "hypergammon3": (23, 0.48), "hypergammon3, nn": (23, 0.74),
+    "dutch": (95, 1.9), "dutch, nn": (100, 2.5),
+    "acey-deucey": (106, 3.7), "acey-deucey, nn": (130, 12.0),
+    "chouette of 3": (48, 0.73), "chouette of 4": (47, 0.61), "chouette of 10": (60, 1.3),
+    # games from random positions (``_compare_starts``), both engines here, not in the workers
+    "starts": (17, 0.37), "starts, given": (25, 0.20), "starts of dutch, given": (12, 0.78),
+    "starts of acey-deucey": (85, 1.5),
 }
-# Legal plays compared on one random position for all 21 rolls, both engines (milliseconds).
-POSITION_COST = {"standard": 34, "nackgammon": 64, "hypergammon1": 1.1, "hypergammon2": 1.9,
-                 "hypergammon3": 3.7, "dutch": 194, "acey-deucey": 87}
+# Legal plays compared on one random position for all 21 rolls, both engines (milliseconds, on the
+# same scale).
+POSITION_COST = {"standard": 48, "nackgammon": 36, "hypergammon1": 2.2, "hypergammon2": 1.1,
+                 "hypergammon3": 2.2, "dutch": 31, "acey-deucey": 59}
 
 
 def game_cost(kind: str) -> tuple[float, float]:
@@ -195,6 +199,18 @@ def _reference_chouette(specs, seed, games, rules, regime):
     return play_chouettes([make_player(spec) for spec in specs], seed, games, rules, regime, engine="reference")
 
 
+def _cpu_text() -> str:
+    """Processor seconds of this process and of its finished workers: beside the wall time, what
+    the run cost whatever else the machine was doing."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return "processor time unknown here"
+    here, workers = (usage.ru_utime + usage.ru_stime for usage in
+                     (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
+    return f"{here + workers:,.0f} CPU-seconds: {here:,.0f} here, {workers:,.0f} in the workers"
+
+
 class _Clock:
     """What validate has done and has left, for the time-left line: each step (a case, a chouette,
     games from random positions, legal plays) with its kind and the seconds the cost model
@@ -214,7 +230,10 @@ class _Clock:
         self.last = now
 
     def line(self, what_left: str) -> str:
-        return f"  about {duration(remaining_seconds(self.done, self.left))} left for {what_left}"
+        seconds = remaining_seconds(self.done, self.left)
+        # tenths of a minute: whole minutes would hide a 25% error in the last few
+        text = f"{seconds / 60:.1f} min" if 90 <= seconds < 600 else duration(seconds)
+        return f"  about {text} left for {what_left}"
 
 
 def _compare_chouettes(pool, cases, counts, seed: int, clock: _Clock):
@@ -512,5 +531,5 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = DEFAULT_GAME
     chouette_cases_text = f" and {len(chouettes)} chouette cases" if chouettes else ""
     print(f"validated: {total_rows} rows ({total_plies:,} plies) in {len(cases)} cases{chouette_cases_text}, "
           f"random starts and {pairs_compared} position-roll pairs, no difference, in "
-          f"{duration(time.perf_counter() - clock.started)}")
+          f"{duration(time.perf_counter() - clock.started)} ({_cpu_text()})")
     return 0
