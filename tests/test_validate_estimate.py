@@ -24,10 +24,23 @@ def test_with_nothing_done_the_time_left_is_the_cost_model():
     assert remaining_seconds([], [("standard", 10.0), ("dutch", 20.0)]) == pytest.approx(30.0)
 
 
-def test_a_kind_already_seen_runs_at_the_pace_it_ran():
-    # standard ran three times slower than modelled, dutch as modelled: 5 * 3 + 5 * 1
-    done = [("standard", 4.0, 12.0), ("standard", 6.0, 18.0), ("dutch", 10.0, 10.0)]
-    assert remaining_seconds(done, [("standard", 5.0), ("dutch", 5.0)]) == pytest.approx(20.0)
+def test_a_kind_already_seen_runs_at_its_pace_counted_with_one_average_case_at_the_overall_pace():
+    # 100 s taken for 40 expected: overall 2.5; one average case expects 10 s.  standard:
+    # (90 + 2.5 * 10) / (30 + 10) = 2.875; dutch: (10 + 25) / (10 + 10) = 1.75
+    done = [("standard", 10.0, 30.0)] * 3 + [("dutch", 10.0, 10.0)]
+    assert remaining_seconds(done, [("standard", 4.0), ("dutch", 4.0)]) == pytest.approx(4 * 2.875 + 4 * 1.75)
+
+
+def test_a_kind_with_many_cases_runs_at_its_own_pace():
+    done = [("standard", 1.0, 3.0)] * 99 + [("dutch", 1.0, 1.0)]
+    assert remaining_seconds(done, [("standard", 10.0)]) == pytest.approx(30.0, rel=1e-3)
+
+
+def test_one_odd_case_moves_its_kind_only_part_of_the_way():
+    # the first dutch case loaded tables: 40 s for 10 expected.  overall 70 / 40 = 1.75; dutch
+    # (40 + 1.75 * 10) / (10 + 10) = 2.875, not 4
+    done = [("standard", 10.0, 10.0)] * 3 + [("dutch", 10.0, 40.0)]
+    assert remaining_seconds(done, [("dutch", 10.0)]) == pytest.approx(28.75)
 
 
 def test_a_kind_not_yet_seen_runs_at_the_pace_of_everything_done():
@@ -45,16 +58,6 @@ def test_slow_cases_still_to_run_count_at_their_cost_not_at_the_average_case():
     flat = sum(seconds for _, _, seconds in done) / len(done) * len(left)
     assert flat == pytest.approx(20.0)
     assert remaining_seconds(done, left) == pytest.approx(110.0)
-
-
-def test_the_first_case_of_a_kind_pays_for_loading_and_is_left_out_once_more_ran():
-    # the first standard case loaded tables (40 s for 10 expected), the second ran as expected:
-    # standard's pace is 1, and so is the overall pace an unseen kind runs at
-    done = [("standard", 10.0, 40.0), ("standard", 10.0, 10.0)]
-    assert remaining_seconds(done, [("standard", 10.0), ("dutch", 5.0)]) == pytest.approx(15.0)
-    # a kind seen once keeps its only case: dutch at 2, standard (seen twice) at 1
-    done += [("dutch", 5.0, 10.0)]
-    assert remaining_seconds(done, [("standard", 10.0), ("dutch", 5.0)]) == pytest.approx(20.0)
 
 
 def test_nothing_left_is_no_time():
@@ -127,7 +130,7 @@ def test_validate_says_what_it_covers_and_sizes_each_case(capsys):
     assert validate(cases, games=3, positions=0, jobs=1) == 0
     out = capsys.readouterr().out
     # one acey-deucey game (3 standard games cost less than one), 3 standard games, and
-    # hypergammon1's short games: 3 * 51 * 0.80 / (5.2 * 0.26) = 90.5
+    # hypergammon1's short games: 3 * 51 * 0.80 / (5.2 * 0.26) = 90.5, 91 games
     assert "validating 3 cases, each as long in the reference engine as 3 standard money games" in out
     assert re.search(r"^1 games \(1 games\) identical: random vs racer, cube=False, variant=acey-deucey", out, re.M)
     assert re.search(r"^3 games \(3 games\) identical: heuristic\+pipdiff vs pubeval\+pipdiff", out, re.M)

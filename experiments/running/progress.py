@@ -106,26 +106,24 @@ def phase_line(times: dict) -> str:
 def remaining_seconds(done, left) -> float:
     """The seconds the work ``left`` will take, learnt from the work ``done``.
 
-    ``done``: (kind, expected seconds, seconds it took) of each finished piece, in the order they
-    finished; ``left``: (kind, expected seconds) of each piece still to run, the expectations from
-    a cost model (say plies times seconds per ply).  A kind already seen runs at the pace it ran
-    (its seconds taken over its seconds expected); a kind not yet seen at the pace of everything
-    done so far (how this machine, its load and its cores compare with the model's); with nothing
-    done, as expected.  The first piece of a kind pays for what is loaded once (tables, nets,
-    compiled code), so once a kind has more, its pace (and the overall pace) leaves the first out.
-    Pure (no clock), so the estimate can be checked on constructed numbers."""
-    firsts, later = {}, []
-    for kind, model, seconds in done:
-        if kind in firsts:
-            later.append((kind, model, seconds))
-        else:
-            firsts[kind] = (kind, model, seconds)
-    seen_again = {kind for kind, _, _ in later}
+    ``done``: (kind, expected seconds, seconds it took) of each finished piece; ``left``: (kind,
+    expected seconds) of each piece still to run, the expectations from a cost model (say plies
+    times seconds per ply).  The overall pace (seconds taken over seconds expected, everything
+    done) says how this machine, its load and its cores compare with the model's; a kind runs at
+    its own pace, counted together with one average piece at the overall pace, so that one odd
+    piece (the first of its kind, which loads tables, nets or compiled code) moves its kind only
+    part of the way; a kind not yet seen runs at the overall pace; with nothing done, everything
+    runs as expected.  Pure (no clock), so the estimate can be checked on constructed numbers."""
+    if not done:
+        return sum(model for _, model in left)
     taken, expected = {}, {}
-    for kind, model, seconds in later + [first for kind, first in firsts.items() if kind not in seen_again]:
+    for kind, model, seconds in done:
         taken[kind] = taken.get(kind, 0.0) + seconds
         expected[kind] = expected.get(kind, 0.0) + model
     all_expected = sum(expected.values())
-    overall = sum(taken.values()) / all_expected if all_expected > 0 else 1.0
-    pace = {kind: taken[kind] / expected[kind] for kind in expected if expected[kind] > 0}
+    if all_expected <= 0:
+        return sum(model for _, model in left)
+    overall = sum(taken.values()) / all_expected
+    weight = all_expected / len(done)  # one average piece
+    pace = {kind: (taken[kind] + overall * weight) / (expected[kind] + weight) for kind in expected}
     return sum(model * pace.get(kind, overall) for kind, model in left)

@@ -100,27 +100,27 @@ def variant_cases() -> list[tuple[str, str, Rules, int]]:
 # What a game of each kind of case costs: (plies a game, milliseconds a ply).  The plies and the
 # first milliseconds were measured in the reference engine, a few games of every default case on
 # one core of a 2-core Xeon under load (commit 8c38530); the milliseconds were then scaled by the
-# pace each kind kept in a whole default run (its fast side, comparison and first-case loading
-# included), so that they share the same scale.  They size the default cases (:func:`case_games`)
+# pace each kind kept in two whole default runs (its fast side, comparison and first-case loading
+# included; the geometric mean of the two), so that they share the same scale.  They size the default cases (:func:`case_games`)
 # and are the prior of the time-left estimate, which learns each kind's real pace as its cases
 # finish (``experiments.running.progress.remaining_seconds``).  A kind missing here costs as the
 # kind it extends (``"dutch, matches"`` as ``"dutch"``), at worst as the standard game.
 GAME_COST = {
-    "standard": (51, 0.80), "standard, nn": (52, 1.6), "standard, matches": (208, 1.2),
-    "nackgammon": (66, 1.3), "nackgammon, nn": (70, 1.4),
-    "hypergammon1": (5.2, 0.26), "hypergammon1, nn": (5.8, 0.31), "hypergammon2": (15, 0.37),
-    "hypergammon2, nn": (16, 0.48), "hypergammon3": (23, 0.48), "hypergammon3, nn": (23, 0.74),
-    "dutch": (95, 1.9), "dutch, nn": (100, 2.5),
-    "acey-deucey": (106, 3.7), "acey-deucey, nn": (130, 12.0),
-    "chouette of 3": (48, 0.73), "chouette of 4": (47, 0.61), "chouette of 10": (60, 1.3),
+    "standard": (51, 0.80), "standard, nn": (52, 1.6), "standard, matches": (208, 1.3),
+    "nackgammon": (66, 1.3), "nackgammon, nn": (70, 1.5),
+    "hypergammon1": (5.2, 0.26), "hypergammon1, nn": (5.8, 0.28), "hypergammon2": (15, 0.38),
+    "hypergammon2, nn": (16, 0.43), "hypergammon3": (23, 0.48), "hypergammon3, nn": (23, 0.66),
+    "dutch": (95, 2.0), "dutch, nn": (100, 2.7),
+    "acey-deucey": (106, 3.8), "acey-deucey, nn": (130, 13.0),
+    "chouette of 3": (48, 0.97), "chouette of 4": (47, 0.72), "chouette of 10": (60, 1.3),
     # games from random positions (``_compare_starts``), both engines here, not in the workers
-    "starts": (17, 0.37), "starts, given": (25, 0.20), "starts of dutch, given": (12, 0.78),
-    "starts of acey-deucey": (85, 1.5),
+    "starts": (17, 0.36), "starts, given": (25, 0.21), "starts of dutch, given": (12, 0.86),
+    "starts of acey-deucey": (85, 1.4),
 }
 # Legal plays compared on one random position for all 21 rolls, both engines (milliseconds, on the
 # same scale).
-POSITION_COST = {"standard": 48, "nackgammon": 36, "hypergammon1": 2.2, "hypergammon2": 1.1,
-                 "hypergammon3": 2.2, "dutch": 31, "acey-deucey": 59}
+POSITION_COST = {"standard": 41, "nackgammon": 29, "hypergammon1": 1.4, "hypergammon2": 1.4,
+                 "hypergammon3": 1.4, "dutch": 26, "acey-deucey": 50}
 
 
 def game_cost(kind: str) -> tuple[float, float]:
