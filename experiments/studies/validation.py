@@ -101,10 +101,11 @@ def variant_cases() -> list[tuple[str, str, Rules, int]]:
 # first milliseconds were measured in the reference engine, a few games of every default case on
 # one core of a 2-core Xeon under load (commit 8c38530); the milliseconds were then scaled by the
 # pace each kind kept in two whole default runs (its fast side, comparison and first-case loading
-# included; the geometric mean of the two), so that they share the same scale.  They size the default cases (:func:`case_games`)
-# and are the prior of the time-left estimate, which learns each kind's real pace as its cases
-# finish (``experiments.running.progress.remaining_seconds``).  A kind missing here costs as the
-# kind it extends (``"dutch, matches"`` as ``"dutch"``), at worst as the standard game.
+# included; the geometric mean of the two), so that all kinds share one scale.  They size the
+# default cases (:func:`case_games`) and are the prior of the time-left estimate, which learns
+# each kind's real pace as its cases finish (``experiments.running.progress.remaining_seconds``).
+# A kind missing here costs as the kind it extends (``"dutch, matches"`` as ``"dutch"``), at
+# worst as the standard game.
 GAME_COST = {
     "standard": (51, 0.80), "standard, nn": (52, 1.6), "standard, matches": (208, 1.3),
     "nackgammon": (66, 1.3), "nackgammon, nn": (70, 1.5),
@@ -124,7 +125,7 @@ POSITION_COST = {"standard": 41, "nackgammon": 29, "hypergammon1": 1.4, "hyperga
 
 
 def game_cost(kind: str) -> tuple[float, float]:
-    """(plies, reference seconds on one core) of a game of ``kind`` (:data:`GAME_COST`)."""
+    """(plies, seconds) of a game of ``kind``, on :data:`GAME_COST`'s scale."""
     while kind not in GAME_COST and ", " in kind:
         kind = kind.rsplit(", ", 1)[0]
     plies, milliseconds = GAME_COST.get(kind, GAME_COST["standard"])
