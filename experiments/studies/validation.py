@@ -4,7 +4,9 @@ Every case (a pairing of players under some rule options, money or match play) i
 fast engine and by the reference engine (in worker processes, it is the slow side) and the rows
 are compared row for row, column for column.  Then legal plays are compared on random
 positions for all 21 rolls.  On the first difference the game is replayed in both engines with
-traces and the ply where they part is printed.  Any difference exits with status 1.
+traces and the ply where they part is printed.  Any difference exits with status 1.  The default
+cases are sized by what they cost (:data:`GAME_COST`), run one of each kind first, and the time
+left is learnt from the cases that finished (``experiments.running.progress.remaining_seconds``).
 """
 
 from __future__ import annotations
