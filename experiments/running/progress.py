@@ -101,3 +101,29 @@ def phase_line(times: dict) -> str:
     """'sampling 12.3 s, judging 3 min': every phase's time, for a command's last line."""
     return ", ".join(f"{name} {seconds:.1f} s" if seconds < 60 else f"{name} {duration(seconds)}"
                      for name, seconds in times.items())
+
+
+def remaining_seconds(done, left) -> float:
+    """The seconds the work ``left`` will take, learnt from the work ``done``.
+
+    ``done``: (kind, expected seconds, seconds it took) of each finished piece; ``left``: (kind,
+    expected seconds) of each piece still to run, the expectations from a cost model (say plies
+    times seconds per ply).  The overall pace (seconds taken over seconds expected, everything
+    done) says how this machine, its load and its cores compare with the model's; a kind runs at
+    its own pace, counted together with one average piece at the overall pace, so that one odd
+    piece (the first of its kind, which loads tables, nets or compiled code) moves its kind only
+    part of the way; a kind not yet seen runs at the overall pace; with nothing done, everything
+    runs as expected.  Pure (no clock), so the estimate can be checked on constructed numbers."""
+    if not done:
+        return sum(model for _, model in left)
+    taken, expected = {}, {}
+    for kind, model, seconds in done:
+        taken[kind] = taken.get(kind, 0.0) + seconds
+        expected[kind] = expected.get(kind, 0.0) + model
+    all_expected = sum(expected.values())
+    if all_expected <= 0:
+        return sum(model for _, model in left)
+    overall = sum(taken.values()) / all_expected
+    weight = all_expected / len(done)  # one average piece
+    pace = {kind: (taken[kind] + overall * weight) / (expected[kind] + weight) for kind in expected}
+    return sum(model * pace.get(kind, overall) for kind, model in left)

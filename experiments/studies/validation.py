@@ -4,7 +4,9 @@ Every case (a pairing of players under some rule options, money or match play) i
 fast engine and by the reference engine (in worker processes, it is the slow side) and the rows
 are compared row for row, column for column.  Then legal plays are compared on random
 positions for all 21 rolls.  On the first difference the game is replayed in both engines with
-traces and the ply where they part is printed.  Any difference exits with status 1.
+traces and the ply where they part is printed.  Any difference exits with status 1.  The default
+cases are sized by what they cost (:data:`GAME_COST`), run one of each kind first, and the time
+left is learnt from the cases that finished (``experiments.running.progress.remaining_seconds``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pandas as pd
 
 from bgsim.cube import Rules
 from bgsim.variants import VARIANTS
-from experiments.running.progress import duration
+from experiments.running.progress import duration, remaining_seconds
 from experiments.running.workers import fresh_pool, worker_pool
 
 # (white, black, rules, match_to).  The rule options, each played by pairings that use it:
@@ -97,16 +99,56 @@ def variant_cases() -> list[tuple[str, str, Rules, int]]:
     return cases
 
 
-# The reference engine's plain search takes seconds a game with fifteen checkers in hand: these
-# variants' cases play a tenth of the games (at least one).
-HAND_VARIANT_SHARE = 10
+# What a game of each kind of case costs: (plies a game, milliseconds a ply).  The plies and the
+# first milliseconds were measured in the reference engine, a few games of every default case on
+# one core of a 2-core Xeon under load (commit 8c38530); the milliseconds were then scaled by the
+# pace each kind kept in two whole default runs (its fast side, comparison and first-case loading
+# included; the geometric mean of the two), so that all kinds share one scale.  They size the
+# default cases (:func:`case_games`) and are the prior of the time-left estimate, which learns
+# each kind's real pace as its cases finish (``experiments.running.progress.remaining_seconds``).
+# A kind missing here costs as the kind it extends (``"dutch, matches"`` as ``"dutch"``), at
+# worst as the standard game.
+GAME_COST = {
+    "standard": (51, 0.80), "standard, nn": (52, 1.6), "standard, matches": (208, 1.3),
+    "nackgammon": (66, 1.3), "nackgammon, nn": (70, 1.5),
+    "hypergammon1": (5.2, 0.26), "hypergammon1, nn": (5.8, 0.28), "hypergammon2": (15, 0.38),
+    "hypergammon2, nn": (16, 0.43), "hypergammon3": (23, 0.48), "hypergammon3, nn": (23, 0.66),
+    "dutch": (95, 2.0), "dutch, nn": (100, 2.7),
+    "acey-deucey": (106, 3.8), "acey-deucey, nn": (130, 13.0),
+    "chouette of 3": (48, 0.97), "chouette of 4": (47, 0.72), "chouette of 10": (60, 1.3),
+    # games from random positions (``_compare_starts``), both engines here, not in the workers
+    "starts": (17, 0.36), "starts, given": (25, 0.21), "starts of dutch, given": (12, 0.86),
+    "starts of acey-deucey": (85, 1.4),
+}
+# Legal plays compared on one random position for all 21 rolls, both engines (milliseconds, on the
+# same scale).
+POSITION_COST = {"standard": 41, "nackgammon": 29, "hypergammon1": 1.4, "hypergammon2": 1.4,
+                 "hypergammon3": 1.4, "dutch": 26, "acey-deucey": 50}
 
 
-def case_games(games: int, rules: Rules) -> int:
-    """How many of ``games`` a case under ``rules`` plays (:data:`HAND_VARIANT_SHARE`)."""
-    from bgsim.variants import variant_of
+def game_cost(kind: str) -> tuple[float, float]:
+    """(plies, seconds) of a game of ``kind``, on :data:`GAME_COST`'s scale."""
+    while kind not in GAME_COST and ", " in kind:
+        kind = kind.rsplit(", ", 1)[0]
+    plies, milliseconds = GAME_COST.get(kind, GAME_COST["standard"])
+    return plies, plies * milliseconds / 1000
 
-    return max(1, games // HAND_VARIANT_SHARE) if variant_of(rules.variant).hand else games
+
+def case_kind(white_spec: str, black_spec: str, rules: Rules, match_to: int) -> str:
+    """The kind of a case for its cost: its variant, matches or money, and whether ``nn`` plays
+    the checkers (a net evaluation of every play is what slows the reference engine most)."""
+    from bots.registry import parse_bot, split_top_level
+
+    checkers = {parse_bot(split_top_level(spec, "+")[0])[0] for spec in (white_spec, black_spec)}
+    return rules.variant + (", matches" if match_to else "") + (", nn" if "nn" in checkers else "")
+
+
+def case_games(games: int, kind: str) -> int:
+    """How many games (matches, chouette games) a default case of ``kind`` plays for ``games``
+    (``--games``): as long in the reference engine as ``games`` standard money games, at least
+    one.  So a case of long or slow games (matches, acey-deucey with ``nn``) plays fewer, one of
+    short games (hypergammon) more, and each case proves about as much as it costs."""
+    return max(1, round(games * game_cost("standard")[1] / game_cost(kind)[1]))
 
 
 def default_cases() -> list[tuple[str, str, Rules, int]]:
@@ -160,17 +202,55 @@ def _reference_chouette(specs, seed, games, rules, regime):
     return play_chouettes([make_player(spec) for spec in specs], seed, games, rules, regime, engine="reference")
 
 
-def _compare_chouettes(pool, cases, games: int, seed: int):
-    """Every chouette case in both engines (the reference sessions in ``pool`` when there is one):
-    how many rows agreed, or None after printing the first difference and its ply."""
+def _cpu_text() -> str:
+    """Processor seconds of this process and of its finished workers: beside the wall time, what
+    the run cost whatever else the machine was doing."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return "processor time unknown here"
+    here, workers = (usage.ru_utime + usage.ru_stime for usage in
+                     (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
+    return f"{here + workers:,.0f} CPU-seconds: {here:,.0f} here, {workers:,.0f} in the workers"
+
+
+class _Clock:
+    """What validate has done and has left, for the time-left line: each step (a case, a chouette,
+    games from random positions, legal plays) with its kind and the seconds the cost model
+    expects of it here (:data:`GAME_COST`: on ``jobs`` workers when the workers play it), and the
+    seconds each finished step took, counted from the end of the one before (the workers run
+    ahead, so a step's own time is what it added)."""
+
+    def __init__(self, steps: list[tuple[str, float]]) -> None:
+        self.left = list(steps)
+        self.done: list[tuple[str, float, float]] = []
+        self.started = self.last = time.perf_counter()
+
+    def finished(self) -> None:
+        now = time.perf_counter()
+        kind, expected = self.left.pop(0)
+        self.done.append((kind, expected, now - self.last))
+        self.last = now
+
+    def line(self, what_left: str) -> str:
+        seconds = remaining_seconds(self.done, self.left)
+        # tenths of a minute: whole minutes would hide a 25% error in the last few
+        text = f"{seconds / 60:.1f} min" if 90 <= seconds < 600 else duration(seconds)
+        return f"  about {text} left for {what_left}"
+
+
+def _compare_chouettes(pool, cases, counts, seed: int, clock: _Clock):
+    """Every chouette case in both engines, ``counts`` games each (the reference sessions in
+    ``pool`` when there is one): (rows, plies) that agreed, or None after printing the first
+    difference and its ply."""
     from bgsim.chouette import Seating, play_chouettes
     from bgsim.fast.sameness import compare_frames, explain_chouette
     from bots import make_player
 
     futures = [pool.submit(_reference_chouette, specs, seed, games, rules, regime) if pool else None
-               for specs, rules, regime in cases]
-    rows = 0
-    for number, ((specs, rules, regime), future) in enumerate(zip(cases, futures), 1):
+               for (specs, rules, regime), games in zip(cases, counts)]
+    rows = plies = 0
+    for number, ((specs, rules, regime), games, future) in enumerate(zip(cases, counts, futures), 1):
         what = _chouette_text(specs, rules, regime)
         print(f"chouette case {number}/{len(cases)}: {what} ...", flush=True)
         players = [make_player(spec) for spec in specs]
@@ -182,6 +262,7 @@ def _compare_chouettes(pool, cases, games: int, seed: int):
         reference_seconds = time.perf_counter() - started
         mismatch = compare_frames(reference, fast)
         if mismatch is not None:
+            _cancel(futures)
             print(f"DIFFERENCE in {what}, seed {seed}:")
             print(f"  row {mismatch.row} (game {mismatch.game}), column {mismatch.column}: "
                   f"reference {mismatch.reference!r}, fast {mismatch.fast!r}")
@@ -194,9 +275,27 @@ def _compare_chouettes(pool, cases, games: int, seed: int):
                     print("  " + str(ply).replace("\n", "\n  "))
             return None
         rows += len(fast)
+        played = _chouette_plies(fast)
+        plies += played
+        clock.finished()
         print(f"{games} chouette games ({len(fast)} rows) identical: {what}  "
-              f"[fast {fast_seconds:.2f}s, reference {reference_seconds:.1f}s]", flush=True)
-    return rows
+              f"[{played:,} plies; fast {fast_seconds:.2f}s, reference {reference_seconds:.1f}s]", flush=True)
+        if number < len(cases):
+            print(clock.line(f"the other {len(cases) - number} chouettes, random starts and legal plays"), flush=True)
+    return rows, plies
+
+
+def _chouette_plies(rows: pd.DataFrame) -> int:
+    """Plies of the chouette games in ``rows`` (one row per game and player, each with the game's plies)."""
+    return int(rows.groupby("game")["plies"].max().sum()) if len(rows) else 0
+
+
+def _cancel(futures) -> None:
+    """Drop the reference work not started yet: a difference ends the run, and the pool's shutdown
+    would otherwise wait for every queued case."""
+    for future in futures:
+        if future is not None:
+            future.cancel()
 
 
 def _reference_chunk(white_spec, black_spec, seed, numbers, rules, match_to):
@@ -215,13 +314,27 @@ def reference_pool(jobs: int):
     return fresh_pool(jobs)
 
 
-def _reference(pool, white_spec, black_spec, seed, games, rules, match_to, jobs):
+def _start_worker() -> None:
+    """Import what the reference side needs, once per worker, before any case is timed."""
+    import bgsim.chouette  # noqa: F401
+    import bgsim.series  # noqa: F401
+    import bots  # noqa: F401
+
+
+def _submit_reference(pool, white_spec, black_spec, seed, games, rules, match_to, jobs) -> list:
+    """The reference side of a case, in chunks for the ``pool``'s workers (None without a pool:
+    it is played here when its turn comes)."""
     if pool is None:
-        return _reference_chunk(white_spec, black_spec, seed, range(games), rules, match_to)
+        return [None]
     size = max(1, min(200, games // (4 * jobs) or 1))
-    futures = [pool.submit(_reference_chunk, white_spec, black_spec, seed,
-                           range(start, min(games, start + size)), rules, match_to)
-               for start in range(0, games, size)]
+    return [pool.submit(_reference_chunk, white_spec, black_spec, seed,
+                        range(start, min(games, start + size)), rules, match_to)
+            for start in range(0, games, size)]
+
+
+def _reference(futures, white_spec, black_spec, seed, games, rules, match_to) -> pd.DataFrame:
+    if futures == [None]:
+        return _reference_chunk(white_spec, black_spec, seed, range(games), rules, match_to)
     return pd.concat([future.result() for future in futures], ignore_index=True)
 
 
@@ -233,11 +346,14 @@ def _rules_text(rules: Rules) -> str:
 
 
 START_CASE = ("heuristic+pipdiff", "pubeval+pipdiff")  # games from random positions, cube on
+# (given first rolls and mirrored dice, variant, kind of cost): the starts validate plays
+STARTS = ((False, "standard", "starts"), (True, "standard", "starts, given"),
+          (True, "dutch", "starts of dutch, given"), (False, "acey-deucey", "starts of acey-deucey"))
 
 
 def _compare_starts(games: int, seed: int, given: bool, variant: str = "standard"):
     """Games from random positions (of ``variant``) instead of the opening (with given first rolls
-    and mirrored dice when ``given``, as rollouts play them) in both engines: how many games
+    and mirrored dice when ``given``, as rollouts play them) in both engines: (games, plies) that
     agreed, or None after printing the first difference."""
     from bgsim.fast.sameness import compare_frames, start_case
     from bgsim.series import play_games
@@ -258,17 +374,33 @@ def _compare_starts(games: int, seed: int, given: bool, variant: str = "standard
         print(f"DIFFERENCE in {what}, seed {seed}: row {mismatch.row} (game {mismatch.game}), "
               f"column {mismatch.column}: reference {mismatch.reference!r}, fast {mismatch.fast!r}")
         return None
-    print(f"{count} games identical: {what}", flush=True)
-    return count
+    plies = int(fast["plies"].sum())
+    print(f"{count} games identical: {what}  [{plies:,} plies]", flush=True)
+    return count, plies
 
 
-def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: int = 1, positions: int = 500,
-             jobs: int = 1, chouettes=()) -> int:
+def learning_order(kinds: list[str]) -> list[int]:
+    """The order to play cases of these ``kinds`` in (indexes): the first case of every kind, then
+    the second of every kind, and so on, so that the time-left estimate has seen each kind's pace
+    after a few cases instead of meeting the slow ones at the end."""
+    groups: dict[str, list[int]] = {}
+    for index, kind in enumerate(kinds):
+        groups.setdefault(kind, []).append(index)
+    rounds = max((len(group) for group in groups.values()), default=0)
+    return [group[turn] for turn in range(rounds) for group in groups.values() if turn < len(group)]
+
+
+DEFAULT_GAMES = 60  # the default set in about 3 minutes on 2 idle cores (docs/METHODS.md)
+
+
+def validate(cases: list[tuple[str, str, Rules, int]], games: int = DEFAULT_GAMES, seed: int = 1,
+             positions: int = 500, jobs: int = 1, chouettes=(), sized: bool = True) -> int:
     """Play every case (white spec, black spec, rules, match length) in both engines and compare
     them row for row, then the ``chouettes`` (specs, rules, cube regime; see
     :func:`chouette_cases`) session for session, then games from random positions and legal
-    plays on ``positions`` random positions; print each result.  0 when everything agrees, 1 at
-    the first difference."""
+    plays on ``positions`` random positions; print each result.  ``sized``: each case plays
+    :func:`case_games` of ``games`` (as long as ``games`` standard money games), else exactly
+    ``games``.  0 when everything agrees, 1 at the first difference."""
     from bgsim.fast import player_halves
     from bgsim.fast.sameness import compare_frames, compare_legal_plays, explain_game, random_positions
     from bgsim.series import play_games
@@ -293,26 +425,63 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
             raise ValueError(f"{error}; validate compares the two engines, so every player of a chouette "
                              "must run in the fast engine") from None
 
-    total_rows = 0
-    print(f"validating {len(cases)} cases of {games} games or matches each (Dutch backgammon and acey-deucey: "
-          f"1 in {HAND_VARIANT_SHARE} of them), both engines", flush=True)
-    all_started = time.perf_counter()
-    with worker_pool(jobs) as pool:  # fresh processes: this one may have run a parallel kernel
-        for number, (white_spec, black_spec, rules, match_to) in enumerate(cases, 1):
+    from experiments.running.machine import thread_limit
+
+    workers = max(1, min(int(jobs), thread_limit()))
+    kinds = [case_kind(*case) for case in cases]
+    order = learning_order(kinds)
+    cases, kinds = [cases[index] for index in order], [kinds[index] for index in order]
+    counts = [case_games(games, kind) if sized else games for kind in kinds]
+    chouette_kinds = [f"chouette of {len(specs)}" for specs, _, _ in chouettes]
+    chouette_counts = [case_games(games, kind) if sized else games for kind in chouette_kinds]
+    start_counts = [case_games(games, kind) if sized else games for _, _, kind in STARTS]
+    variant_positions = [(variant, positions if variant == "standard" else positions // 10) for variant in VARIANTS]
+    steps = ([(kind, count * game_cost(kind)[1] / workers) for kind, count in zip(kinds, counts)]
+             + [(kind, count * game_cost(kind)[1] / workers) for kind, count in zip(chouette_kinds, chouette_counts)]
+             + [(kind, count * game_cost(kind)[1]) for (_, _, kind), count in zip(STARTS, start_counts)]
+             + [(f"legal plays, {variant}", count * POSITION_COST.get(variant, POSITION_COST["standard"]) / 1000)
+                for variant, count in variant_positions])
+    expected_plies = sum(count * game_cost(kind)[0] for kind, count in
+                         zip(kinds + chouette_kinds, counts + chouette_counts))
+    clock = _Clock(steps)
+    chouettes_text = f" and {len(chouettes)} chouettes" if chouettes else ""
+    sizing = (f"each as long in the reference engine as {games} standard money games (--games), at least one game"
+              if sized else f"{games} games or matches each")
+    print(f"validating {len(cases)} cases{chouettes_text}, {sizing}: "
+          f"{sum(counts) + sum(chouette_counts):,} games or matches, about {expected_plies:,.0f} plies; "
+          f"then {sum(start_counts):,} games from random positions and legal plays on "
+          f"{sum(count for _, count in variant_positions):,} positions; both engines, "
+          f"{workers} worker{'s' if workers > 1 else ''} for the reference engine", flush=True)
+    print(clock.line("everything (the cost model's guess until cases finish)"), flush=True)
+
+    total_rows = total_plies = 0
+    with worker_pool(workers) as pool:  # fresh processes: this one may have run a parallel kernel
+        if pool is not None:  # started before the clock runs, or the first case would carry it
+            started = time.perf_counter()
+            for future in [pool.submit(_start_worker) for _ in range(workers)]:
+                future.result()
+            print(f"started {workers} workers in {time.perf_counter() - started:.1f} s", flush=True)
+            clock.last = time.perf_counter()
+        # every case's reference work queued now, so that the workers play on while this process
+        # plays the fast side and compares
+        submitted = [_submit_reference(pool, white_spec, black_spec, seed, count, rules, match_to, workers)
+                     for (white_spec, black_spec, rules, match_to), count in zip(cases, counts)]
+        for number, ((white_spec, black_spec, rules, match_to), played, futures) in enumerate(
+                zip(cases, counts, submitted), 1):
             white, black = make_player(white_spec), make_player(black_spec)
             what = f"{white.name} vs {black.name}, {_rules_text(rules)}" + (
                 f", matches to {match_to}" if match_to else "")
             print(f"case {number}/{len(cases)}: {what} ...", flush=True)
-            played = case_games(games, rules)
             started = time.perf_counter()
             fast = play_games(white, black, seed, played, rules, match_to=match_to, engine="fast")
             fast_seconds = time.perf_counter() - started
             started = time.perf_counter()
-            reference = _reference(pool, white_spec, black_spec, seed, played, rules,
-                                   match_to, jobs)
+            reference = _reference(futures, white_spec, black_spec, seed, played, rules, match_to)
             reference_seconds = time.perf_counter() - started
             mismatch = compare_frames(reference, fast)
             if mismatch is not None:
+                for later in submitted:
+                    _cancel(later)
                 print(f"DIFFERENCE in {what}, seed {seed}:")
                 print(f"  row {mismatch.row} (game {mismatch.game}, game {mismatch.game_in_match} in match), "
                       f"column {mismatch.column}: reference {mismatch.reference!r}, fast {mismatch.fast!r}")
@@ -323,39 +492,47 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = 200, seed: i
                         print("  " + str(ply).replace("\n", "\n  "))
                 return 1
             total_rows += len(fast)
+            plies = int(fast["plies"].sum())
+            total_plies += plies
+            clock.finished()
             unit = "matches" if match_to else "games"
             print(f"{played} {unit} ({len(fast)} games) identical: {what}  "
-                  f"[fast {fast_seconds:.2f}s, reference {reference_seconds:.1f}s]", flush=True)
+                  f"[{plies:,} plies; fast {fast_seconds:.2f}s, reference {reference_seconds:.1f}s]", flush=True)
             if number < len(cases):
-                left = (time.perf_counter() - all_started) / number * (len(cases) - number)
-                print(f"  about {duration(left)} left for the other {len(cases) - number} cases", flush=True)
+                print(clock.line(f"the other {len(cases) - number} cases{chouettes_text}, random starts "
+                                 "and legal plays"), flush=True)
         if chouettes:
-            chouette_rows = _compare_chouettes(pool, list(chouettes), games, seed)
-            if chouette_rows is None:
+            compared = _compare_chouettes(pool, list(chouettes), chouette_counts, seed, clock)
+            if compared is None:
                 return 1
-            total_rows += chouette_rows
+            total_rows += compared[0]
+            total_plies += compared[1]
 
-    for given, variant in ((False, "standard"), (True, "standard"), (True, "dutch"), (False, "acey-deucey")):
-        compared_games = _compare_starts(case_games(games, Rules(variant=variant)), seed, given, variant)
-        if compared_games is None:
+    for (given, variant, _), count in zip(STARTS, start_counts):
+        compared = _compare_starts(count, seed, given, variant)
+        if compared is None:
             return 1
-        total_rows += compared_games
+        total_rows += compared[0]
+        total_plies += compared[1]
+        clock.finished()
+    print(clock.line("the legal plays"), flush=True)
 
-    compared = 0
+    pairs_compared = 0
     # the standard game's positions, then a tenth as many of each variant's (the reference's
     # plain search is slow with fifteen checkers in hand)
-    for variant in VARIANTS:
-        count = positions if variant == "standard" else positions // 10
+    for variant, count in variant_positions:
         boards = random_positions(count, seed, variant) if count else []
         pairs, play_mismatch = compare_legal_plays(boards)
-        compared += pairs
+        pairs_compared += pairs
         if play_mismatch is not None:
-            print(f"DIFFERENCE in legal plays after {compared} position-roll pairs:")
+            print(f"DIFFERENCE in legal plays after {pairs_compared} position-roll pairs:")
             print("  " + str(play_mismatch).replace("\n", "\n  "))
             return 1
+        clock.finished()
         what = "" if variant == "standard" else f" of {variant}"
         print(f"legal plays identical on {len(boards)} positions{what} x 21 rolls = {pairs} pairs", flush=True)
     chouette_cases_text = f" and {len(chouettes)} chouette cases" if chouettes else ""
-    print(f"validated: {total_rows} rows in {len(cases)} cases{chouette_cases_text} and {compared} position-roll pairs, "
-          f"no difference")
+    print(f"validated: {total_rows} rows ({total_plies:,} plies) in {len(cases)} cases{chouette_cases_text}, "
+          f"random starts and {pairs_compared} position-roll pairs, no difference, in "
+          f"{duration(time.perf_counter() - clock.started)} ({_cpu_text()})")
     return 0
