@@ -198,6 +198,56 @@ def uses_exact(players) -> bool:
     return any(getattr(getattr(player, "cube", None), "fast_name", "") in apart for player in players)
 
 
+def layouts_of(players) -> tuple[layouts.FastBot, ...]:
+    """The layouts of ``players``' bots that run here (a user's evaluation function has none; a
+    player without a cube bot has ``none``'s)."""
+    found = []
+    for player in players:
+        for role, bot in ((CHECKER, getattr(player, "checker", None)), (CUBE, getattr(player, "cube", None))):
+            layout = layouts.fast_bots(role).get(getattr(bot, "fast_name", "") if bot is not None else "none")
+            if layout is not None and layout not in found:
+                found.append(layout)
+    return tuple(found)
+
+
+_ONLY_FOR: tuple[layouts.FastBot, ...] | None = None  # compile_only_for's bots; None: every bot
+
+
+def compile_only_for(players) -> None:
+    """Compile the game kernels of this process for ``players``' bots only (``bgsim.fast.families``).
+
+    A run that knows whom it seats says so before its first game (``bgsim play``, ``run``,
+    ``rollout``); a player it meets later widens the set (another compile, then cached).  Without
+    it the engine plays on the kernels of every bot (``bgsim.fast.game``), which a process that
+    plays many different bots (``bgsim validate``, the tests) compiles once.  The rows are the same
+    either way."""
+    global _ONLY_FOR
+    bots = layouts_of(players)
+    _ONLY_FOR = bots if _ONLY_FOR is None else _ONLY_FOR + tuple(bot for bot in bots if bot not in _ONLY_FOR)
+
+
+def compiling_only_for() -> tuple[layouts.FastBot, ...] | None:
+    """The bots :func:`compile_only_for` was given in this process so far; None: every bot."""
+    return _ONLY_FOR
+
+
+def compiled_for(players, variant: str = STANDARD) -> bool:
+    """Whether the kernels ``players`` would play on (:func:`compile_only_for`'s family, widened by
+    them) are compiled already, in this process or on disk."""
+    from .compile import compiled_or_cached
+    from .families import family
+
+    return compiled_or_cached(family((_ONLY_FOR or ()) + layouts_of(players), variant != STANDARD).play_batch)
+
+
+def _family(players, variants: bool):
+    """``compile_only_for``'s family for ``players``, the set widened by them if need be."""
+    from .families import family
+
+    compile_only_for(players)
+    return family(_ONLY_FOR, variants)
+
+
 def _kernels(white, black, rules: Rules = Rules()):
     """The compiled (play_batch, trace_number) that can play these two players under ``rules``."""
     from .custom import kernels
@@ -207,6 +257,9 @@ def _kernels(white, black, rules: Rules = Rules()):
     with_exact = uses_exact((white, black))
     # a variant plays on its own family (bgsim.fast.with_variants): none of it in the standard one
     variants = rules.variant != STANDARD
+    if evaluations == [None, None] and _ONLY_FOR is not None:
+        chosen = _family((white, black), variants)
+        return chosen.play_batch, chosen.trace_number
     if evaluations == [None, None]:
         if variants:
             from . import with_variants
@@ -473,7 +526,7 @@ def legal_plays_fast(position: Position, roll) -> np.ndarray:
 
 
 __all__ = [
-    "FastHalf", "Seats", "Starts", "capability_values", "check_game", "fast_half", "game_starts",
+    "FastHalf", "Seats", "Starts", "capability_values", "check_game", "compile_only_for", "fast_half", "game_starts",
     "legal_plays_fast", "play_columns", "play_games", "play_trials", "player_halves", "seats", "supports",
     "trace_game",
 ]

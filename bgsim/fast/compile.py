@@ -24,6 +24,7 @@ a cached ``game.py`` kernel would still run the old move generator, and after an
 ``bgsim/layouts.py`` it would still read the old parameter positions.  So the cache files of
 this package are dropped whenever any of these sources changed (``source_stamp``, kept beside
 the cache); the generated dispatch carries the stamp in its file name (``bgsim.fast.dispatch``).
+The stamp covers Python sources only: data files never reach the compiled code.
 """
 
 from __future__ import annotations
@@ -125,12 +126,32 @@ def rebind(dispatcher, qualname: str | None = None, **names):
     return rebound
 
 
+def compiled_or_cached(kernel) -> bool:
+    """Whether ``kernel`` (a Numba dispatcher) is compiled in this process or kept on disk (the
+    index of Numba's cache of it, in ``NUMBA_CACHE_DIR`` when that is set): its first call
+    compiles nothing."""
+    if kernel.signatures:
+        return True
+    index = getattr(getattr(getattr(kernel, "_cache", None), "_cache_file", None), "_index_path", None)
+    return index is not None and Path(index).exists()
+
+
+# The sources outside this package whose values the kernels freeze in when they compile: the
+# layouts' parameter places and codes, the dice's constant, the Zobrist keys of the board, the
+# variants' definitions.  Data files (nets, bear-off databases, match equity tables) are not
+# among them: the kernels get those as arrays at every call, so an upgrade that changes nothing
+# but data keeps the compiled kernels (``tests/test_compile_only_what_a_run_needs.py`` holds
+# this list to the kernel modules' imports).
+FROZEN_SOURCES = ("layouts.py", "board.py", "dice.py", "variants.py")
+
+
 @lru_cache(maxsize=None)
 def source_stamp() -> str:
-    """A hash of every source the kernels are compiled from: this package and the layouts."""
+    """A hash of every source the kernels are compiled from: this package's Python files and
+    :data:`FROZEN_SOURCES` (never a data file)."""
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for source in sorted(here.glob("*.py")) + [here.parent / "layouts.py"]:
+    for source in sorted(here.glob("*.py")) + [here.parent / name for name in FROZEN_SOURCES]:
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()

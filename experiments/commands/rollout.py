@@ -52,7 +52,7 @@ def run_rollout(args) -> int:
     from bots.cube import NoCube
     from bots.registry import BotPlayer
     from experiments.running.files import stop_hook
-    from experiments.running.machine import COMPILING, fast_compile_pending
+    from experiments.running.machine import compiling_message, fast_compile_pending
     from experiments.running.progress import Progress
 
     from bgsim.interchange.xgid import read_position_text
@@ -66,8 +66,12 @@ def run_rollout(args) -> int:
                          "give the checker bot alone")
     player = BotPlayer(chosen.checker)
     log = (lambda text: print(text, file=sys.stderr, flush=True))
-    if fast_compile_pending():
-        log(COMPILING)
+    from bgsim.fast import compile_only_for, supports
+
+    if supports(player):  # the rollout plays on the fast engine: on the kernels of this bot alone
+        compile_only_for([player])
+        if fast_compile_pending([player]):
+            log(compiling_message([player]))
     bar = Progress(args.games, 0, "trials", not args.no_progress)
     stopped = []
     batches = []

@@ -135,7 +135,7 @@ def make_task(experiment: Experiment, pairing: Pairing | Table, chunk: int, thre
         "rules": asdict(pairing.rules), "start": start, "stop": stop,
         "swap_offset": 0 if experiment.duplicate else experiment.games,
         "match_to": experiment.match_length(pairing.condition), "engine": experiment.engine, "threads": threads,
-        "starts": experiment.starts,
+        "starts": experiment.starts, "everyone": list(experiment.everyone),
     }
 
 
@@ -158,6 +158,12 @@ def play_chunk(task: dict, make_player: Callable[[str], Any] | None = None) -> p
         return play_chouette_chunk(task, factory)
     first, second = cached_player(factory, task["first"]), cached_player(factory, task["second"])
     rules = Rules(**task["rules"])
+    if task["engine"] != "reference" and task.get("everyone"):
+        from bgsim.fast import compile_only_for, supports
+
+        # every pairing of the run on one family of kernels, compiled once (on a Dask worker too)
+        compile_only_for([player for player in (cached_player(factory, name) for name in task["everyone"])
+                          if supports(player, rules.variant)])
     start, stop, offset = task["start"], task["stop"], task["swap_offset"]
     common = dict(seed=task["seed"], rules=rules, match_to=task["match_to"],
                   engine=task["engine"], threads=task["threads"])
