@@ -14,6 +14,8 @@ from the bot's switches (its true/false attribute of the capability's name) and 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -210,42 +212,53 @@ def layouts_of(players) -> tuple[layouts.FastBot, ...]:
     return tuple(found)
 
 
-_ONLY_FOR: tuple[layouts.FastBot, ...] | None = None  # compile_only_for's bots; None: every bot
+# compile_only_for's bots in this context (a thread of its own, a task of its own); None: every bot
+_ONLY_FOR: ContextVar[tuple[layouts.FastBot, ...] | None] = ContextVar("bgsim_fast_only_for", default=None)
 
 
-def compile_only_for(players) -> None:
-    """Compile the game kernels of this process for ``players``' bots only (``bgsim.fast.families``).
+@contextmanager
+def compile_only_for(players):
+    """While the block runs, compile the game kernels for ``players``' bots only
+    (``bgsim.fast.families``).
 
-    A run that knows whom it seats says so before its first game (``bgsim play``, ``run``,
-    ``rollout``); a player it meets later widens the set (another compile, then cached).  Without
-    it the engine plays on the kernels of every bot (``bgsim.fast.game``), which a process that
-    plays many different bots (``bgsim validate``, the tests) compiles once.  The rows are the same
-    either way."""
-    global _ONLY_FOR
+    A run that knows whom it seats plays inside it (``bgsim play``, ``run``, ``rollout``); a
+    player it meets there besides them widens the set (another family, compiled once, then
+    cached).  Outside it the engine plays on the kernels of every bot (``bgsim.fast.game``),
+    which a process that plays many different bots (``bgsim validate``, the tests) compiles once.
+    The rows are the same either way."""
+    before = _ONLY_FOR.get()
     bots = layouts_of(players)
-    _ONLY_FOR = bots if _ONLY_FOR is None else _ONLY_FOR + tuple(bot for bot in bots if bot not in _ONLY_FOR)
+    token = _ONLY_FOR.set(bots if before is None else before + tuple(bot for bot in bots if bot not in before))
+    try:
+        yield
+    finally:
+        _ONLY_FOR.reset(token)
 
 
 def compiling_only_for() -> tuple[layouts.FastBot, ...] | None:
-    """The bots :func:`compile_only_for` was given in this process so far; None: every bot."""
-    return _ONLY_FOR
+    """The bots of the :func:`compile_only_for` block running now; None outside one."""
+    return _ONLY_FOR.get()
 
 
 def compiled_for(players, variant: str = STANDARD) -> bool:
-    """Whether the kernels ``players`` would play on (:func:`compile_only_for`'s family, widened by
-    them) are compiled already, in this process or on disk."""
+    """Whether the kernels ``players`` would play on in this :func:`compile_only_for` block are
+    compiled already, in this process or on disk."""
     from .compile import compiled_or_cached
     from .families import family
 
-    return compiled_or_cached(family((_ONLY_FOR or ()) + layouts_of(players), variant != STANDARD).play_batch)
+    return compiled_or_cached(family((_ONLY_FOR.get() or ()) + layouts_of(players), variant != STANDARD).play_batch)
 
 
 def _family(players, variants: bool):
-    """``compile_only_for``'s family for ``players``, the set widened by them if need be."""
+    """The family of the :func:`compile_only_for` block for ``players``, its set widened by them
+    if need be."""
     from .families import family
 
-    compile_only_for(players)
-    return family(_ONLY_FOR, variants)
+    planned = _ONLY_FOR.get()
+    wider = planned + tuple(bot for bot in layouts_of(players) if bot not in planned)
+    if wider != planned:
+        _ONLY_FOR.set(wider)  # the block's next pairing plays on the same family
+    return family(wider, variants)
 
 
 def _kernels(white, black, rules: Rules = Rules()):
@@ -257,7 +270,7 @@ def _kernels(white, black, rules: Rules = Rules()):
     with_exact = uses_exact((white, black))
     # a variant plays on its own family (bgsim.fast.with_variants): none of it in the standard one
     variants = rules.variant != STANDARD
-    if evaluations == [None, None] and _ONLY_FOR is not None:
+    if evaluations == [None, None] and _ONLY_FOR.get() is not None:
         chosen = _family((white, black), variants)
         return chosen.play_batch, chosen.trace_number
     if evaluations == [None, None]:

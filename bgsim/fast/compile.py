@@ -145,13 +145,18 @@ def compiled_or_cached(kernel) -> bool:
 FROZEN_SOURCES = ("layouts.py", "board.py", "dice.py", "variants.py")
 
 
+def stamped_sources() -> list[Path]:
+    """The files :func:`source_stamp` hashes: this package's Python files and :data:`FROZEN_SOURCES`."""
+    here = Path(__file__).resolve().parent
+    return sorted(here.glob("*.py")) + [here.parent / name for name in FROZEN_SOURCES]
+
+
 @lru_cache(maxsize=None)
 def source_stamp() -> str:
-    """A hash of every source the kernels are compiled from: this package's Python files and
-    :data:`FROZEN_SOURCES` (never a data file)."""
-    here = Path(__file__).resolve().parent
+    """A hash of every source the kernels are compiled from (:func:`stamped_sources`; never a
+    data file)."""
     digest = hashlib.sha256()
-    for source in sorted(here.glob("*.py")) + [here.parent / name for name in FROZEN_SOURCES]:
+    for source in stamped_sources():
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()

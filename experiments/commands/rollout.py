@@ -11,6 +11,7 @@ import json
 import math
 import signal
 import sys
+from contextlib import nullcontext
 from bgsim.interchange.xgid import xgid_of
 from experiments.commands.arguments import (EXIT_INTERRUPTED, games_flag, json_flag, progress_flag, seed_flag,
                                            threads_flag)
@@ -68,9 +69,9 @@ def run_rollout(args) -> int:
     log = (lambda text: print(text, file=sys.stderr, flush=True))
     from bgsim.fast import compile_only_for, supports
 
-    if supports(player):  # the rollout plays on the fast engine: on the kernels of this bot alone
-        compile_only_for([player])
-        if fast_compile_pending([player]):
+    scope = compile_only_for([player]) if supports(player) else nullcontext()  # the kernels of this bot alone
+    with scope:
+        if supports(player) and fast_compile_pending([player]):
             log(compiling_message([player]))
     bar = Progress(args.games, 0, "trials", not args.no_progress)
     stopped = []
@@ -83,8 +84,9 @@ def run_rollout(args) -> int:
 
     previous = signal.signal(signal.SIGINT, lambda *_: stopped.append(True))
     try:
-        result = rollout(position, player, args.games, args.seed, truncate=args.truncate,
-                         threads=args.threads, on_batch=on_batch, should_stop=lambda: bool(stopped))
+        with scope:
+            result = rollout(position, player, args.games, args.seed, truncate=args.truncate,
+                             threads=args.threads, on_batch=on_batch, should_stop=lambda: bool(stopped))
     finally:
         signal.signal(signal.SIGINT, previous)
         bar.close()

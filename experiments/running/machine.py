@@ -54,12 +54,13 @@ def compiling_message(players=(), chouette: bool = False) -> str:
     """What a run says before the first fast game compiles: for which bots, and about how long
     (``bgsim.fast.families.compile_seconds``, measured by ``bgsim bench --profile``)."""
     import bgsim.fast as fast
+    from bgsim import layouts
     from bgsim.fast.families import compile_seconds
 
     planned = fast.compiling_only_for()
     if planned is not None and not chouette:
         bots = fast.layouts_of(players) + planned
-        what = " for " + ", ".join(sorted({bot.name for bot in bots}))
+        what = " for " + ", ".join(sorted({bot.name for bot in bots if bot is not layouts.NO_CUBE} or {"none"}))
     else:
         bots = None  # every bot's kernels
         what = " for every bot" + (" (chouette)" if chouette else "")

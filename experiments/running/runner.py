@@ -27,6 +27,7 @@ import shlex
 import shutil
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -147,12 +148,12 @@ class _Session:
         factory = self.make_player or default_player_factory()
         everyone = [cached_player(factory, name) for name in experiment.everyone]
         if "fast" in self._engines_used(pairings):
-            if not experiment.chouette:
-                from bgsim.fast import compile_only_for
+            from bgsim.fast import compile_only_for
 
-                compile_only_for(everyone)  # one family of kernels for every pairing (play_chunk says it too)
-            if fast_compile_pending(everyone, chouette=experiment.chouette):
-                self.log(compiling_message(everyone, chouette=experiment.chouette))
+            # every pairing plays on the family of everyone's kernels (play_chunk's block, a task's "everyone")
+            with compile_only_for(everyone) if not experiment.chouette else nullcontext():
+                if fast_compile_pending(everyone, chouette=experiment.chouette):
+                    self.log(compiling_message(everyone, chouette=experiment.chouette))
         if chunks.done_units:
             self.log(f"resuming: {len(chunks.on_disk)} finished chunks on disk, {chunks.done_units} {unit} not replayed")
         bar = Progress(total, chunks.done_units, unit, self.progress)

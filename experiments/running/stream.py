@@ -10,7 +10,7 @@ plays them sees each batch (``on_batch``): ``bgsim play`` tallies its summary th
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Callable
 
@@ -81,18 +81,19 @@ def play_to_file(white, black, games: int, seed: int, path: Path, rules: Rules, 
     unit = "matches" if match_to else "games"
     log(f"playing {games:,} {unit}{f' to {match_to} points' if match_to else ''}: "
         f"white {white.name} vs black {black.name}, seed {seed}, {played_on} engine → {path}")
+    scope = nullcontext()
     if played_on == "fast":
         from bgsim.fast import compile_only_for
 
-        compile_only_for((white, black))  # so that the first game compiles these two players' kernels only
-        if fast_compile_pending((white, black)):
+        scope = compile_only_for((white, black))  # the first game compiles these two players' kernels only
+    with scope:
+        if played_on == "fast" and fast_compile_pending((white, black)):
             log(compiling_message((white, black)))
-
-    count, seconds = stream_to_file(
-        path, games, unit,
-        lambda numbers: play_games(white, black, seed, numbers, rules, match_to=match_to,
-                                   engine=engine, threads=threads),
-        progress, log, on_batch)
+        count, seconds = stream_to_file(
+            path, games, unit,
+            lambda numbers: play_games(white, black, seed, numbers, rules, match_to=match_to,
+                                       engine=engine, threads=threads),
+            progress, log, on_batch)
     return played_on, count, seconds
 
 
