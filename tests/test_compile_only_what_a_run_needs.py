@@ -50,8 +50,8 @@ def test_a_heuristic_pipdiff_family_has_no_net_no_exact_no_race_rule():
     chosen = family(layouts_of([make_player("heuristic+pipdiff")]))
     names = {bot.name for bot in chosen.bots}
     assert {"heuristic", "pipdiff"} <= names
-    assert not names & {"nn", "exact", "rule62", "epc", "keith", "random"}
-    assert chosen.key == "evaluation___pipdiff"
+    assert not names & {"nn", "exact", "rule62", "epc", "keith", "random", "pubeval", "racer"}
+    assert chosen.key == "heuristic___pipdiff"
 
 
 def test_bots_that_share_a_kernel_share_a_family():
@@ -141,3 +141,23 @@ def test_rules_other_than_the_standard_games_play_on_the_familys_variant_copy():
     with compile_only_for([white]):
         chosen = fast._kernels(white, white, Rules(variant="nackgammon"))[0]
     assert chosen.py_func.__qualname__ == "play_batch_random___always_take_variants"
+
+
+def test_a_command_line_imports_the_module_of_its_command_and_parses_as_with_every_command():
+    from experiments import cli
+
+    everything = cli.commands(cli.build_parser())
+    assert {name.split()[0] for name in everything} == set(cli.COMMANDS)
+    for command in cli.COMMANDS:
+        alone = cli.commands(cli.build_parser(command))
+        assert command in alone and set(alone) <= set(everything)
+    line = ["play", "random", "heuristic", "--games", "3", "--seed", "5", "--out", "a.parquet"]
+    assert vars(cli.build_parser("play").parse_args(line)) == vars(cli.build_parser().parse_args(line))
+    done = subprocess.run([sys.executable, "-c", "import sys; from experiments.cli import main; main(['bots']); "
+                           "print(sorted(name for name in sys.modules if name.startswith('experiments.')))"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded = done.stdout.strip().splitlines()[-1]
+    assert "experiments.commands.play" in loaded
+    for other in ("experiments.commands.cube_audit", "experiments.studies.training", "experiments.commands.train"):
+        assert f"'{other}'" not in loaded

@@ -50,6 +50,7 @@ import json
 import os
 import platform
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -295,29 +296,71 @@ class Against:
         self.process.wait(timeout=60)
 
 
+# A standard run's start, as ``bgsim play`` makes it: the two players named before the first game
+# (``bgsim.fast.compile_only_for``, where the checkout has it), then one game.  argv: white black.
 _START_SCRIPT = """
-import time
+import json, sys, time
 started = time.perf_counter()
-from bgsim.fast.sameness import FastRandomPlayer
+from contextlib import nullcontext
+from bots import make_player
 from bgsim.series import play_games
-player = FastRandomPlayer()
-play_games(player, player, 1, 1, engine="fast")
-print(time.perf_counter() - started)
+import bgsim.fast as fast
+imports = time.perf_counter() - started
+white, black = make_player(sys.argv[1]), make_player(sys.argv[2])
+only_for = getattr(fast, "compile_only_for", None)
+with only_for((white, black)) if only_for else nullcontext():
+    play_games(white, black, 1, 1, engine="fast")
+print(json.dumps({"seconds": time.perf_counter() - started, "cpu_s": time.process_time(), "imports_s": imports,
+                  "compiled_kernels": sorted(name for name in sys.modules if name.startswith("bgsim.fast._dispatch_"))}))
 """
+STANDARD_RUNS = (("random", "random"), ("heuristic+pipdiff", "heuristic+pipdiff"), ("nn+pipdiff", "heuristic"))
 
 
-def compile_times() -> dict:
-    """Cold compile and cached start, each in a fresh process up to the first finished game."""
-    with tempfile.TemporaryDirectory(prefix="bgsim-numba-cache-") as cache:
-        env = settings.environment(NUMBA_CACHE_DIR=cache)
-        figures = {}
-        for name in ("cold_compile_s", "cached_start_s"):
-            started = time.perf_counter()
-            result = subprocess.run([sys.executable, "-c", _START_SCRIPT], env=env, capture_output=True,
-                                    text=True, check=True)
-            figures[name] = round(float(result.stdout.strip().splitlines()[-1]), 3)
-            figures[name[:-2] + "_process_s"] = round(time.perf_counter() - started, 3)
-        return figures
+def _start(python: str, cache: str, white: str, black: str) -> dict:
+    env = settings.environment(NUMBA_CACHE_DIR=cache)
+    started = time.perf_counter()
+    result = subprocess.run([python, "-c", _START_SCRIPT, white, black], env=env, capture_output=True, text=True,
+                            cwd=tempfile.gettempdir())
+    if result.returncode != 0:
+        raise RuntimeError(f"{python}: the start of {white} vs {black} failed: {result.stderr.strip()[-300:]}")
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    figures["process_s"] = time.perf_counter() - started
+    return {name: round(value, 3) if isinstance(value, float) else value for name, value in figures.items()}
+
+
+def compile_times(runs=STANDARD_RUNS[:1], against: str | None = None, log=print) -> dict:
+    """Cold compile (an empty ``NUMBA_CACHE_DIR``) and cached start (the same cache again) of each
+    standard run of ``runs``, each in a fresh process up to the first finished game, imports
+    included; with ``against`` (another checkout's Python) the same for it, each of its processes
+    right after ours (on a shared machine both then meet about the same load).  The first run's
+    figures are ``cold_compile_s`` and ``cached_start_s``."""
+    figures: dict = {"runs": {}, "load_average": []}
+    for white, black in runs:
+        name = f"{white} vs {black}"
+        pythons = {"this": sys.executable, **({"against": against} if against else {})}
+        caches = {side: tempfile.mkdtemp(prefix="bgsim-numba-cache-") for side in pythons}
+        try:
+            measured = {side: {} for side in pythons}
+            for kind in ("cold", "cached"):
+                for side, python in pythons.items():
+                    if hasattr(os, "getloadavg"):
+                        figures["load_average"].append(round(os.getloadavg()[0], 2))
+                    measured[side][kind] = _start(python, caches[side], white, black)
+            for side, kinds in measured.items():
+                figures["runs"].setdefault(name, {})[side] = kinds
+                log(f"  {side}: {name}: cold compile {kinds['cold']['seconds']:.1f} s "
+                    f"({kinds['cold']['cpu_s']:.1f} s of CPU), cached start {kinds['cached']['seconds']:.2f} s "
+                    f"({kinds['cached']['cpu_s']:.2f} s of CPU)")
+        finally:
+            for cache in caches.values():
+                shutil.rmtree(cache, ignore_errors=True)
+    first = figures["runs"][f"{runs[0][0]} vs {runs[0][1]}"]["this"]
+    figures["cold_compile_s"] = first["cold"]["seconds"]
+    figures["cold_compile_cpu_s"] = first["cold"]["cpu_s"]
+    figures["cached_start_s"] = first["cached"]["seconds"]
+    figures["cold_compile_process_s"] = first["cold"]["process_s"]
+    figures["cached_start_process_s"] = first["cached"]["process_s"]
+    return figures
 
 
 _COMPILE_PROFILE_SCRIPT = r"""
@@ -348,11 +391,15 @@ def compiler_pass(happening):
 out = {}
 started = time.perf_counter()
 with event.install_recorder("numba:compile") as compiles, event.install_recorder("numba:run_pass") as passes:
-    from bgsim.fast.sameness import FastRandomPlayer
+    from contextlib import nullcontext
+    from bots import make_player
     from bgsim.series import play_games
+    import bgsim.fast as fast
     out["imports_s"] = time.perf_counter() - started
-    player = FastRandomPlayer()
-    play_games(player, player, 1, 1, engine="fast")
+    player = make_player("random")
+    only_for = getattr(fast, "compile_only_for", lambda players: nullcontext())  # as bgsim play does
+    with only_for([player]):
+        play_games(player, player, 1, 1, engine="fast")
 out["first_game_s"] = time.perf_counter() - started
 out["first_game_cpu_s"] = time.process_time()
 out["kernels_s"] = exclusive(compiles.buffer, kernel)
@@ -362,7 +409,7 @@ if "--exact" in sys.argv:
     exact = make_player("racer+exact")
     started = time.perf_counter()
     cpu = time.process_time()
-    with event.install_recorder("numba:compile") as compiles:
+    with event.install_recorder("numba:compile") as compiles, only_for([exact]):
         play_games(exact, exact, 1, 1, engine="fast")
     out["exact_first_game_s"] = time.perf_counter() - started
     out["exact_first_game_cpu_s"] = time.process_time() - cpu
@@ -858,7 +905,7 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
         print(f"against {against.root} (commit {against.commit}), in the same rounds")
     try:
         if compile_times_too:
-            run["compile"] = compile_times()
+            run["compile"] = compile_times(STANDARD_RUNS if profile_too else STANDARD_RUNS[:1], against_python)
             print(f"cold compile {run['compile']['cold_compile_s']:.1f}s, cached start "
                   f"{run['compile']['cached_start_s']:.2f}s (to the first game, imports included)")
             # one-off costs like the compile: the bear-off databases bgsim eval builds on first use
