@@ -152,7 +152,8 @@ class _Session:
 
             # every pairing plays on the family of everyone's kernels (play_chunk's block, a task's "everyone")
             with compile_only_for(everyone) if not experiment.chouette else nullcontext():
-                if fast_compile_pending(everyone, chouette=experiment.chouette):
+                if (fast_compile_pending(everyone, chouette=True) if experiment.chouette
+                        else fast_compile_pending(everyone)):
                     self.log(compiling_message(everyone, chouette=experiment.chouette))
         if chunks.done_units:
             self.log(f"resuming: {len(chunks.on_disk)} finished chunks on disk, {chunks.done_units} {unit} not replayed")
