@@ -87,6 +87,12 @@ PROFILED = ("random", "heuristic+pipdiff", "nn")  # the players --profile takes 
 # --- contenders -------------------------------------------------------------------------------
 
 
+def _only_for(players):
+    from bgsim.fast import compile_only_for
+
+    return compile_only_for(players)
+
+
 def _fast(white, black, seed, games, threads):
     """``games``: how many (numbers 0, 1, ...) or the game numbers themselves."""
     from bgsim.series import play_games
@@ -94,7 +100,8 @@ def _fast(white, black, seed, games, threads):
     count = games if isinstance(games, int) else len(games)
     started = time.perf_counter()
     cpu = time.process_time()
-    frame = play_games(white, black, seed, games, engine="fast", threads=threads)
+    with _only_for((white, black)):  # the kernels a run of these two plays on (bgsim play's)
+        frame = play_games(white, black, seed, games, engine="fast", threads=threads)
     seconds = time.perf_counter() - started
     # CPU seconds per wall second: how many cores the run actually got (all threads counted)
     return count / seconds, int(frame["plies"].sum()) / seconds, (time.process_time() - cpu) / seconds
@@ -123,7 +130,8 @@ def _rollout(player, seed, threads):
 
     started = time.perf_counter()
     cpu = time.process_time()
-    result = rollout(Position.start(), player, ROLLOUT_TRIALS, seed, threads=threads)
+    with _only_for([player]):  # as bgsim rollout plays it
+        result = rollout(Position.start(), player, ROLLOUT_TRIALS, seed, threads=threads)
     seconds = time.perf_counter() - started
     return result.games / seconds, 0.0, (time.process_time() - cpu) / seconds
 
@@ -249,6 +257,9 @@ from bots import make_player
 from bgsim.series import play_games
 players = {}
 print(json.dumps({"bgsim": bgsim.__file__}), flush=True)
+from contextlib import nullcontext
+import bgsim.fast
+only_for = getattr(bgsim.fast, "compile_only_for", lambda players: nullcontext())  # as its runs play
 for line in sys.stdin:
     ask = json.loads(line)
     player = players.setdefault(ask["player"], make_player(ask["player"]))
@@ -256,10 +267,12 @@ for line in sys.stdin:
     if ask["kind"] == "rollout":
         from bgsim.board import Position
         from bgsim.rollout import rollout
-        count = rollout(Position.start(), player, ask["trials"], ask["seed"], threads=ask["threads"]).games
+        with only_for([player]):
+            count = rollout(Position.start(), player, ask["trials"], ask["seed"], threads=ask["threads"]).games
         plies = 0
     else:
-        frame = play_games(player, player, ask["seed"], ask["games"], engine="fast", threads=ask["threads"])
+        with only_for([player]):
+            frame = play_games(player, player, ask["seed"], ask["games"], engine="fast", threads=ask["threads"])
         count, plies = ask["games"], int(frame["plies"].sum())
     seconds = time.perf_counter() - started
     print(json.dumps([count / seconds, plies / seconds, (time.process_time() - cpu) / seconds]), flush=True)
@@ -872,6 +885,41 @@ def profile_report(run: dict) -> str:
                   "end (another engineer's tests or runs share this machine's cores):", ""]
         lines += [f"* {process['cpu_percent']}%: `{process['command'][:120]}`" for process in busy]
     return "\n".join(lines) + "\n"
+
+
+def run_compile_bench(out: str | Path = RUNS, against_python: str | None = None) -> int:
+    """``bgsim bench --compile-only``: :func:`compile_times` of every standard run (and of
+    ``against_python``'s checkout beside it), with the machine, written as ``compile-<time>.json``."""
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise explain(error, out) from None
+    run = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": _machine()}
+    machine = run["machine"]
+    print(f"bgsim bench --compile-only of {machine['git_commit']}{'' if machine['git_clean'] else ' (uncommitted changes)'} "
+          f"(load average {', '.join(f'{x:.1f}' for x in machine['load_average_at_start'])})")
+    if against_python:
+        against = Against(against_python)  # its commit, and that it imports bgsim
+        run["against"] = {"python": against.python, "root": against.root, "git_commit": against.commit,
+                          "git_clean": against.clean}
+        against.close()
+        print(f"against {run['against']['root']} (commit {run['against']['git_commit']}), right after ours")
+    run["compile"] = compile_times(STANDARD_RUNS, against_python)
+    machine["load_average_at_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else []
+    machine["busy_at_end"] = busy_processes()
+    run["targets"] = {}
+    for name, target in COMPILE_TARGETS:
+        met = run["compile"][name] <= target
+        run["targets"][name] = {"target": target, "measured": run["compile"][name], "met": met}
+        print(f"target {name} <= {target}: {run['compile'][name]:.2f} {'met' if met else 'NOT MET'}")
+    path = out / f"compile-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.json"
+    try:
+        write_text(json.dumps(run, indent=2) + "\n", path)
+    except OSError as error:
+        raise explain(error, path) from None
+    print(f"wrote {path}")
+    return 0
 
 
 def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_too: bool = True,
