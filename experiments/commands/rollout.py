@@ -69,9 +69,13 @@ def run_rollout(args) -> int:
     log = (lambda text: print(text, file=sys.stderr, flush=True))
     from bgsim.fast import compile_only_for, supports
 
-    scope = compile_only_for([player]) if supports(player) else nullcontext()  # the kernels of this bot alone
-    with scope:
-        if supports(player) and fast_compile_pending([player]):
+    fast = supports(player)  # the rollout plays on the fast engine, on the kernels of this bot alone
+
+    def scope():
+        return compile_only_for([player]) if fast else nullcontext()
+
+    with scope():
+        if fast and fast_compile_pending([player]):
             log(compiling_message([player]))
     bar = Progress(args.games, 0, "trials", not args.no_progress)
     stopped = []
@@ -84,7 +88,7 @@ def run_rollout(args) -> int:
 
     previous = signal.signal(signal.SIGINT, lambda *_: stopped.append(True))
     try:
-        with scope:
+        with scope():
             result = rollout(position, player, args.games, args.seed, truncate=args.truncate,
                              threads=args.threads, on_batch=on_batch, should_stop=lambda: bool(stopped))
     finally:

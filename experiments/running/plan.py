@@ -161,11 +161,11 @@ def play_chunk(task: dict, make_player: Callable[[str], Any] | None = None) -> p
     rules = Rules(**task["rules"])
     scope = nullcontext()
     if task["engine"] != "reference" and task.get("everyone"):
-        from bgsim.fast import compile_only_for, supports
+        from bgsim.fast import compile_only_for
 
-        # every pairing of the run on one family of kernels, compiled once (on a Dask worker too)
-        scope = compile_only_for([player for player in (cached_player(factory, name) for name in task["everyone"])
-                                  if supports(player, rules.variant)])
+        # every pairing of the run on one family of kernels, compiled once (on a Dask worker too): the
+        # runner's, which announced its compile (a bot the fast engine has no kernel for adds none)
+        scope = compile_only_for([cached_player(factory, name) for name in task["everyone"]])
     start, stop, offset = task["start"], task["stop"], task["swap_offset"]
     common = dict(seed=task["seed"], rules=rules, match_to=task["match_to"],
                   engine=task["engine"], threads=task["threads"])

@@ -341,6 +341,28 @@ def _start(python: str, cache: str, white: str, black: str) -> dict:
     return {name: round(value, 3) if isinstance(value, float) else value for name, value in figures.items()}
 
 
+_PLAY_COMMAND = "import sys; from experiments.cli import main; sys.exit(main())"
+
+
+def _play_command(python: str, cache: str, white: str, black: str) -> dict:
+    """``bgsim play white black --games 10`` in a new process, start to exit: its wall and CPU seconds."""
+    import resource
+
+    env = settings.environment(NUMBA_CACHE_DIR=cache)
+    with tempfile.TemporaryDirectory(prefix="bgsim-bench-play-") as folder:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        result = subprocess.run([python, "-c", _PLAY_COMMAND, "play", white, black, "--games", "10", "--out",
+                                 str(Path(folder) / "games.parquet"), "--no-progress"],
+                                env=env, capture_output=True, text=True, cwd=tempfile.gettempdir())
+        seconds = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        raise RuntimeError(f"{python}: bgsim play {white} {black} failed: {result.stderr.strip()[-300:]}")
+    return {"seconds": round(seconds, 3),
+            "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 3)}
+
+
 def compile_times(runs=STANDARD_RUNS[:1], against: str | None = None, log=print) -> dict:
     """Cold compile (an empty ``NUMBA_CACHE_DIR``) and cached start (the same cache again) of each
     standard run of ``runs``, each in a fresh process up to the first finished game, imports
@@ -354,16 +376,19 @@ def compile_times(runs=STANDARD_RUNS[:1], against: str | None = None, log=print)
         caches = {side: tempfile.mkdtemp(prefix="bgsim-numba-cache-") for side in pythons}
         try:
             measured = {side: {} for side in pythons}
-            for kind in ("cold", "cached"):
+            for kind in ("cold", "cached", "play"):
                 for side, python in pythons.items():
                     if hasattr(os, "getloadavg"):
                         figures["load_average"].append(round(os.getloadavg()[0], 2))
-                    measured[side][kind] = _start(python, caches[side], white, black)
+                    # "play": the whole bgsim play command (10 games to a file), its kernels cached
+                    measure = _play_command if kind == "play" else _start
+                    measured[side][kind] = measure(python, caches[side], white, black)
             for side, kinds in measured.items():
                 figures["runs"].setdefault(name, {})[side] = kinds
                 log(f"  {side}: {name}: cold compile {kinds['cold']['seconds']:.1f} s "
                     f"({kinds['cold']['cpu_s']:.1f} s of CPU), cached start {kinds['cached']['seconds']:.2f} s "
-                    f"({kinds['cached']['cpu_s']:.2f} s of CPU)")
+                    f"({kinds['cached']['cpu_s']:.2f} s of CPU), bgsim play --games 10 {kinds['play']['seconds']:.2f} s "
+                    f"({kinds['play']['cpu_s']:.2f} s of CPU)")
         finally:
             for cache in caches.values():
                 shutil.rmtree(cache, ignore_errors=True)
@@ -373,6 +398,7 @@ def compile_times(runs=STANDARD_RUNS[:1], against: str | None = None, log=print)
     figures["cached_start_s"] = first["cached"]["seconds"]
     figures["cold_compile_process_s"] = first["cold"]["process_s"]
     figures["cached_start_process_s"] = first["cached"]["process_s"]
+    figures["cached_play_command_s"] = first["play"]["seconds"]
     return figures
 
 
