@@ -161,3 +161,16 @@ def test_a_command_line_imports_the_module_of_its_command_and_parses_as_with_eve
     assert "experiments.commands.play" in loaded
     for other in ("experiments.commands.cube_audit", "experiments.studies.training", "experiments.commands.train"):
         assert f"'{other}'" not in loaded
+
+
+def test_a_family_traces_on_a_copy_with_the_trace_code_and_plays_without_it():
+    from bgsim.fast import trace_game
+
+    white, black = make_player("random"), make_player("random")
+    chosen = family(layouts_of([white, black]))
+    assert chosen.play_batch.py_func.__globals__["play_number"].py_func.__globals__["play_one"] \
+        .py_func.__globals__["TRACING"] is False
+    with compile_only_for([white, black]):
+        rows, trace = trace_game(white, black, 5, 3)
+    every_rows, every_trace = trace_game(white, black, 5, 3)  # every bot's kernels, traced as always
+    assert (rows == every_rows).all() and (trace == every_trace).all() and len(trace) > 10

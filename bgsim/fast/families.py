@@ -82,10 +82,13 @@ def family(bots, variants: bool = False) -> Family:
         # the variants' loop asks the checker bots through _variant_choose: it must ask this dispatch
         names.update(VARIANT_GAMES=True, _variant_choose=jit(rebind(game._variant_choose, f"_variant_choose_{name}",
                                                                      choose=checker.choose)))
-    play_one = jit(rebind(game.play_one, f"play_one_{name}", **names))
+    # a run plays without the trace code; a trace (bgsim trace, validate's explanations) on a copy with it
+    play_one = jit(rebind(game.play_one, f"play_one_{name}", TRACING=False, **names))
     play_number = jit(rebind(game.play_number, f"play_number_{name}", play_one=play_one))
     play_batch = parallel_jit(rebind(game.play_batch, f"play_batch_{name}", play_number=play_number))
-    trace_number = alloc_jit(rebind(game.trace_number, f"trace_number_{name}", play_number=play_number))
+    traced_one = jit(rebind(game.play_one, f"play_one_traced_{name}", **names))
+    traced_number = jit(rebind(game.play_number, f"play_number_traced_{name}", play_one=traced_one))
+    trace_number = alloc_jit(rebind(game.trace_number, f"trace_number_{name}", play_number=traced_number))
     built = Family(key, variants, play_batch, trace_number, bots)
     _FAMILIES[(key, variants)] = built
     return built
