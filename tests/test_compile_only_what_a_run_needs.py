@@ -174,3 +174,12 @@ def test_a_family_traces_on_a_copy_with_the_trace_code_and_plays_without_it():
         rows, trace = trace_game(white, black, 5, 3)
     every_rows, every_trace = trace_game(white, black, 5, 3)  # every bot's kernels, traced as always
     assert (rows == every_rows).all() and (trace == every_trace).all() and len(trace) > 10
+
+
+def test_bench_compile_only_refuses_what_it_would_ignore(capsys):
+    from experiments.cli import main
+
+    assert main(["bench", "--compile-only", "--no-compile"]) == 2
+    assert main(["bench", "--compile-only", "--games", "500"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 2 and "--no-compile" in lines[0] and "--games" in lines[1]
