@@ -183,3 +183,20 @@ def test_bench_compile_only_refuses_what_it_would_ignore(capsys):
     assert main(["bench", "--compile-only", "--games", "500"]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 2 and "--no-compile" in lines[0] and "--games" in lines[1]
+
+
+def test_the_bear_off_player_is_compiled_only_for_a_player_whose_switch_is_on():
+    off, on = make_player("heuristic"), make_player("heuristic(bearoff=true)")
+    assert family(layouts_of([off])).key == "heuristic___always_take"
+    assert family(layouts_of([on])).key == "heuristic_bearoff___always_take"
+    assert family(layouts_of([off, on])).key == "heuristic_bearoff___always_take"  # one dispatch for both
+    dispatch_of = lambda chosen: sys.modules[  # noqa: E731
+        chosen.play_batch.py_func.__globals__["play_number"].py_func.__globals__["play_one"]
+        .py_func.__globals__["choose"].__module__]
+    assert "bearoff_first" not in Path(dispatch_of(family(layouts_of([off]))).__file__).read_text()
+    assert "bearoff_first" in Path(dispatch_of(family(layouts_of([on]))).__file__).read_text()
+    # the switch on: every pure bear-off the perfect player's, in both engines, the same games
+    white, black = on, make_player("random")
+    with compile_only_for([white, black]):
+        fast_games = play_games(white, black, 3, 30, engine="fast")
+    pd.testing.assert_frame_equal(fast_games, play_games(white, black, 3, 30, engine="reference"))

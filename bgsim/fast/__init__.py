@@ -202,11 +202,16 @@ def uses_exact(players) -> bool:
 
 def layouts_of(players) -> tuple[layouts.FastBot, ...]:
     """The layouts of ``players``' bots that run here (a user's evaluation function has none; a
-    player without a cube bot has ``none``'s)."""
+    player without a cube bot has ``none``'s), a checker bot whose ``bearoff`` switch is off
+    without the perfect bear-off player (``bgsim.fast.families.switched_off``)."""
+    from .families import switched_off
+
     found = []
     for player in players:
         for role, bot in ((CHECKER, getattr(player, "checker", None)), (CUBE, getattr(player, "cube", None))):
             layout = layouts.fast_bots(role).get(getattr(bot, "fast_name", "") if bot is not None else "none")
+            if layout is not None and layout.bearoff and getattr(bot, "bearoff", None) is False:
+                layout = switched_off(layout)
             if layout is not None and layout not in found:
                 found.append(layout)
     return tuple(found)

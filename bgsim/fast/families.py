@@ -46,10 +46,26 @@ class Family:
 _FAMILIES: dict[tuple[str, bool], Family] = {}
 
 
+def switched_off(bot: FastBot) -> FastBot:
+    """``bot``'s layout without the perfect bear-off player in front of its kernel: what a family
+    compiles for a checker bot whose every player has the ``bearoff`` switch off (the dispatch would
+    only read the switch and go on).  Its parameters and arrays are the bot's own: the players are
+    still packed by the full layout, whose switch places come after them."""
+    return FastBot(bot.name, bot.role, bot.code, params=bot.own_params, arrays=bot.own_arrays, kernel=bot.kernel,
+                   bearoff=False, score_aware=bot.score_aware, variants=bot.variants, chouette=bot.chouette,
+                   apart=bot.apart)
+
+
 def widen(bots) -> tuple[FastBot, ...]:
-    """Every fast bot (in table order) that shares a kernel with one of ``bots``."""
+    """Every fast bot (in table order) that shares a kernel with one of ``bots``; a bot given
+    both with and without the bear-off player (:func:`switched_off`) keeps it."""
     kernels = {(bot.role, bot.kernel) for bot in bots}
-    return tuple(bot for bot in layouts.FAST_BOTS if (bot.role, bot.kernel) in kernels)
+    given = {}
+    for bot in bots:
+        if (bot.role, bot.name) not in given or bot.bearoff:
+            given[(bot.role, bot.name)] = bot
+    return tuple(given.get((bot.role, bot.name), bot) for bot in layouts.FAST_BOTS
+                 if (bot.role, bot.kernel) in kernels)
 
 
 def _kernel_name(bot: FastBot) -> str:
@@ -58,11 +74,13 @@ def _kernel_name(bot: FastBot) -> str:
 
 
 def family_key(bots) -> str:
-    """The name of the family of ``bots``' kernels: its checker kernels, ``___``, its cube
-    kernels, each sorted and joined by ``__`` (an identifier: it names modules and kernels)."""
+    """The name of the family of ``bots``' kernels: its checker kernels (``_bearoff`` after one
+    with the perfect bear-off player in front), ``___``, its cube kernels, each sorted and joined by
+    ``__`` (an identifier: it names modules and kernels)."""
     parts = []
     for role in (CHECKER, CUBE):
-        parts.append("__".join(sorted({_kernel_name(bot) for bot in bots if bot.role == role})) or "none")
+        names = {_kernel_name(bot) + ("_bearoff" if bot.bearoff else "") for bot in bots if bot.role == role}
+        parts.append("__".join(sorted(names)) or "none")
     return "___".join(parts)
 
 
@@ -95,18 +113,21 @@ def family(bots, variants: bool = False) -> Family:
 
 
 # What a cold compile takes, in CPU seconds of one core of the bench's machine (``bgsim bench
-# --profile``, ``compile`` by family): the game loop with the opening's kernels alone, then what
-# each kernel adds to it; a chouette's loop on top.  For the message a run prints before it (a
-# busy machine takes longer), never for a test.
-LOOP_SECONDS = 12.0
+# --compile-only``: random vs random 15.7, heuristic+pipdiff 18.6 to 23.5, nn+pipdiff vs heuristic
+# 24.6, every bot 43 to 48, on a shared machine): the game loop with the dice and the move
+# generator, then what each kernel adds to it (by the layouts' ``kernel``); a chouette's loop on
+# top.  For the message a run prints before it (a busy machine takes longer), never for a test.
+LOOP_SECONDS = 14.0
 KERNEL_SECONDS = {
-    "random": 1.0, "evaluation": 4.0, "nn": 6.0,
-    "always_take": 0.5, "never_take": 0.5, "pipdiff": 3.0, "count": 2.0, "race_rules_race_rule": 4.0,
-    "exact_exact": 25.0,
+    "checker.random": 1.0, "checker.racer": 1.5, "checker.heuristic": 2.0, "checker.pubeval": 1.5,
+    "checker.nn": 5.0,
+    "cube.always_take": 0.3, "cube.never_take": 0.3, "cube.pipdiff": 1.5, "cube.count": 1.5, "cube.nn": 4.0,
+    "race_rules.race_rule": 3.0, "exact.exact": 15.0,
 }
-BEAROFF_SECONDS = 2.0  # the perfect bear-off player in front of a checker bot with the switch
-SCORE_SECONDS = 1.5  # what the match score decides alone, in front of a score-aware cube bot
+BEAROFF_SECONDS = 2.0  # the perfect bear-off player in front of a checker bot with the switch on
+SCORE_SECONDS = 1.0  # what the match score decides alone, in front of a score-aware cube bot
 CHOUETTE_SECONDS = 15.0
+EVERY_BOT_SECONDS = 45.0  # bgsim.fast.game's kernels, measured whole: a bigger loop optimizes longer
 UNKNOWN_KERNEL_SECONDS = 3.0  # a kernel added to the layouts since the table was measured
 
 
@@ -114,10 +135,10 @@ def compile_seconds(bots=None, chouette: bool = False) -> float:
     """About how long the first game of ``bots`` (layouts; None: every bot but ``exact``, the
     kernels of ``bgsim.fast.game``) compiles on the bench's machine, with ``chouette`` a chouette's."""
     if bots is None:
-        bots = [bot for bot in layouts.FAST_BOTS if not bot.apart]
+        return EVERY_BOT_SECONDS + (CHOUETTE_SECONDS if chouette else 0.0)
     bots = widen(bots)
     seconds = LOOP_SECONDS + (CHOUETTE_SECONDS if chouette else 0.0)
-    seconds += sum(KERNEL_SECONDS.get(name, UNKNOWN_KERNEL_SECONDS) for name in {_kernel_name(bot) for bot in bots})
+    seconds += sum(KERNEL_SECONDS.get(kernel, UNKNOWN_KERNEL_SECONDS) for kernel in {bot.kernel for bot in bots})
     seconds += BEAROFF_SECONDS if any(bot.bearoff for bot in bots) else 0.0
     seconds += SCORE_SECONDS if any(bot.score_aware for bot in bots) else 0.0
     return seconds
