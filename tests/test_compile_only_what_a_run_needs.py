@@ -200,3 +200,25 @@ def test_the_bear_off_player_is_compiled_only_for_a_player_whose_switch_is_on():
     with compile_only_for([white, black]):
         fast_games = play_games(white, black, 3, 30, engine="fast")
     pd.testing.assert_frame_equal(fast_games, play_games(white, black, 3, 30, engine="reference"))
+
+
+def test_kernels_cached_under_numba_cache_dir_are_dropped_when_a_source_changes(tmp_path, monkeypatch):
+    import numba
+    from numba.core.caching import UserProvidedCacheLocator
+
+    from bgsim.fast import compile as compiled
+
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+    # where Numba itself puts a kernel of this package under NUMBA_CACHE_DIR
+    folder = tmp_path / UserProvidedCacheLocator.get_suitable_cache_subpath(str(FAST / "moves.py"))
+    assert compiled.cache_folders() == [FAST / "__pycache__", folder]
+    folder.mkdir()
+    (folder / "game.play_batch-600.py311.nbi").write_bytes(b"compiled from older sources")
+    (folder / "numba-sources.sha256").write_text("an older stamp")
+    monkeypatch.setattr(compiled, "source_stamp", lambda: "the sources now")
+    compiled._drop_stale_cache([folder])  # that folder alone: the package's own cache is in use
+    assert not list(folder.glob("*.nbi"))
+    assert (folder / "numba-sources.sha256").read_text() == "the sources now"
+    (folder / "game.play_batch-600.py311.nbi").write_bytes(b"compiled from these sources")
+    compiled._drop_stale_cache([folder])
+    assert list(folder.glob("*.nbi"))  # kept while the sources stay the same

@@ -23,7 +23,7 @@ the functions it calls, nor the values of the globals it froze in: after an edit
 a cached ``game.py`` kernel would still run the old move generator, and after an edit of
 ``bgsim/layouts.py`` it would still read the old parameter positions.  So the cache files of
 this package are dropped whenever any of these sources changed (``source_stamp``, kept beside
-the cache); the generated dispatch carries the stamp in its file name (``bgsim.fast.dispatch``).
+the cache, in ``NUMBA_CACHE_DIR`` too); the generated dispatch carries the stamp in its file name (``bgsim.fast.dispatch``).
 The stamp covers Python sources only: data files never reach the compiled code.
 """
 
@@ -162,20 +162,32 @@ def source_stamp() -> str:
     return digest.hexdigest()
 
 
-def _drop_stale_cache() -> None:
+def cache_folders() -> list[Path]:
+    """Where Numba keeps this package's compiled kernels: ``__pycache__`` beside the sources, and
+    the folder of ``NUMBA_CACHE_DIR`` for them when that is set (Numba's own naming of it)."""
+    from numba.core.caching import UserProvidedCacheLocator
+
     here = Path(__file__).resolve().parent
+    folders = [here / "__pycache__"]
+    if numba.config.CACHE_DIR:
+        folders.append(Path(numba.config.CACHE_DIR)
+                       / UserProvidedCacheLocator.get_suitable_cache_subpath(str(here / "game.py")))
+    return folders
+
+
+def _drop_stale_cache(folders: list[Path] | None = None) -> None:
     stamp = source_stamp()
-    cache = here / "__pycache__"
-    marker = cache / "numba-sources.sha256"
-    try:
-        if marker.exists() and marker.read_text() == stamp:
-            return
-        cache.mkdir(exist_ok=True)
-        for stale in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
-            stale.unlink(missing_ok=True)
-        marker.write_text(stamp)
-    except OSError:
-        pass  # a read-only install: Numba then caches elsewhere, keyed on the installed files
+    for cache in cache_folders() if folders is None else folders:
+        marker = cache / "numba-sources.sha256"
+        try:
+            if marker.exists() and marker.read_text() == stamp:
+                continue
+            cache.mkdir(parents=True, exist_ok=True)
+            for stale in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+                stale.unlink(missing_ok=True)
+            marker.write_text(stamp)
+        except OSError:
+            pass  # a read-only install: Numba then caches elsewhere, keyed on the installed files
 
 
 _drop_stale_cache()
