@@ -12,7 +12,9 @@ kernels, called the same way), so every row is the same.
 
 A family is named after its kernels (:func:`family_key`): the checker kernels, then the cube
 kernels, e.g. ``random___always_take``, and it holds every bot that shares one of them (a kernel
-compiled for one code is compiled for all its codes: keith brings thorp).  Its dispatch is the
+compiled for one code is compiled for all its codes: keith brings thorp); a checker bot's
+perfect bear-off player is in it only when a player of the block switches it on (``_bearoff``
+after the kernel's name).  Its dispatch is the
 file ``dispatch_<source stamp>_<key>_checker.py`` (and ``_cube``) and Numba keeps its game
 kernels on disk under names ending in the key (``play_batch_<key>``), so each set of kernels is
 compiled once and then loaded, and an edit of any kernel source compiles it anew.  ``exact``
