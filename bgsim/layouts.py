@@ -152,15 +152,15 @@ class FastBot:
 # --- checker bots (kernels ``<prefix>_choose``) -------------------------------------------
 
 RANDOM = FastBot("random", CHECKER, 0, kernel="checker.random", variants=EVERY_GAME, chouette=True)
-# racer, heuristic and pubeval share one evaluation kernel, which branches on the code
-RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot"), kernel="checker.evaluation", bearoff=True,
+# racer, heuristic and pubeval: a kernel each, so that a run of one compiles none of the others
+RACER = FastBot("racer", CHECKER, 1, params=("hit", "blot"), kernel="checker.racer", bearoff=True,
                 variants=EVERY_GAME, chouette=True)
 # the eleven features of bots.heuristic, in the order of its weighted sum
 HEURISTIC = FastBot("heuristic", CHECKER, 2, params=(
     "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back"),
-    kernel="checker.evaluation", bearoff=True, variants=EVERY_GAME, chouette=True)
+    kernel="checker.heuristic", bearoff=True, variants=EVERY_GAME, chouette=True)
 PUBEVAL = FastBot("pubeval", CHECKER, 3, arrays=(("race_weights", FLOAT64), ("contact_weights", FLOAT64)),
-                  kernel="checker.evaluation", bearoff=True, variants=EVERY_GAME, chouette=True)
+                  kernel="checker.pubeval", bearoff=True, variants=EVERY_GAME, chouette=True)
 # the quantized net of bots/nn.py (see bgsim/fast/nn.py); its cube bot reads the same arrays
 NN_ARRAYS = (("tables", INT32), ("bias", INT32), ("race", INT32), ("weights2", INT32),
              ("bias2", INT64), ("sigmoid", INT64))

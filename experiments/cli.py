@@ -37,7 +37,27 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> Parser:
+# The module that registers each command: a command line that names one imports that module
+# alone (the others import the studies, the training code, the interchange formats: a third of a
+# second of a start), ``tests/test_compile_only_what_a_run_needs.py`` holds it to what the modules register.
+COMMANDS = {
+    "show": "experiments.commands.position", "moves": "experiments.commands.position",
+    "play": "experiments.commands.play", "bots": "experiments.commands.play",
+    "validate": "experiments.commands.validate", "bench": "experiments.commands.bench",
+    "tournament": "experiments.commands.tournament", "run": "experiments.commands.tournament",
+    "report": "experiments.commands.report", "met": "experiments.commands.met",
+    "eval": "experiments.commands.eval", "bearoff": "experiments.commands.eval",
+    "cube-audit": "experiments.commands.cube_audit", "cross-check": "experiments.commands.cross_check",
+    "rollout": "experiments.commands.rollout", "train": "experiments.commands.train",
+    "trace": "experiments.commands.trace", "chouette": "experiments.commands.chouette",
+    "export": "experiments.commands.interchange", "import": "experiments.commands.interchange",
+    "analyse": "experiments.commands.analyse",
+}
+
+
+def build_parser(command: str | None = None) -> Parser:
+    """The parser of every command, or with ``command`` (a key of :data:`COMMANDS`) of the
+    commands of its module only: all that a command line naming it can parse."""
     import bgsim
 
     parser = Parser(
@@ -46,7 +66,7 @@ def build_parser() -> Parser:
     )
     parser.add_argument("--version", action="version", version=f"bgsim {bgsim.__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in [COMMANDS[command]] if command in COMMANDS else COMMAND_MODULES:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as error:
@@ -83,7 +103,8 @@ def _warning_line(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(words[0] if words else None)
     try:
         args = parser.parse_args(argv)
     except ValueError as error:  # arguments.BadArguments: argparse's complaint, as one line

@@ -331,12 +331,15 @@ def test_a_run_announces_the_first_compile_only_when_the_fast_engine_will_play(t
     monkeypatch.setattr(runner, "fast_compile_pending", lambda players=(): True)
     lines = []
     run_experiment(tiny(games=1), tmp_path / "reference", progress=False, log=lines.append)
-    assert COMPILING not in lines  # the reference engine compiles nothing
+    assert not [line for line in lines if line.startswith(COMPILING)]  # the reference engine compiles nothing
     # (A stand-in says the fast engine would play; the games themselves stay on the reference one.)
     monkeypatch.setattr(runner._Session, "_engines_used", lambda self, pairings: {"fast"})
     lines = []
     run_experiment(tiny(games=1), tmp_path / "fast", progress=False, log=lines.append)
-    assert COMPILING in lines
+    # the run's kernels are those of everyone it seats, named with what they take to compile
+    said = [line for line in lines if line.startswith(COMPILING)]
+    assert len(said) == 1 and said[0].startswith(
+        f"{COMPILING} for {', '.join(sorted({bot for spec in PLAYERS for bot in spec.split('+')}))} (first use, ~"), said
 
 
 def test_the_first_compile_of_exacts_kernels_is_announced_too(monkeypatch):
@@ -344,8 +347,7 @@ def test_the_first_compile_of_exacts_kernels_is_announced_too(monkeypatch):
     from experiments.running.machine import fast_compile_pending
 
     # the base kernels ready, exact's family not: only a run with exact compiles
-    monkeypatch.setattr(type(game.play_batch), "signatures", property(
-        lambda dispatcher: [] if dispatcher is with_exact.play_batch else ["ready"]))
-    monkeypatch.setattr("pathlib.Path.glob", lambda self, pattern: iter(()))
+    monkeypatch.setattr("bgsim.fast.compile.compiled_or_cached",
+                        lambda dispatcher: dispatcher is not with_exact.play_batch)
     assert not fast_compile_pending([make_player("nn+keith")])
     assert fast_compile_pending([make_player("nn+keith"), make_player("nn+exact")])

@@ -14,6 +14,8 @@ from the bot's switches (its true/false attribute of the capability's name) and 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -198,6 +200,72 @@ def uses_exact(players) -> bool:
     return any(getattr(getattr(player, "cube", None), "fast_name", "") in apart for player in players)
 
 
+def layouts_of(players) -> tuple[layouts.FastBot, ...]:
+    """The layouts of ``players``' bots that run here (a user's evaluation function has none; a
+    player without a cube bot has ``none``'s), a checker bot whose ``bearoff`` switch is off
+    without the perfect bear-off player (``bgsim.fast.families.switched_off``)."""
+    from .families import switched_off
+
+    found = []
+    for player in players:
+        for role, bot in ((CHECKER, getattr(player, "checker", None)), (CUBE, getattr(player, "cube", None))):
+            layout = layouts.fast_bots(role).get(getattr(bot, "fast_name", "") if bot is not None else "none")
+            if layout is not None and layout.bearoff and getattr(bot, "bearoff", None) is False:
+                layout = switched_off(layout)
+            if layout is not None and layout not in found:
+                found.append(layout)
+    return tuple(found)
+
+
+# compile_only_for's bots in this context (a thread of its own, a task of its own); None: every bot
+_ONLY_FOR: ContextVar[tuple[layouts.FastBot, ...] | None] = ContextVar("bgsim_fast_only_for", default=None)
+
+
+@contextmanager
+def compile_only_for(players):
+    """While the block runs, compile the game kernels for ``players``' bots only
+    (``bgsim.fast.families``).
+
+    A run that knows whom it seats plays inside it (``bgsim play``, ``run``, ``rollout``); a
+    player it meets there besides them widens the set (another family, compiled once, then
+    cached).  Outside it the engine plays on the kernels of every bot (``bgsim.fast.game``),
+    which a process that plays many different bots (``bgsim validate``, the tests) compiles once.
+    The rows are the same either way."""
+    before = _ONLY_FOR.get()
+    bots = layouts_of(players)
+    token = _ONLY_FOR.set(bots if before is None else before + tuple(bot for bot in bots if bot not in before))
+    try:
+        yield
+    finally:
+        _ONLY_FOR.reset(token)
+
+
+def compiling_only_for() -> tuple[layouts.FastBot, ...] | None:
+    """The bots of the :func:`compile_only_for` block running now; None outside one."""
+    return _ONLY_FOR.get()
+
+
+def compiled_for(players, variant: str = STANDARD) -> bool:
+    """Whether the kernels ``players`` would play on in this :func:`compile_only_for` block are
+    compiled already, in this process or on disk."""
+    from .compile import compiled_or_cached
+    from .families import family
+
+    return compiled_or_cached(family((_ONLY_FOR.get() or ()) + layouts_of(players), variant != STANDARD).play_batch)
+
+
+def _family(players, variants: bool):
+    """The family of the :func:`compile_only_for` block for ``players``, its set widened by them
+    if need be."""
+    from .families import family
+
+    planned = _ONLY_FOR.get()
+    wider = planned + tuple(bot for bot in layouts_of(players) if bot not in planned)
+    if wider != planned:
+        _ONLY_FOR.set(wider)  # the block's next pairing plays on the same family
+    return family(wider, variants)
+
+
 def _kernels(white, black, rules: Rules = Rules()):
     """The compiled (play_batch, trace_number) that can play these two players under ``rules``."""
     from .custom import kernels
@@ -207,6 +275,9 @@ def _kernels(white, black, rules: Rules = Rules()):
     with_exact = uses_exact((white, black))
     # a variant plays on its own family (bgsim.fast.with_variants): none of it in the standard one
     variants = rules.variant != STANDARD
+    if evaluations == [None, None] and _ONLY_FOR.get() is not None:
+        chosen = _family((white, black), variants)
+        return chosen.play_batch, chosen.trace_number
     if evaluations == [None, None]:
         if variants:
             from . import with_variants
@@ -473,7 +544,7 @@ def legal_plays_fast(position: Position, roll) -> np.ndarray:
 
 
 __all__ = [
-    "FastHalf", "Seats", "Starts", "capability_values", "check_game", "fast_half", "game_starts",
+    "FastHalf", "Seats", "Starts", "capability_values", "check_game", "compile_only_for", "fast_half", "game_starts",
     "legal_plays_fast", "play_columns", "play_games", "play_trials", "player_halves", "seats", "supports",
     "trace_game",
 ]

@@ -35,7 +35,6 @@ RACER_BLOT = layouts.RACER.param("blot")
  HEURISTIC_OUTER, HEURISTIC_ANCHOR, HEURISTIC_PRIME, HEURISTIC_STACK, HEURISTIC_BACK) = (
     layouts.HEURISTIC.param(feature) for feature in (
         "race", "off", "hit", "blot", "shot", "home", "outer", "anchor", "prime", "stack", "back"))
-RACER, HEURISTIC, PUBEVAL = layouts.RACER.code, layouts.HEURISTIC.code, layouts.PUBEVAL.code
 PUBEVAL_RACE_WEIGHTS = layouts.PUBEVAL.array("race_weights")
 PUBEVAL_CONTACT_WEIGHTS = layouts.PUBEVAL.array("contact_weights")
 
@@ -202,22 +201,27 @@ def random_choose(code, params, offsets, float64s, int32s, int64s, board, plays,
     return kth_play(plays, keys, count, below(streams, row, count), order)
 
 
-@inline_jit
-def _builtin_score(code, plays, row, params, offsets, float64s, race):
-    if code == RACER:
-        return racer_score(code, plays, row, params, offsets, float64s, race)
-    if code == HEURISTIC:
-        return heuristic_score(code, plays, row, params, offsets, float64s, race)
-    return pubeval_score(code, plays, row, params, offsets, float64s, race)
+# A kernel and a loop of its own for each of racer, heuristic and pubeval, so that a run of one
+# compiles none of the others (bgsim.fast.families); the game kernels of every bot compile the three.
 
 
-# One kernel, one loop, for racer, heuristic and pubeval (a loop of its own for each added about
-# two seconds to the cold compile).
 @inline_jit
-def evaluation_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
-                      streams, row):
-    race = is_race(board) if code == PUBEVAL else False  # pubeval's weights: the position before the play
-    return best_scoring(_builtin_score, code, plays, keys, count, params, offsets, float64s, race)
+def racer_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
+                 streams, row):
+    return best_scoring(racer_score, code, plays, keys, count, params, offsets, float64s, False)
+
+
+@inline_jit
+def heuristic_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
+                     streams, row):
+    return best_scoring(heuristic_score, code, plays, keys, count, params, offsets, float64s, False)
+
+
+@inline_jit
+def pubeval_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
+                   streams, row):
+    race = is_race(board)  # pubeval's weights: the position before the play
+    return best_scoring(pubeval_score, code, plays, keys, count, params, offsets, float64s, race)
 
 
 @inline_jit
@@ -239,23 +243,53 @@ def random_double(code, params, offsets, float64s, int32s, int64s, board, plays,
     return 1 + below(streams, row, 6)
 
 
-@jit
-def _evaluation_best(code, params, offsets, float64s, int32s, int64s, seen, plays, keys, count, order):
-    """The highest score racer, heuristic or pubeval gives one of the plays (``seen``: before them)."""
-    race = is_race(seen) if code == PUBEVAL else False
+@inline_jit
+def highest_score(score, code, plays, count, params, offsets, float64s, race):
+    """The highest ``score`` an evaluation bot gives one of the plays."""
     best = 0.0
     for index in range(count):
-        value = _builtin_score(code, plays, index, params, offsets, float64s, race)
+        value = score(code, plays, index, params, offsets, float64s, race)
         if index == 0 or value > best:
             best = value
     return best
 
 
+@jit
+def _racer_best(code, params, offsets, float64s, int32s, int64s, seen, plays, keys, count, order):
+    return highest_score(racer_score, code, plays, count, params, offsets, float64s, False)
+
+
+@jit
+def _heuristic_best(code, params, offsets, float64s, int32s, int64s, seen, plays, keys, count, order):
+    return highest_score(heuristic_score, code, plays, count, params, offsets, float64s, False)
+
+
+@jit
+def _pubeval_best(code, params, offsets, float64s, int32s, int64s, seen, plays, keys, count, order):
+    return highest_score(pubeval_score, code, plays, count, params, offsets, float64s, is_race(seen))
+
+
+# bots.checker.EvaluationBot: the double whose best play scores highest (``seen``: the board before them)
+
+
 @inline_jit
-def evaluation_double(code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots, table, order,
-                      streams, row):
-    """bots.checker.EvaluationBot: the double whose best play scores highest."""
-    return best_double(_evaluation_best, code, params, offsets, float64s, int32s, int64s, board, plays, keys,
+def racer_double(code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots, table, order,
+                 streams, row):
+    return best_double(_racer_best, code, params, offsets, float64s, int32s, int64s, board, plays, keys,
+                       slots, table, order)
+
+
+@inline_jit
+def heuristic_double(code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots, table, order,
+                     streams, row):
+    return best_double(_heuristic_best, code, params, offsets, float64s, int32s, int64s, board, plays, keys,
+                       slots, table, order)
+
+
+@inline_jit
+def pubeval_double(code, params, offsets, float64s, int32s, int64s, board, plays, keys, slots, table, order,
+                   streams, row):
+    return best_double(_pubeval_best, code, params, offsets, float64s, int32s, int64s, board, plays, keys,
                        slots, table, order)
 
 

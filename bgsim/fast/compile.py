@@ -23,7 +23,8 @@ the functions it calls, nor the values of the globals it froze in: after an edit
 a cached ``game.py`` kernel would still run the old move generator, and after an edit of
 ``bgsim/layouts.py`` it would still read the old parameter positions.  So the cache files of
 this package are dropped whenever any of these sources changed (``source_stamp``, kept beside
-the cache); the generated dispatch carries the stamp in its file name (``bgsim.fast.dispatch``).
+the cache, in ``NUMBA_CACHE_DIR`` too); the generated dispatch carries the stamp in its file name (``bgsim.fast.dispatch``).
+The stamp covers Python sources only: data files never reach the compiled code.
 """
 
 from __future__ import annotations
@@ -125,31 +126,68 @@ def rebind(dispatcher, qualname: str | None = None, **names):
     return rebound
 
 
+def compiled_or_cached(kernel) -> bool:
+    """Whether ``kernel`` (a Numba dispatcher) is compiled in this process or kept on disk (the
+    index of Numba's cache of it, in ``NUMBA_CACHE_DIR`` when that is set): its first call
+    compiles nothing."""
+    if kernel.signatures:
+        return True
+    index = getattr(getattr(getattr(kernel, "_cache", None), "_cache_file", None), "_index_path", None)
+    return index is not None and Path(index).exists()
+
+
+# The sources outside this package whose values the kernels freeze in when they compile: the
+# layouts' parameter places and codes, the dice's constant, the Zobrist keys of the board, the
+# variants' definitions.  Data files (nets, bear-off databases, match equity tables) are not
+# among them: the kernels get those as arrays at every call, so an upgrade that changes nothing
+# but data keeps the compiled kernels (``tests/test_compile_only_what_a_run_needs.py`` holds
+# this list to the kernel modules' imports).
+FROZEN_SOURCES = ("layouts.py", "board.py", "dice.py", "variants.py")
+
+
+def stamped_sources() -> list[Path]:
+    """The files :func:`source_stamp` hashes: this package's Python files and :data:`FROZEN_SOURCES`."""
+    here = Path(__file__).resolve().parent
+    return sorted(here.glob("*.py")) + [here.parent / name for name in FROZEN_SOURCES]
+
+
 @lru_cache(maxsize=None)
 def source_stamp() -> str:
-    """A hash of every source the kernels are compiled from: this package and the layouts."""
-    here = Path(__file__).resolve().parent
+    """A hash of every source the kernels are compiled from (:func:`stamped_sources`; never a
+    data file)."""
     digest = hashlib.sha256()
-    for source in sorted(here.glob("*.py")) + [here.parent / "layouts.py"]:
+    for source in stamped_sources():
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()
 
 
-def _drop_stale_cache() -> None:
+def cache_folders() -> list[Path]:
+    """Where Numba keeps this package's compiled kernels: ``__pycache__`` beside the sources, and
+    the folder of ``NUMBA_CACHE_DIR`` for them when that is set (Numba's own naming of it)."""
+    from numba.core.caching import UserProvidedCacheLocator
+
     here = Path(__file__).resolve().parent
+    folders = [here / "__pycache__"]
+    if numba.config.CACHE_DIR:
+        folders.append(Path(numba.config.CACHE_DIR)
+                       / UserProvidedCacheLocator.get_suitable_cache_subpath(str(here / "game.py")))
+    return folders
+
+
+def _drop_stale_cache(folders: list[Path] | None = None) -> None:
     stamp = source_stamp()
-    cache = here / "__pycache__"
-    marker = cache / "numba-sources.sha256"
-    try:
-        if marker.exists() and marker.read_text() == stamp:
-            return
-        cache.mkdir(exist_ok=True)
-        for stale in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
-            stale.unlink(missing_ok=True)
-        marker.write_text(stamp)
-    except OSError:
-        pass  # a read-only install: Numba then caches elsewhere, keyed on the installed files
+    for cache in cache_folders() if folders is None else folders:
+        marker = cache / "numba-sources.sha256"
+        try:
+            if marker.exists() and marker.read_text() == stamp:
+                continue
+            cache.mkdir(parents=True, exist_ok=True)
+            for stale in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+                stale.unlink(missing_ok=True)
+            marker.write_text(stamp)
+        except OSError:
+            pass  # a read-only install: Numba then caches elsewhere, keyed on the installed files
 
 
 _drop_stale_cache()

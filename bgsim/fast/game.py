@@ -91,6 +91,10 @@ PROFILE = False
 # Off in the standard game's kernels: ``bgsim.fast.with_variants`` compiles the copy that plays
 # the variants (``rules[RULE_VARIANT]``) with it on.
 VARIANT_GAMES = False
+# On here: ``play_batch`` and ``trace_number`` share one ``play_one``, which records plies when its
+# ``tracing`` argument says so.  A family of ``bgsim.fast.families`` compiles its ``play_batch``
+# with it off (no trace code in a run's first compile) and a copy for ``trace_number`` with it on.
+TRACING = True
 
 
 @jit
@@ -369,7 +373,7 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
             winner = side
             result = RESULT_STOPPED
             break
-        if tracing:
+        if TRACING and tracing:
             # element by element: a slice assignment of arrays compiles a shape-mismatch error
             # path with string formatting (seconds of cold compile) for a case that cannot occur
             for j in range(BOARD_BYTES):
@@ -409,7 +413,7 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                         row[COL_ERROR] = ERROR_NO_CUBE_KERNEL
                         return
                     if answer == DROP:
-                        if tracing:
+                        if TRACING and tracing:
                             _trace_ply(trace, tcount, game_in_match, plies + 1, side,
                                        CUBE_ACTION_DROP, 0, 0, 0, -1, before, board, False)
                         winner = side
@@ -468,14 +472,14 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
             if index < 0:
                 row[COL_ERROR] = ERROR_NO_CHECKER_KERNEL
                 return
-            if tracing:
+            if TRACING and tracing:
                 rank = 0
                 for i in range(count):
                     if play_before(plays, keys, i, index):
                         rank += 1
             for j in range(BOARD_BYTES):  # not board[:] = plays[index]: see ``before`` above
                 board[j] = plays[index, j]
-        if tracing:
+        if TRACING and tracing:
             _trace_ply(trace, tcount, game_in_match, plies, side, action, d1, d2, count, rank,
                        before, board, False)
         all_off = True
@@ -488,7 +492,7 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                 all_off = False
             if not all_off and one_two and count > 0 and dice_played == 2:
                 # acey-deucey: the 1 and the 2 both played, so a double of the player's choice
-                if tracing:
+                if TRACING and tracing:
                     for j in range(BOARD_BYTES):
                         before[j] = board[j]
                 double = choose_double(codes[side], params[side], offsets[side], float64s, int32s, int64s,
@@ -504,14 +508,14 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                     if index < 0:
                         row[COL_ERROR] = ERROR_NO_CHECKER_KERNEL
                         return
-                    if tracing:
+                    if TRACING and tracing:
                         rank = 0
                         for i in range(count):
                             if play_before(plays, keys, i, index):
                                 rank += 1
                     for j in range(BOARD_BYTES):
                         board[j] = plays[index, j]
-                if tracing:
+                if TRACING and tracing:
                     _trace_ply(trace, tcount, game_in_match, plies, side, 0, double, double, count, rank,
                                before, board, True)
                 all_off = board[HAND] == 0

@@ -21,6 +21,9 @@ def register(subparsers) -> None:
                         help="interleaved rounds, best kept (default 3)")
     seed_flag(parser)
     parser.add_argument("--no-compile", action="store_true", help="skip the cold-compile and cached-start runs")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="only the cold compile and cached start, of every standard run "
+                             "(random, heuristic+pipdiff, nn+pipdiff vs heuristic), with --against's beside")
     parser.add_argument("--out", default=str(RUNS), metavar="DIR",
                         help=f"results folder of this run's JSON (default {RUNS}, which git ignores)")
     parser.add_argument("--compare", action="store_true",
@@ -44,5 +47,11 @@ def run_bench(args) -> int:
         refuse_given(args, ("margin",), "without --compare", "it is the slowdown --compare allows")
     if not 0 < args.margin < 1:
         raise ValueError(f"--margin is a fraction between 0 and 1, got {args.margin}")
+    if args.compile_only:
+        if args.no_compile:
+            raise ValueError("--compile-only and --no-compile ask for opposite things: give one")
+        refuse_given(args, ("games", "rounds", "compare", "write_baseline", "profile"), "with --compile-only",
+                     "no game is timed")
+        return bench.run_compile_bench(args.out, args.against)
     return bench.run_bench(args.games, args.rounds, args.seed, not args.no_compile, args.out, args.compare,
                            args.margin, args.write_baseline, args.profile, args.against)

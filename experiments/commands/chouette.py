@@ -16,7 +16,7 @@ from bots import make_player
 from experiments.analysis.chouette import ChouetteTally, format_chouette_summary
 from experiments.commands.arguments import (force_flag, games_flag, match_length, non_negative, out_file_flag,
                                            positive, progress_flag, rules_from_args, seed_flag)
-from experiments.running.machine import COMPILING, fast_compile_pending
+from experiments.running.machine import compiling_message, fast_compile_pending
 from experiments.running.stream import claimed_output, stream_to_file
 
 
@@ -73,7 +73,7 @@ def _session(args, path: Path, log) -> int:
     log(f"playing {args.games:,} chouette games, {len(players)} players, {args.cubes} cubes, "
         f"seed {args.seed}, {session.engine} engine → {path}")
     if session.engine == "fast" and fast_compile_pending(players, chouette=True):
-        log(COMPILING)
+        log(compiling_message(players, chouette=True))
 
     tally = ChouetteTally()
     count, elapsed = stream_to_file(path, args.games, "games", session.play, not args.no_progress, log, tally.add,

@@ -11,6 +11,7 @@ import json
 import math
 import signal
 import sys
+from contextlib import nullcontext
 from bgsim.interchange.xgid import xgid_of
 from experiments.commands.arguments import (EXIT_INTERRUPTED, games_flag, json_flag, progress_flag, seed_flag,
                                            threads_flag)
@@ -52,7 +53,7 @@ def run_rollout(args) -> int:
     from bots.cube import NoCube
     from bots.registry import BotPlayer
     from experiments.running.files import stop_hook
-    from experiments.running.machine import COMPILING, fast_compile_pending
+    from experiments.running.machine import compiling_message, fast_compile_pending
     from experiments.running.progress import Progress
 
     from bgsim.interchange.xgid import read_position_text
@@ -66,8 +67,16 @@ def run_rollout(args) -> int:
                          "give the checker bot alone")
     player = BotPlayer(chosen.checker)
     log = (lambda text: print(text, file=sys.stderr, flush=True))
-    if fast_compile_pending():
-        log(COMPILING)
+    from bgsim.fast import compile_only_for, supports
+
+    fast = supports(player)  # the rollout plays on the fast engine, on the kernels of this bot alone
+
+    def scope():
+        return compile_only_for([player]) if fast else nullcontext()
+
+    with scope():
+        if fast and fast_compile_pending([player]):
+            log(compiling_message([player]))
     bar = Progress(args.games, 0, "trials", not args.no_progress)
     stopped = []
     batches = []
@@ -79,8 +88,9 @@ def run_rollout(args) -> int:
 
     previous = signal.signal(signal.SIGINT, lambda *_: stopped.append(True))
     try:
-        result = rollout(position, player, args.games, args.seed, truncate=args.truncate,
-                         threads=args.threads, on_batch=on_batch, should_stop=lambda: bool(stopped))
+        with scope():
+            result = rollout(position, player, args.games, args.seed, truncate=args.truncate,
+                             threads=args.threads, on_batch=on_batch, should_stop=lambda: bool(stopped))
     finally:
         signal.signal(signal.SIGINT, previous)
         bar.close()

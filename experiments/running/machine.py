@@ -3,8 +3,6 @@ compiled yet (so that a silent first-use compile is announced instead of looking
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 def thread_limit() -> int:
     """The most threads the fast engine can run here (Numba's limit, normally the core count)."""
@@ -26,26 +24,44 @@ def cap_threads(requested: int | None, log) -> int | None:
 
 def fast_compile_pending(players=(), chouette: bool = False) -> bool:
     """Whether the first fast game (of a chouette, with ``chouette``) will compile the engine (no
-    kernel in memory, none cached).  A player with the ``exact`` cube bot plays on its own family
-    of kernels (``bgsim.fast.with_exact``), compiled the first time one is used."""
-    from bgsim.fast import chouette as sessions
+    kernel in memory, none cached).  A run that said whom it seats (``bgsim.fast.compile_only_for``)
+    plays on the family of those bots' kernels (``bgsim.fast.families``); otherwise every bot's
+    kernels, and a player with the ``exact`` cube bot on its own family (``bgsim.fast.with_exact``)."""
+    import bgsim.fast as fast
     from bgsim.fast import game
+    from bgsim.fast.compile import compiled_or_cached
 
+    if fast.compiling_only_for() is not None and not chouette:
+        return not fast.compiled_for(players)
     exact = any(getattr(getattr(player, "cube", None), "fast_name", "") == "exact" for player in players)
     if chouette:
-        module = "chouette"
-        batch, name = ((sessions.play_session_with_exact, "play_chouette_session_with_exact") if exact
-                       else (sessions.play_session, "play_session"))
+        from bgsim.fast import chouette as sessions
+
+        batch = sessions.play_session_with_exact if exact else sessions.play_session
     elif exact:
         from bgsim.fast import with_exact
 
-        module, batch, name = "game", with_exact.play_batch, "play_batch_with_exact"
+        batch = with_exact.play_batch
     else:
-        module, batch, name = "game", game.play_batch, "play_batch"
-    if batch.signatures:
-        return False
-    cache = Path(game.__file__).resolve().parent / "__pycache__"
-    return not any(cache.glob(f"{module}.{name}-*.nbi"))
+        batch = game.play_batch
+    return not compiled_or_cached(batch)
 
 
-COMPILING = "compiling the fast engine (first use, ~20 s)"
+COMPILING = "compiling the fast engine"
+
+
+def compiling_message(players=(), chouette: bool = False) -> str:
+    """What a run says before the first fast game compiles: for which bots, and about how long
+    (``bgsim.fast.families.compile_seconds``, measured by ``bgsim bench --profile``)."""
+    import bgsim.fast as fast
+    from bgsim import layouts
+    from bgsim.fast.families import compile_seconds
+
+    planned = fast.compiling_only_for()
+    if planned is not None and not chouette:
+        bots = fast.layouts_of(players) + planned
+        what = " for " + ", ".join(sorted({bot.name for bot in bots if bot is not layouts.NO_CUBE} or {"none"}))
+    else:
+        bots = None  # every bot's kernels
+        what = " for every bot" + (" (chouette)" if chouette else "")
+    return f"{COMPILING}{what} (first use, ~{compile_seconds(bots, chouette):.0f} s)"

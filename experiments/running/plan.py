@@ -27,6 +27,7 @@ or side by side.
 from __future__ import annotations
 
 import itertools
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
@@ -135,7 +136,7 @@ def make_task(experiment: Experiment, pairing: Pairing | Table, chunk: int, thre
         "rules": asdict(pairing.rules), "start": start, "stop": stop,
         "swap_offset": 0 if experiment.duplicate else experiment.games,
         "match_to": experiment.match_length(pairing.condition), "engine": experiment.engine, "threads": threads,
-        "starts": experiment.starts,
+        "starts": experiment.starts, "everyone": list(experiment.everyone),
     }
 
 
@@ -158,6 +159,13 @@ def play_chunk(task: dict, make_player: Callable[[str], Any] | None = None) -> p
         return play_chouette_chunk(task, factory)
     first, second = cached_player(factory, task["first"]), cached_player(factory, task["second"])
     rules = Rules(**task["rules"])
+    scope = nullcontext()
+    if task["engine"] != "reference" and task.get("everyone"):
+        from bgsim.fast import compile_only_for
+
+        # every pairing of the run on one family of kernels, compiled once (on a Dask worker too): the
+        # runner's, which announced its compile (a bot the fast engine has no kernel for adds none)
+        scope = compile_only_for([cached_player(factory, name) for name in task["everyone"]])
     start, stop, offset = task["start"], task["stop"], task["swap_offset"]
     common = dict(seed=task["seed"], rules=rules, match_to=task["match_to"],
                   engine=task["engine"], threads=task["threads"])
@@ -167,8 +175,9 @@ def play_chunk(task: dict, make_player: Callable[[str], Any] | None = None) -> p
         from .starts import start_positions
 
         starts = [start_positions(task["starts"], leg) for leg in numbers]
-    legs = [play_games(first, second, games=numbers[0], start=starts[0], **common),
-            play_games(second, first, games=numbers[1], start=starts[1], **common)]
+    with scope:
+        legs = [play_games(first, second, games=numbers[0], start=starts[0], **common),
+                play_games(second, first, games=numbers[1], start=starts[1], **common)]
     for leg, frame in enumerate(legs):
         frame["pairing"] = np.int32(task["pairing"])
         frame["condition"] = pd.Series([task["condition"]] * len(frame), dtype="string")

@@ -27,6 +27,7 @@ import shlex
 import shutil
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -39,7 +40,7 @@ from .chunks import Chunks, assemble
 from .config import Experiment, default_player_factory
 from .files import explain, stop_hook, write_table
 from .folder import CHUNK_DIR, EXPERIMENT_RUN, GAMES_FILE, RunFolder, choose_folder, git_state, load_rows, now
-from .machine import COMPILING, fast_compile_pending
+from .machine import compiling_message, fast_compile_pending
 from .plan import Pairing, cached_player, chunk_name, make_task, plan_units, play_chunk
 from .progress import Progress, duration, phase_line
 
@@ -146,9 +147,14 @@ class _Session:
                  f"{f', Dask {self.dask}' if self.dask else ''} → {folder}{judged}")
         factory = self.make_player or default_player_factory()
         everyone = [cached_player(factory, name) for name in experiment.everyone]
-        if "fast" in self._engines_used(pairings) and (fast_compile_pending(everyone, chouette=True)
-                                                       if experiment.chouette else fast_compile_pending(everyone)):
-            self.log(COMPILING)
+        if "fast" in self._engines_used(pairings):
+            from bgsim.fast import compile_only_for
+
+            # every pairing plays on the family of everyone's kernels (play_chunk's block, a task's "everyone")
+            with compile_only_for(everyone) if not experiment.chouette else nullcontext():
+                if (fast_compile_pending(everyone, chouette=True) if experiment.chouette
+                        else fast_compile_pending(everyone)):
+                    self.log(compiling_message(everyone, chouette=experiment.chouette))
         if chunks.done_units:
             self.log(f"resuming: {len(chunks.on_disk)} finished chunks on disk, {chunks.done_units} {unit} not replayed")
         bar = Progress(total, chunks.done_units, unit, self.progress)

@@ -10,7 +10,7 @@ plays them sees each batch (``on_batch``): ``bgsim play`` tallies its summary th
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Callable
 
@@ -21,7 +21,7 @@ from bgsim.series import engine_for, play_games
 from bgsim.variants import STANDARD
 
 from .files import RowFile, claim, stop_hook
-from .machine import COMPILING, cap_threads, fast_compile_pending
+from .machine import cap_threads, compiling_message, fast_compile_pending
 from .progress import Progress, duration
 
 BATCH_SECONDS = 0.5  # a batch's target length: the longest Ctrl-C waits for the kernel
@@ -81,14 +81,19 @@ def play_to_file(white, black, games: int, seed: int, path: Path, rules: Rules, 
     unit = "matches" if match_to else "games"
     log(f"playing {games:,} {unit}{f' to {match_to} points' if match_to else ''}: "
         f"white {white.name} vs black {black.name}, seed {seed}, {played_on} engine → {path}")
-    if played_on == "fast" and fast_compile_pending((white, black)):
-        log(COMPILING)
+    scope = nullcontext()
+    if played_on == "fast":
+        from bgsim.fast import compile_only_for
 
-    count, seconds = stream_to_file(
-        path, games, unit,
-        lambda numbers: play_games(white, black, seed, numbers, rules, match_to=match_to,
-                                   engine=engine, threads=threads),
-        progress, log, on_batch)
+        scope = compile_only_for((white, black))  # the first game compiles these two players' kernels only
+    with scope:
+        if played_on == "fast" and fast_compile_pending((white, black)):
+            log(compiling_message((white, black)))
+        count, seconds = stream_to_file(
+            path, games, unit,
+            lambda numbers: play_games(white, black, seed, numbers, rules, match_to=match_to,
+                                       engine=engine, threads=threads),
+            progress, log, on_batch)
     return played_on, count, seconds
 
 

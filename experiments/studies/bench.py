@@ -50,6 +50,7 @@ import json
 import os
 import platform
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,6 +87,12 @@ PROFILED = ("random", "heuristic+pipdiff", "nn")  # the players --profile takes 
 # --- contenders -------------------------------------------------------------------------------
 
 
+def _only_for(players):
+    from bgsim.fast import compile_only_for
+
+    return compile_only_for(players)
+
+
 def _fast(white, black, seed, games, threads):
     """``games``: how many (numbers 0, 1, ...) or the game numbers themselves."""
     from bgsim.series import play_games
@@ -93,7 +100,8 @@ def _fast(white, black, seed, games, threads):
     count = games if isinstance(games, int) else len(games)
     started = time.perf_counter()
     cpu = time.process_time()
-    frame = play_games(white, black, seed, games, engine="fast", threads=threads)
+    with _only_for((white, black)):  # the kernels a run of these two plays on (bgsim play's)
+        frame = play_games(white, black, seed, games, engine="fast", threads=threads)
     seconds = time.perf_counter() - started
     # CPU seconds per wall second: how many cores the run actually got (all threads counted)
     return count / seconds, int(frame["plies"].sum()) / seconds, (time.process_time() - cpu) / seconds
@@ -122,7 +130,8 @@ def _rollout(player, seed, threads):
 
     started = time.perf_counter()
     cpu = time.process_time()
-    result = rollout(Position.start(), player, ROLLOUT_TRIALS, seed, threads=threads)
+    with _only_for([player]):  # as bgsim rollout plays it
+        result = rollout(Position.start(), player, ROLLOUT_TRIALS, seed, threads=threads)
     seconds = time.perf_counter() - started
     return result.games / seconds, 0.0, (time.process_time() - cpu) / seconds
 
@@ -248,6 +257,9 @@ from bots import make_player
 from bgsim.series import play_games
 players = {}
 print(json.dumps({"bgsim": bgsim.__file__}), flush=True)
+from contextlib import nullcontext
+import bgsim.fast
+only_for = getattr(bgsim.fast, "compile_only_for", lambda players: nullcontext())  # as its runs play
 for line in sys.stdin:
     ask = json.loads(line)
     player = players.setdefault(ask["player"], make_player(ask["player"]))
@@ -255,10 +267,12 @@ for line in sys.stdin:
     if ask["kind"] == "rollout":
         from bgsim.board import Position
         from bgsim.rollout import rollout
-        count = rollout(Position.start(), player, ask["trials"], ask["seed"], threads=ask["threads"]).games
+        with only_for([player]):
+            count = rollout(Position.start(), player, ask["trials"], ask["seed"], threads=ask["threads"]).games
         plies = 0
     else:
-        frame = play_games(player, player, ask["seed"], ask["games"], engine="fast", threads=ask["threads"])
+        with only_for([player]):
+            frame = play_games(player, player, ask["seed"], ask["games"], engine="fast", threads=ask["threads"])
         count, plies = ask["games"], int(frame["plies"].sum())
     seconds = time.perf_counter() - started
     print(json.dumps([count / seconds, plies / seconds, (time.process_time() - cpu) / seconds]), flush=True)
@@ -295,29 +309,97 @@ class Against:
         self.process.wait(timeout=60)
 
 
+# A standard run's start, as ``bgsim play`` makes it: the two players named before the first game
+# (``bgsim.fast.compile_only_for``, where the checkout has it), then one game.  argv: white black.
 _START_SCRIPT = """
-import time
+import json, sys, time
 started = time.perf_counter()
-from bgsim.fast.sameness import FastRandomPlayer
+from contextlib import nullcontext
+from bots import make_player
 from bgsim.series import play_games
-player = FastRandomPlayer()
-play_games(player, player, 1, 1, engine="fast")
-print(time.perf_counter() - started)
+import bgsim.fast as fast
+imports = time.perf_counter() - started
+white, black = make_player(sys.argv[1]), make_player(sys.argv[2])
+only_for = getattr(fast, "compile_only_for", None)
+with only_for((white, black)) if only_for else nullcontext():
+    play_games(white, black, 1, 1, engine="fast")
+print(json.dumps({"seconds": time.perf_counter() - started, "cpu_s": time.process_time(), "imports_s": imports,
+                  "compiled_kernels": sorted(name for name in sys.modules if name.startswith("bgsim.fast._dispatch_"))}))
 """
+STANDARD_RUNS = (("random", "random"), ("heuristic+pipdiff", "heuristic+pipdiff"), ("nn+pipdiff", "heuristic"))
 
 
-def compile_times() -> dict:
-    """Cold compile and cached start, each in a fresh process up to the first finished game."""
-    with tempfile.TemporaryDirectory(prefix="bgsim-numba-cache-") as cache:
-        env = settings.environment(NUMBA_CACHE_DIR=cache)
-        figures = {}
-        for name in ("cold_compile_s", "cached_start_s"):
-            started = time.perf_counter()
-            result = subprocess.run([sys.executable, "-c", _START_SCRIPT], env=env, capture_output=True,
-                                    text=True, check=True)
-            figures[name] = round(float(result.stdout.strip().splitlines()[-1]), 3)
-            figures[name[:-2] + "_process_s"] = round(time.perf_counter() - started, 3)
-        return figures
+def _start(python: str, cache: str, white: str, black: str) -> dict:
+    env = settings.environment(NUMBA_CACHE_DIR=cache)
+    started = time.perf_counter()
+    result = subprocess.run([python, "-c", _START_SCRIPT, white, black], env=env, capture_output=True, text=True,
+                            cwd=tempfile.gettempdir())
+    if result.returncode != 0:
+        raise RuntimeError(f"{python}: the start of {white} vs {black} failed: {result.stderr.strip()[-300:]}")
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    figures["process_s"] = time.perf_counter() - started
+    return {name: round(value, 3) if isinstance(value, float) else value for name, value in figures.items()}
+
+
+_PLAY_COMMAND = "import sys; from experiments.cli import main; sys.exit(main())"
+
+
+def _play_command(python: str, cache: str, white: str, black: str) -> dict:
+    """``bgsim play white black --games 10`` in a new process, start to exit: its wall and CPU seconds."""
+    import resource
+
+    env = settings.environment(NUMBA_CACHE_DIR=cache)
+    with tempfile.TemporaryDirectory(prefix="bgsim-bench-play-") as folder:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        result = subprocess.run([python, "-c", _PLAY_COMMAND, "play", white, black, "--games", "10", "--out",
+                                 str(Path(folder) / "games.parquet"), "--no-progress"],
+                                env=env, capture_output=True, text=True, cwd=tempfile.gettempdir())
+        seconds = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        raise RuntimeError(f"{python}: bgsim play {white} {black} failed: {result.stderr.strip()[-300:]}")
+    return {"seconds": round(seconds, 3),
+            "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 3)}
+
+
+def compile_times(runs=STANDARD_RUNS[:1], against: str | None = None, log=print) -> dict:
+    """Cold compile (an empty ``NUMBA_CACHE_DIR``) and cached start (the same cache again) of each
+    standard run of ``runs``, each in a fresh process up to the first finished game, imports
+    included; with ``against`` (another checkout's Python) the same for it, each of its processes
+    right after ours (on a shared machine both then meet about the same load).  The first run's
+    figures are ``cold_compile_s`` and ``cached_start_s``."""
+    figures: dict = {"runs": {}, "load_average": []}
+    for white, black in runs:
+        name = f"{white} vs {black}"
+        pythons = {"this": sys.executable, **({"against": against} if against else {})}
+        caches = {side: tempfile.mkdtemp(prefix="bgsim-numba-cache-") for side in pythons}
+        try:
+            measured = {side: {} for side in pythons}
+            for kind in ("cold", "cached", "play"):
+                for side, python in pythons.items():
+                    if hasattr(os, "getloadavg"):
+                        figures["load_average"].append(round(os.getloadavg()[0], 2))
+                    # "play": the whole bgsim play command (10 games to a file), its kernels cached
+                    measure = _play_command if kind == "play" else _start
+                    measured[side][kind] = measure(python, caches[side], white, black)
+            for side, kinds in measured.items():
+                figures["runs"].setdefault(name, {})[side] = kinds
+                log(f"  {side}: {name}: cold compile {kinds['cold']['seconds']:.1f} s "
+                    f"({kinds['cold']['cpu_s']:.1f} s of CPU), cached start {kinds['cached']['seconds']:.2f} s "
+                    f"({kinds['cached']['cpu_s']:.2f} s of CPU), bgsim play --games 10 {kinds['play']['seconds']:.2f} s "
+                    f"({kinds['play']['cpu_s']:.2f} s of CPU)")
+        finally:
+            for cache in caches.values():
+                shutil.rmtree(cache, ignore_errors=True)
+    first = figures["runs"][f"{runs[0][0]} vs {runs[0][1]}"]["this"]
+    figures["cold_compile_s"] = first["cold"]["seconds"]
+    figures["cold_compile_cpu_s"] = first["cold"]["cpu_s"]
+    figures["cached_start_s"] = first["cached"]["seconds"]
+    figures["cold_compile_process_s"] = first["cold"]["process_s"]
+    figures["cached_start_process_s"] = first["cached"]["process_s"]
+    figures["cached_play_command_s"] = first["play"]["seconds"]
+    return figures
 
 
 _COMPILE_PROFILE_SCRIPT = r"""
@@ -348,11 +430,15 @@ def compiler_pass(happening):
 out = {}
 started = time.perf_counter()
 with event.install_recorder("numba:compile") as compiles, event.install_recorder("numba:run_pass") as passes:
-    from bgsim.fast.sameness import FastRandomPlayer
+    from contextlib import nullcontext
+    from bots import make_player
     from bgsim.series import play_games
+    import bgsim.fast as fast
     out["imports_s"] = time.perf_counter() - started
-    player = FastRandomPlayer()
-    play_games(player, player, 1, 1, engine="fast")
+    player = make_player("random")
+    only_for = getattr(fast, "compile_only_for", lambda players: nullcontext())  # as bgsim play does
+    with only_for([player]):
+        play_games(player, player, 1, 1, engine="fast")
 out["first_game_s"] = time.perf_counter() - started
 out["first_game_cpu_s"] = time.process_time()
 out["kernels_s"] = exclusive(compiles.buffer, kernel)
@@ -362,7 +448,7 @@ if "--exact" in sys.argv:
     exact = make_player("racer+exact")
     started = time.perf_counter()
     cpu = time.process_time()
-    with event.install_recorder("numba:compile") as compiles:
+    with event.install_recorder("numba:compile") as compiles, only_for([exact]):
         play_games(exact, exact, 1, 1, engine="fast")
     out["exact_first_game_s"] = time.perf_counter() - started
     out["exact_first_game_cpu_s"] = time.process_time() - cpu
@@ -827,6 +913,41 @@ def profile_report(run: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def run_compile_bench(out: str | Path = RUNS, against_python: str | None = None) -> int:
+    """``bgsim bench --compile-only``: :func:`compile_times` of every standard run (and of
+    ``against_python``'s checkout beside it), with the machine, written as ``compile-<time>.json``."""
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise explain(error, out) from None
+    run = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": _machine()}
+    machine = run["machine"]
+    print(f"bgsim bench --compile-only of {machine['git_commit']}{'' if machine['git_clean'] else ' (uncommitted changes)'} "
+          f"(load average {', '.join(f'{x:.1f}' for x in machine['load_average_at_start'])})")
+    if against_python:
+        against = Against(against_python)  # its commit, and that it imports bgsim
+        run["against"] = {"python": against.python, "root": against.root, "git_commit": against.commit,
+                          "git_clean": against.clean}
+        against.close()
+        print(f"against {run['against']['root']} (commit {run['against']['git_commit']}), right after ours")
+    run["compile"] = compile_times(STANDARD_RUNS, against_python)
+    machine["load_average_at_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else []
+    machine["busy_at_end"] = busy_processes()
+    run["targets"] = {}
+    for name, target in COMPILE_TARGETS:
+        met = run["compile"][name] <= target
+        run["targets"][name] = {"target": target, "measured": run["compile"][name], "met": met}
+        print(f"target {name} <= {target}: {run['compile'][name]:.2f} {'met' if met else 'NOT MET'}")
+    path = out / f"compile-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.json"
+    try:
+        write_text(json.dumps(run, indent=2) + "\n", path)
+    except OSError as error:
+        raise explain(error, path) from None
+    print(f"wrote {path}")
+    return 0
+
+
 def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_too: bool = True,
               out: str | Path = RUNS, against_baseline: bool = False, margin: float = 0.30,
               write_baseline: bool = False, profile_too: bool = False, against_python: str | None = None) -> int:
@@ -858,7 +979,7 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
         print(f"against {against.root} (commit {against.commit}), in the same rounds")
     try:
         if compile_times_too:
-            run["compile"] = compile_times()
+            run["compile"] = compile_times(STANDARD_RUNS if profile_too else STANDARD_RUNS[:1], against_python)
             print(f"cold compile {run['compile']['cold_compile_s']:.1f}s, cached start "
                   f"{run['compile']['cached_start_s']:.2f}s (to the first game, imports included)")
             # one-off costs like the compile: the bear-off databases bgsim eval builds on first use
