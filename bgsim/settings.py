@@ -40,6 +40,11 @@ XDG_CACHE_HOME = Setting(
     "XDG_CACHE_HOME", "~/.cache", "Linux: the user cache folder, when BGSIM_CACHE is not set")
 LOCALAPPDATA = Setting(
     "LOCALAPPDATA", "~/AppData/Local", "Windows: the user cache folder, when BGSIM_CACHE is not set")
+KERNELS = Setting(
+    "BGSIM_KERNELS", "run",
+    "`run`: a run compiles only its own bots' kernels; `all`: every run plays on the kernels of "
+    "every bot, compiled once and then loaded (a machine that runs many different sets of bots, "
+    "such as the test suite, pays one long compile instead of one per set)")
 NUMBA_NUM_THREADS = Setting(
     "NUMBA_NUM_THREADS", "every core",
     "read by Numba: the most threads the fast engine may use (--threads asks for fewer)")
@@ -48,7 +53,7 @@ NUMBA_CACHE_DIR = Setting(
     "read by Numba: where compiled kernels are kept; `bgsim bench` gives its cold-compile child "
     "an empty one")
 
-SETTINGS = (CACHE, BEAROFF_CHECKERS, MATCH_BEAROFF_CHECKERS, STOP_AFTER, XDG_CACHE_HOME, LOCALAPPDATA,
+SETTINGS = (CACHE, BEAROFF_CHECKERS, MATCH_BEAROFF_CHECKERS, STOP_AFTER, KERNELS, XDG_CACHE_HOME, LOCALAPPDATA,
             NUMBA_NUM_THREADS, NUMBA_CACHE_DIR)
 
 

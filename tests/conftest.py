@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 
 import pytest
+
+# Every run of the suite plays on every bot's kernels, compiled once, instead of a family of
+# kernels per set of bots (about twenty sets here, 15 to 25 s of compile each on a clean
+# clone's empty cache): BGSIM_KERNELS in bgsim/settings.py.  The tests of the families ask for
+# them with the fixture below; subprocesses inherit whichever the test set.
+os.environ.setdefault("BGSIM_KERNELS", "all")
+
+
+@pytest.fixture
+def each_run_its_kernels(monkeypatch):
+    """Runs compile their own bots' kernels only, as they do for a user (BGSIM_KERNELS=run)."""
+    monkeypatch.setenv("BGSIM_KERNELS", "run")
 
 from bgsim.cube import CubeView, Response
 

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 import bgsim.fast as fast
 from bgsim import layouts
@@ -20,6 +21,8 @@ from bgsim.fast.compile import FROZEN_SOURCES, stamped_sources
 from bgsim.fast.families import compile_seconds, family
 from bgsim.series import play_games
 from bots import make_player
+
+pytestmark = pytest.mark.usefixtures("each_run_its_kernels")  # the suite's default is every kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = ROOT / "bgsim" / "fast"
@@ -222,3 +225,25 @@ def test_kernels_cached_under_numba_cache_dir_are_dropped_when_a_source_changes(
     (folder / "game.play_batch-600.py311.nbi").write_bytes(b"compiled from these sources")
     compiled._drop_stale_cache([folder])
     assert list(folder.glob("*.nbi"))  # kept while the sources stay the same
+
+
+def test_bgsim_kernels_all_makes_every_run_play_on_every_bots_kernels(monkeypatch):
+    from experiments.running.machine import compiling_message
+
+    random_player = make_player("random")
+    monkeypatch.setenv("BGSIM_KERNELS", "all")
+    with compile_only_for([random_player]):
+        assert compiling_only_for() is None
+        assert compiling_message([random_player]).startswith("compiling the fast engine for every bot (first use, ~")
+        frame = play_games(random_player, random_player, 3, 2, engine="fast")
+    assert frame.equals(play_games(random_player, random_player, 3, 2, engine="reference")[frame.columns])
+
+
+def test_an_unknown_bgsim_kernels_is_one_error_line(tmp_path, monkeypatch, capsys):
+    from experiments import cli
+
+    monkeypatch.setenv("BGSIM_KERNELS", "some")
+    assert cli.main(["play", "random", "random", "--games", "2", "--out", str(tmp_path / "a.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "BGSIM_KERNELS='some': expected 'run'" in err.strip().splitlines()[-1]
+    assert not (tmp_path / "a.parquet").exists()

@@ -700,7 +700,7 @@ def test_play_has_a_default_seed_and_says_what_it_will_do(tmp_path, capsys):
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "a.parquet"), again)
 
 
-def test_play_announces_the_first_compile(tmp_path, capsys, monkeypatch):
+def test_play_announces_the_first_compile(tmp_path, capsys, monkeypatch, each_run_its_kernels):
     from bgsim.series import play_games_reference
 
     # Stand-ins for the fast engine (its real compile takes ~20 s): what is tested is the message.

@@ -325,7 +325,8 @@ def test_a_run_says_its_size_up_front_and_estimates_the_rest_once(tmp_path):
     assert lines.index(estimates[0]) < len(lines) - 1  # before the end, not after it
 
 
-def test_a_run_announces_the_first_compile_only_when_the_fast_engine_will_play(tmp_path, monkeypatch):
+def test_a_run_announces_the_first_compile_only_when_the_fast_engine_will_play(tmp_path, monkeypatch,
+                                                                              each_run_its_kernels):
     from experiments.running.machine import COMPILING
 
     monkeypatch.setattr(runner, "fast_compile_pending", lambda players=(): True)

@@ -230,7 +230,11 @@ def compile_only_for(players):
     player it meets there besides them widens the set (another family, compiled once, then
     cached).  Outside it the engine plays on the kernels of every bot (``bgsim.fast.game``),
     which a process that plays many different bots (``bgsim validate``, the tests) compiles once.
-    The rows are the same either way."""
+    The rows are the same either way.  ``BGSIM_KERNELS=all`` (``bgsim.settings.KERNELS``) makes
+    the block a no-op: every run then plays on the kernels of every bot."""
+    if _every_kernel():
+        yield
+        return
     before = _ONLY_FOR.get()
     bots = layouts_of(players)
     token = _ONLY_FOR.set(bots if before is None else before + tuple(bot for bot in bots if bot not in before))
@@ -238,6 +242,17 @@ def compile_only_for(players):
         yield
     finally:
         _ONLY_FOR.reset(token)
+
+
+def _every_kernel() -> bool:
+    """Whether ``BGSIM_KERNELS`` asks every run to play on the kernels of every bot."""
+    from .. import settings
+
+    wanted = settings.KERNELS.text() or "run"
+    if wanted not in ("run", "all"):
+        raise ValueError(f"BGSIM_KERNELS={wanted!r}: expected 'run' (each run compiles its own bots' "
+                         f"kernels) or 'all' (every bot's kernels, for every run)")
+    return wanted == "all"
 
 
 def compiling_only_for() -> tuple[layouts.FastBot, ...] | None:
