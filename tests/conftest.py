@@ -104,28 +104,6 @@ def _gnubg_summary() -> dict:
     return summary
 
 
-def pytest_sessionstart(session):
-    """Under pytest-xdist, on an empty Numba cache (a clean clone), compile the kernel families
-    first, two shares side by side (``tests/warm_kernels.py``), so that the workers load them
-    instead of each compiling them again."""
-    config = session.config
-    if hasattr(config, "workerinput") or getattr(config.option, "dist", "no") == "no":
-        return
-    import subprocess
-    from pathlib import Path
-
-    from bgsim.fast import game, with_variants
-    from bgsim.fast.compile import compiled_or_cached
-
-    if compiled_or_cached(game.play_batch) and compiled_or_cached(with_variants.play_batch):
-        return
-    script = Path(__file__).with_name("warm_kernels.py")
-    warming = [subprocess.Popen([sys.executable, str(script), part], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL) for part in ("standard", "variants")]
-    for process in warming:
-        process.wait()  # a failure here shows up again, with its message, in the tests that compile
-
-
 def pytest_sessionfinish(session):
     """Under pytest-xdist the checks run in workers: each hands its counts to the controller."""
     if hasattr(session.config, "workeroutput"):
