@@ -206,17 +206,9 @@ def _finish(row, winner, result, value, owner, doubles, beavers, automatic, firs
 
 @inline_jit
 def _result_of(board):
-    """single, gammon or backgammon; ``board`` seen from the winner (all 15 off)."""
-    opp_on = 0
-    for slot in range(26):
-        if board[slot] < 0:
-            opp_on -= board[slot]
-    if opp_on < 15:
-        return SINGLE
-    for slot in range(0, 7):
-        if board[slot] < 0:
-            return BACKGAMMON
-    return GAMMON
+    """single, gammon or backgammon; ``board`` seen from the winner (all 15 off).  The standard
+    game's is the variants' rule with 15 checkers and none in hand (bytes 26..31 stay zero)."""
+    return _variant_result_of(board, 15, False)
 
 
 @jit
