@@ -84,8 +84,13 @@ def test_a_run_of_random_writes_no_cache_of_any_other_bots_kernel(tmp_path):
     pd.testing.assert_frame_equal(rows[reference.columns].reset_index(drop=True), reference)
 
 
+# One family for the two tests that play a mixed pair (each family is a compile of its own): the
+# bear-off switch on, a cube bot, and a second checker bot.
+MIXED = ("heuristic(bearoff=true)+pipdiff", "random")
+
+
 def test_a_family_plays_the_reference_engines_games_and_matches():
-    white, black = make_player("heuristic+pipdiff"), make_player("random")
+    white, black = (make_player(spec) for spec in MIXED)
     with compile_only_for([white, black]):
         money = play_games(white, black, 11, 40, engine="fast")
         matches = play_games(black, white, 12, 4, match_to=3, engine="fast")
@@ -199,7 +204,8 @@ def test_the_bear_off_player_is_compiled_only_for_a_player_whose_switch_is_on():
     assert "bearoff_first" not in Path(dispatch_of(family(layouts_of([off]))).__file__).read_text()
     assert "bearoff_first" in Path(dispatch_of(family(layouts_of([on]))).__file__).read_text()
     # the switch on: every pure bear-off the perfect player's, in both engines, the same games
-    white, black = on, make_player("random")
+    white, black = (make_player(spec) for spec in MIXED)
+    assert family(layouts_of([white, black])).key.startswith("heuristic_bearoff_")
     with compile_only_for([white, black]):
         fast_games = play_games(white, black, 3, 30, engine="fast")
     pd.testing.assert_frame_equal(fast_games, play_games(white, black, 3, 30, engine="reference"))
