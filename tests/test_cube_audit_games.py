@@ -139,6 +139,19 @@ def test_the_command_writes_its_folder_and_says_the_players_rates(tmp_path, caps
     assert "--force" in capsys.readouterr().err
 
 
+def test_one_games_audit_says_it_has_no_interval_instead_of_printing_nan(tmp_path, capsys):
+    # the intervals take the game as their unit: a single game gives none
+    out = tmp_path / "audit"
+    assert main(["cube-audit", "--games", str(DATA / "beavers_taken.mat"), "--players", "pipdiff", "--out",
+                 str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    text = (out / "summary.md").read_text()
+    assert "in 1 of 1 games" in printed
+    assert "nan" not in printed.lower() and "nan" not in text.lower()
+    assert printed.count("(none from one game)") == 2 * printed.count(" decisions  error rate ") > 0
+    assert "95% interval none from one game" in text
+
+
 @pytest.mark.parametrize("flag", [["--positions", "50"], ["--seed", "3"], ["--from", "ids.txt"]])
 def test_a_sampling_flag_beside_games_is_refused_not_ignored(tmp_path, capsys, flag):
     games = tmp_path / "money.sgf"

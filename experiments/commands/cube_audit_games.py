@@ -52,7 +52,7 @@ def _command(args, specs: list[str], out: Path) -> list[str]:
 
 def run_games(args) -> int:
     from experiments.running.folder import choose_folder
-    from experiments.studies.cube_audit_games import DEFAULT_RULES, GAMES_AUDIT, run_games_audit
+    from experiments.studies.cube_audit_games import DEFAULT_RULES, GAMES_AUDIT, run_games_audit, span
 
     if getattr(args, "resume", False):
         raise ValueError("--resume: an audit of games is not resumed (it takes seconds): run it again with --force")
@@ -72,11 +72,10 @@ def run_games(args) -> int:
           "games judged in "
           f"{duration(audit.seconds)}; written to {audit.folder}")
     for row in audit.summary[audit.summary["part"] == "all"].itertuples(index=False):
-        low, high = 100 * row.error_rate_low, 100 * row.error_rate_high
         print(f"  {row.role:<6} {row.decider:<24} {row.decisions:5,} decisions  error rate "
-              f"{100 * row.error_rate:5.1f}% ({low:.1f} .. {high:.1f})  lost {1000 * row.equity_lost:6.1f} "
-              f"({1000 * row.equity_lost_low:.1f} .. {1000 * row.equity_lost_high:.1f}) thousandths of {unit} "
-              "per decision")
+              f"{100 * row.error_rate:5.1f}% ({span(row.error_rate_low, row.error_rate_high, 100)})  lost "
+              f"{1000 * row.equity_lost:6.1f} ({span(row.equity_lost_low, row.equity_lost_high, 1000)}) "
+              f"thousandths of {unit} per decision")
     if audit.games.problems:
         print(f"bgsim: {len(audit.games.problems)} problems in {args.games}: the sound games were audited",
               file=sys.stderr)

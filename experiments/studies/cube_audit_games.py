@@ -319,6 +319,14 @@ def _interval(value: float, low: float, high: float, scale: float = 1.0, digits:
     return f"{scale * value:.{digits}f} ({scale * low:.{digits}f} .. {scale * high:.{digits}f})"
 
 
+def span(low: float, high: float, scale: float = 1.0, signed: bool = False) -> str:
+    """A 95% interval as "low .. high"; the game is its unit, so one game gives none (NaN)."""
+    if low != low or high != high:
+        return "none from one game"
+    form = "+.1f" if signed else ".1f"
+    return f"{scale * low:{form}} .. {scale * high:{form}}"
+
+
 def summary_lines(summary: pd.DataFrame, unit: str) -> list[str]:
     headers = ["decider", "decisions", "games", "exact", "errors", "error rate % (95%)",
                f"lost per decision, 1/1000 {unit} (95%)", f"lost in all ({unit})"]
@@ -345,11 +353,11 @@ def comparisons(frame: pd.DataFrame, players: list[str], rules: list[str], unit:
             lines.append(
                 f"- {player} v {rule} on {player}'s {found['decisions']:,} decisions: error rate "
                 f"{100 * found['error_rate']:.1f}% v {100 * found['error_rate_other']:.1f}% (difference "
-                f"{100 * found['rate_difference']:+.1f} points, 95% interval {100 * found['rate_low']:+.1f} .. "
-                f"{100 * found['rate_high']:+.1f}); lost {milli(found['equity_lost'])} v "
+                f"{100 * found['rate_difference']:+.1f} points, 95% interval "
+                f"{span(found['rate_low'], found['rate_high'], 100, signed=True)}); lost {milli(found['equity_lost'])} v "
                 f"{milli(found['equity_lost_other'])} thousandths of {unit} per decision (difference "
-                f"{1000 * found['lost_difference']:+.1f}, 95% interval {1000 * found['lost_low']:+.1f} .. "
-                f"{1000 * found['lost_high']:+.1f})")
+                f"{1000 * found['lost_difference']:+.1f}, 95% interval "
+                f"{span(found['lost_low'], found['lost_high'], 1000, signed=True)})")
     return lines
 
 
