@@ -53,6 +53,10 @@ def race_id() -> str:
      "--match-to must be at least 1, got 0"),
     (["play", "random", "random", "--games", "2", "--out", "x.parquet", "--engine", "reference", "--threads", "1"],
      "--threads has no effect with --engine reference"),
+    (["run", "threshold_sweep", "--games", "1", "--engine", "reference", "--threads", "2"],
+     "--threads has no effect with --engine reference"),
+    (["tournament", "--games", "1", "--engine", "reference", "--threads", "1"],
+     "--threads has no effect with --engine reference"),
     (["bench", "--margin", "0.5"], "--margin has no effect without --compare"),
     (["rollout", "4HPwATDgc/ABMA", "--player", "heuristic+pipdiff"], "rollouts are cubeless"),
 ])
@@ -61,6 +65,15 @@ def test_an_option_with_no_effect_is_an_error_that_says_why(words, named, tmp_pa
     assert cli.main(words) == 2
     assert named in one_error_line(capsys)
     assert list(tmp_path.iterdir()) == []  # nothing started, nothing written
+
+
+def test_run_refuses_threads_when_the_files_engine_is_the_reference(tmp_path, capsys):
+    experiment = tmp_path / "slow.toml"
+    experiment.write_text('name = "slow"\nplayers = ["random", "racer"]\ngames = 2\nseed = 1\n'
+                          'engine = "reference"\n')
+    assert cli.main(["run", str(experiment), "--threads", "2", "--out", str(tmp_path / "out")]) == 2
+    assert "--threads has no effect with --engine reference" in one_error_line(capsys)
+    assert not (tmp_path / "out").exists()
 
 
 def test_cube_audit_refuses_sampling_options_with_from(tmp_path, capsys):

@@ -133,6 +133,12 @@ def threads_flag(parser, what: str = "threads of the fast engine", old: str | No
         deprecated(parser, old, "--threads", threads)
 
 
+def refuse_threads_on_reference(threads: int | None, engine: str | None) -> None:
+    """``--threads`` beside the reference engine would be silently ignored: refuse it instead."""
+    if threads is not None and engine == "reference":
+        raise ValueError("--threads has no effect with --engine reference: the reference engine plays on one core")
+
+
 def progress_flag(parser) -> None:
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (there is one only when stderr is a terminal)")

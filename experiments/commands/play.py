@@ -13,7 +13,8 @@ from bgsim.cube import Rules
 from bgsim.series import ENGINES
 from bgsim.variants import VARIANTS
 from experiments.commands.arguments import (force_flag, games_flag, match_flag, out_file_flag, progress_flag,
-                                           rules_flags, rules_from_args, seed_flag, threads_flag)
+                                           refuse_threads_on_reference, rules_flags, rules_from_args, seed_flag,
+                                           threads_flag)
 from bots import describe_bots, make_player
 from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_format, export_files
 from experiments.analysis.summary import GameTally, format_match_summary, format_summary
@@ -69,8 +70,7 @@ def run_bots(args) -> int:
 
 
 def run_play(args) -> int:
-    if args.threads is not None and args.engine == "reference":
-        raise ValueError("--threads has no effect with --engine reference: the reference engine plays on one core")
+    refuse_threads_on_reference(args.threads, args.engine)
     path = Path(args.out)
     with claimed_output(path, args.force):
         return _play(args, path)

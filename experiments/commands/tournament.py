@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.commands.arguments import check_resume_force, positive, progress_flag, seed, threads_flag
+from experiments.commands.arguments import (check_resume_force, positive, progress_flag, refuse_threads_on_reference,
+                                            seed, threads_flag)
 
 
 def register(subparsers) -> None:
@@ -61,6 +62,7 @@ def _run(path: Path, args) -> int:
     overrides = {"games": args.games, "seed": args.seed, "threads": args.threads,
                  "engine": args.engine, "chunk": args.chunk}
     experiment = load_experiment(path, overrides)
+    refuse_threads_on_reference(args.threads, experiment.engine)  # the flag's engine or the file's
     result = run_experiment(experiment, args.out, resume=args.resume, force=args.force, dask=args.dask,
                             progress=not args.no_progress, command=_command(args))
     print(result.report.text)
