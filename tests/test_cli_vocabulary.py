@@ -143,6 +143,15 @@ def test_old_spellings_work_for_one_release_with_a_deprecation_line(name, old, n
     assert old not in COMMANDS[name].format_help()
 
 
+@pytest.mark.parametrize("name, old, new", [(name, old, new) for name, spellings in OLD_SPELLINGS.items()
+                                            for old, new in spellings.items()])
+def test_an_old_spelling_beside_its_new_one_is_refused_not_last_wins(name, old, new, capsys):
+    for words in ([old, "1", new, "2"], [new, "2", old, "1"]):
+        with pytest.raises(arguments.BadArguments) as refused:
+            parse(name, *words)
+        assert old in str(refused.value) and new in str(refused.value)
+
+
 def test_an_old_spelling_is_named_before_what_its_value_says(capsys):
     from experiments.running.machine import thread_limit
 

@@ -113,10 +113,11 @@ def positions_flag(parser, what: str, default: int, old: str | None = None, none
     """``--positions N``: how many positions a command samples (``old``: the spelling it had;
     ``none``: 0 is allowed, to skip that part)."""
     kind = non_negative if none else positive
-    parser.add_argument("--positions", type=kind, default=default, metavar="N",
-                        help=f"{what} (default {default})")
+    spellings = _spellings(parser, old)
+    spellings.add_argument("--positions", type=kind, default=default, metavar="N",
+                           help=f"{what} (default {default})")
     if old:
-        deprecated(parser, old, "--positions", kind)
+        deprecated(spellings, old, "--positions", kind)
 
 
 def seed_flag(parser, what: str = "run seed: the same seed plays the same games", default: int | None = 1) -> None:
@@ -127,10 +128,17 @@ def seed_flag(parser, what: str = "run seed: the same seed plays the same games"
 def threads_flag(parser, what: str = "threads of the fast engine", old: str | None = None,
                  default: str = "every core") -> None:
     """``--threads N`` (``old``: the spelling a command had before, kept for one release)."""
-    parser.add_argument("--threads", type=threads, default=None, metavar="N",
-                        help=f"{what} (default: {default}; more than this machine has are capped)")
+    spellings = _spellings(parser, old)
+    spellings.add_argument("--threads", type=threads, default=None, metavar="N",
+                           help=f"{what} (default: {default}; more than this machine has are capped)")
     if old:
-        deprecated(parser, old, "--threads", threads)
+        deprecated(spellings, old, "--threads", threads)
+
+
+def _spellings(parser, old: str | None):
+    """Where an option and its old spelling go: one of them at a time (given both, the last
+    would win silently), so an error names the two."""
+    return parser.add_mutually_exclusive_group() if old else parser
 
 
 def refuse_threads_on_reference(threads: int | None, engine: str | None) -> None:
