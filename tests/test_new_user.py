@@ -766,7 +766,7 @@ def test_threads_beyond_the_machine_are_capped_out_loud(tmp_path, capsys):
     assert notes == [f"--threads 999: this machine runs at most {thread_limit()} threads; using {thread_limit()}"]
     assert cap_threads(1, notes.append) == 1 and len(notes) == 1
     toml = tmp_path / "t.toml"
-    toml.write_text('players = ["heuristic", "heuristic+pipdiff"]\ngames = 1\nengine = "reference"\n')
+    toml.write_text('players = ["heuristic", "heuristic+pipdiff"]\ngames = 1\nengine = "fast"\n')
     assert cli.main(["run", str(toml), "--threads", "999", "--out", str(tmp_path / "r"), "--no-progress"]) == 0
     assert "--threads 999: this machine runs at most" in capsys.readouterr().err
 

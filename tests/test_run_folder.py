@@ -99,3 +99,41 @@ def test_finish_adds_this_session_s_seconds_to_the_earlier_ones(tmp_path):
     saved = json.loads((tmp_path / "out" / "run.json").read_text())
     assert saved["status"] == "finished" and saved["seconds"] == 3.8  # 3.75, to a tenth
     assert "finished" in saved and saved["identity"] == {"seed": 1}
+
+
+def test_default_folders_started_in_the_same_second_are_each_their_own(tmp_path, monkeypatch):
+    import datetime as dt
+    import threading
+
+    from experiments.running import folder as folders
+
+    class FrozenClock(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return dt.datetime(2026, 12, 1, 16, 40, 0, tzinfo=tz)
+
+    monkeypatch.setattr(folders.dt, "datetime", FrozenClock)
+    start, made = threading.Barrier(6), []
+
+    def command():
+        start.wait()  # six commands choosing their folder at the same moment
+        made.append(folders.default_folder("tournament", tmp_path))
+
+    threads = [threading.Thread(target=command) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(made)) == 6 and all(path.is_dir() for path in made)
+    assert {path.name for path in made} == {"tournament-20261201-164000"} | {
+        f"tournament-20261201-164000-{n}" for n in range(2, 7)}
+
+
+def test_a_default_folder_left_empty_is_removed_and_a_used_one_kept(tmp_path):
+    from experiments.running.folder import _remove_if_empty, default_folder
+
+    empty, used = default_folder("run", tmp_path), default_folder("run", tmp_path)
+    (used / "run.json").write_text("{}")
+    _remove_if_empty(empty)  # what the process does as it ends
+    _remove_if_empty(used)
+    assert not empty.exists() and (used / "run.json").exists()

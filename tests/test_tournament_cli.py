@@ -33,11 +33,12 @@ def test_tournament_without_arguments_is_the_default_experiment(tmp_path, capsys
 def test_run_takes_flags_over_the_file_and_report_rebuilds_from_the_rows(tmp_path, capsys):
     out = tmp_path / "run"
     assert cli.main(["run", str(toml(tmp_path)), "--games", "2", "--seed", "11", "--chunk", "1",
-                     "--threads", "1", "--out", str(out), "--no-progress"]) == 0
+                     "--engine", "fast", "--threads", "1", "--out", str(out), "--no-progress"]) == 0
     frame = pd.read_parquet(out / "games.parquet")
     assert len(frame) == 3 * 2 * 2
     record = json.loads((out / "run.json").read_text())
-    assert (record["config"]["games"], record["seed"], record["config"]["threads"]) == (2, 11, 1)
+    assert (record["config"]["games"], record["seed"], record["config"]["threads"], record["config"]["engine"]) == (
+        2, 11, 1, "fast")
     summary = (out / "summary.md").read_text()
     (out / "summary.md").unlink()
     capsys.readouterr()

@@ -31,6 +31,7 @@ goes through a :class:`RunFolder`; its flags are ``experiments.commands.argument
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import json
 import shutil
@@ -214,13 +215,29 @@ def now() -> str:
 
 
 def default_folder(name: str, root: Path = DEFAULT_RUNS) -> Path:
+    """A new ``root/NAME-TIMESTAMP`` (``-2``, ``-3``... after it when taken), made here: two
+    commands started in the same second each get their own, because making a folder either
+    succeeds or finds it made.  One left empty (the command stopped before writing) is removed
+    when the process ends."""
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    folder = root / f"{name}-{stamp}"
-    suffix = 2
-    while folder.exists():
-        folder = root / f"{name}-{stamp}-{suffix}"
-        suffix += 1
+    root.mkdir(parents=True, exist_ok=True)
+    folder, suffix = root / f"{name}-{stamp}", 2
+    while True:
+        try:
+            folder.mkdir()
+            break
+        except FileExistsError:
+            folder = root / f"{name}-{stamp}-{suffix}"
+            suffix += 1
+    atexit.register(_remove_if_empty, folder)
     return folder
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()  # only ever removes an empty folder
+    except OSError:
+        pass
 
 
 def latest_unfinished(name: str, root: Path = DEFAULT_RUNS, kind: RunKind = EXPERIMENT_RUN) -> Path | None:
