@@ -288,6 +288,20 @@ def test_files_say_what_they_hold_and_stale_ones_are_rebuilt(tmp_path, monkeypat
     database._two_sided.cache_clear()
 
 
+def test_two_codes_sharing_a_cache_folder_keep_a_file_each_and_rebuild_neither(tmp_path, monkeypatch):
+    # a branch and main sharing ~/.cache/bgsim: each used to find the other's file stale
+    seen = set()
+    for code in ("a" * 64, "b" * 64, "a" * 64, "b" * 64):
+        monkeypatch.setattr(store, "code_hash", lambda code=code: code)
+        database._two_sided.cache_clear()
+        built = database._two_sided(2, tmp_path)
+        assert (built.build_seconds is not None) == (code not in seen), code  # built once per code
+        seen.add(code)
+    assert sorted(path.name for path in tmp_path.glob("*.bin")) == [
+        f"bearoff-two-sided-6x2-{'a' * 12}.bin", f"bearoff-two-sided-6x2-{'b' * 12}.bin"]
+    database._two_sided.cache_clear()
+
+
 def test_cache_folder(monkeypatch, tmp_path):
     monkeypatch.setenv("BGSIM_CACHE", str(tmp_path / "here"))
     assert store.cache_dir() == tmp_path / "here"

@@ -162,6 +162,7 @@ def _load_or_build(kind: str, checkers: int, cubeful: bool, build, folder: Path)
     arrays = {name: getattr(built, name) for name in ARRAYS[kind]}
     try:
         store.write(path, wanted, arrays)
+        (folder / f"bearoff-{kind}-6x{checkers}.bin").unlink(missing_ok=True)  # named before the code hash was
     except OSError as error:
         reason = error.strerror or str(error)
         warnings.warn(f"could not keep the {kind} bear-off database in {path.parent} ({reason}): every "

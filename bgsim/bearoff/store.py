@@ -11,7 +11,8 @@ header block: the line ``bgsim-bearoff`` then one line of JSON --
 * ``crc32``: a checksum of everything after the header block.
 
 A file whose header does not match what the reader asks for, whose code hash is not the
-running code's, or whose checksum fails is stale: it is rebuilt and replaced.
+running code's, or whose checksum fails is stale: it is rebuilt and replaced.  The file name
+carries the code hash too (``file_name``), so other code's files are left alone.
 """
 
 from __future__ import annotations
@@ -59,7 +60,10 @@ def code_hash() -> str:
 
 
 def file_name(kind: str, checkers: int) -> str:
-    return f"bearoff-{kind}-6x{checkers}.bin"
+    """The file of a database built by the running code.  Its code hash is in the name: two
+    checkouts of different code sharing one cache folder (a branch and main) each keep their
+    own file, instead of each finding the other's stale and rebuilding it in turn."""
+    return f"bearoff-{kind}-6x{checkers}-{code_hash()[:12]}.bin"
 
 
 def expected_header(kind: str, checkers: int, cubeful: bool) -> dict:
