@@ -85,7 +85,7 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
         words.append("--no-progress")
     elif name == "validate":
         setting("--games", "1")
-        setting("--positions", "2")
+        setting("--positions", "3")
         setting("--threads", "1")
     elif name == "cube-audit":
         if "--games" not in words:  # the audit of real games samples nothing
@@ -108,6 +108,17 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
 
 
 COMMANDS = readme_commands()
+
+
+def readme_runs() -> list:
+    """One run for each distinct shrunk command, named by every README command it stands for:
+    `bgsim validate` and `bgsim validate --games 600` shrink to the same small run, played once."""
+    runs: dict[tuple[str, ...], list[str]] = {}
+    for command in COMMANDS:
+        runs.setdefault(tuple(shrunk(command, Path("/tmp-path"))), []).append(command)
+    return [pytest.param(commands, id=" | ".join(commands)) for commands in runs.values()]
+
+
 MATCH_FILE = ROOT / "tests" / "data" / "interchange" / "gnubg_match7.mat"
 # GNU Backgammon's own copy of the published table, installed with its program (Debian: gnubg)
 GNUBG_MET = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
@@ -124,8 +135,9 @@ def bearoff_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("bearoff-cache")
 
 
-@pytest.mark.parametrize("command", COMMANDS)
-def test_every_readme_command_runs(command, tmp_path, capsys, monkeypatch, bearoff_cache):
+@pytest.mark.parametrize("commands", readme_runs())
+def test_every_readme_command_runs(commands, tmp_path, capsys, monkeypatch, bearoff_cache):
+    command = commands[0]
     words = shrunk(command, tmp_path)
     # The 8-checker two-sided database (288 MB) is not built here: 3 checkers a side.
     monkeypatch.setenv("BGSIM_CACHE", str(bearoff_cache))
@@ -420,6 +432,10 @@ def _run(words, out, tmp_path):
 
 
 def _validate(words, out, tmp_path):
+    assert "no difference" in out
+    positions = int(words[words.index("--positions") + 1])  # of the standard game; a tenth of each variant's: none
+    assert f"legal plays identical on {positions} positions x 21 rolls" in out
+    assert f"random starts and {positions * 21} position-roll pairs" in out
     cases = int(_printed(r"validating (\d+) cases", out))
     assert len(re.findall(r"^\d+ (?:games|matches) \(\d+ games\) identical: ", out, re.M)) == cases
     # every bot with a fast half plays in a case (a player without a cube bot has none)
