@@ -429,6 +429,11 @@ def _run(words, out, tmp_path):
     assert len(standings) == players
     assert np.allclose(standings.loc[mean.index, "ppg"], mean)
     assert (standings.loc[mean.index, "games"] == 2 * (players - 1)).all()
+    if words[0] == "tournament":  # without an experiment: the default one, said and recorded
+        assert "Standings" in out and "nn+pipdiff" in out and f"Results: {folder}/" in out
+        record = json.loads((folder / "run.json").read_text())
+        assert record["config"]["name"] == "default_tournament"
+        assert record["command"].startswith(f"bgsim tournament --games 1 --out {folder}")
 
 
 def _validate(words, out, tmp_path):
