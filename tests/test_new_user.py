@@ -429,6 +429,10 @@ def _run(words, out, tmp_path):
     assert len(standings) == players
     assert np.allclose(standings.loc[mean.index, "ppg"], mean)
     assert (standings.loc[mean.index, "games"] == 2 * (players - 1)).all()
+    from test_experiments import FILES, check_small_run  # (it imports this module: imported here)
+
+    if name in FILES:  # a shipped experiment: what test_experiments checks of it at this size
+        check_small_run(name, folder, rows)
     if words[0] == "tournament":  # without an experiment: the default one, said and recorded
         assert "Standings" in out and "nn+pipdiff" in out and f"Results: {folder}/" in out
         record = json.loads((folder / "run.json").read_text())
