@@ -38,7 +38,7 @@ def test_run_takes_flags_over_the_file_and_report_rebuilds_from_the_rows(tmp_pat
 
 
 def test_run_finds_shipped_experiments_by_name(tmp_path, capsys):
-    assert cli.main(["run", "money_conventions", "--games", "1", "--engine", "reference",
+    assert cli.main(["run", "money_conventions", "--games", "1",
                      "--out", str(tmp_path / "m"), "--no-progress"]) == 0
     assert "Rule conditions compared" in capsys.readouterr().out
 
