@@ -1,16 +1,31 @@
 """Experiment files: every shipped one validates and runs at a small size; bad ones fail clearly."""
 
+import shlex
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+import test_new_user as readme_tests
 from experiments.running.config import ExperimentError, load_experiment
 from experiments.studies.experiment import run_experiment
 
 SHIPPED = Path(__file__).resolve().parent.parent / "experiments"
 FILES = ["default", "default_heuristic", "threshold_sweep", "threshold_sweep_heuristic", "match_play",
          "money_conventions", "race_starts"]
+
+
+def run_by_the_readme(name: str) -> bool:
+    """Whether a README command runs the shipped experiment ``name`` (bare `bgsim tournament`: the
+    default one): test_new_user runs it at the same small size and checks it with
+    :func:`check_small_run`, so it is not run a second time here."""
+    for command in readme_tests.COMMANDS:
+        words = shlex.split(command)[1:]
+        if words[0] == "tournament" and len(words) == 1:
+            words = ["run", "default"]
+        if words[:2] == ["run", name]:
+            return True
+    return False
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -22,21 +37,37 @@ def test_each_shipped_experiment_says_what_it_asks_and_validates(name):
     assert experiment.name and experiment.games >= 50 and experiment.duplicate
 
 
-@pytest.mark.parametrize("name", FILES)
+@pytest.mark.parametrize("name", [name for name in FILES if not run_by_the_readme(name)])
 def test_each_shipped_experiment_runs_at_a_small_size(name, tmp_path, monkeypatch):
     # match_play judges its cube decisions against the match tables: 3 checkers a side keeps
     # each score's tables to milliseconds (6, the default, takes a second or more a score)
     monkeypatch.setenv("BGSIM_MATCH_BEAROFF_CHECKERS", "3")
-    experiment = load_experiment(SHIPPED / f"{name}.toml", {"games": 1, "chunk": 1})  # on its own engine
+    experiment = load_experiment(SHIPPED / f"{name}.toml", SMALL)  # on its own engine
     result = run_experiment(experiment, tmp_path / name, progress=False, log=lambda text: None)
-    files = {path.name for path in result.folder.iterdir()}
+    check_small_run(name, result.folder, result.frame, result.report)
+
+
+def test_the_shipped_experiments_the_readme_runs_are_checked_there():
+    by_the_readme = [name for name in FILES if run_by_the_readme(name)]
+    assert "default" in by_the_readme  # the README's first command, `bgsim tournament`, is seen
+    # a README run hands check_small_run no report object, which these need
+    assert not {"match_play", "money_conventions"} & set(by_the_readme)
+
+
+SMALL = {"games": 1, "chunk": 1}  # the README's commands, shrunk by test_new_user, run this size too
+
+
+def check_small_run(name: str, folder: Path, frame: pd.DataFrame, report=None) -> None:
+    """What a run of the shipped experiment ``name`` at the SMALL size must have written
+    (``report``: the run's report object, where the caller has it)."""
+    experiment = load_experiment(SHIPPED / f"{name}.toml", SMALL)
+    files = {path.name for path in folder.iterdir()}
     assert {"games.parquet", "summary.md", "summary.csv", "run.json", "payoff_matrix.png",
             "points_per_game.png"} <= files
-    frame = result.frame
     players = len(experiment.everyone)
     pairings = players * (players - 1) // 2 * len(experiment.conditions)
     assert frame["pairing"].nunique() == pairings
-    summary = (result.folder / "summary.md").read_text()
+    summary = (folder / "summary.md").read_text()
     assert "Standings" in summary and "95% CI" in summary
     if name.startswith("threshold_sweep"):
         assert "payoff_vs_threshold.png" in files
@@ -51,11 +82,11 @@ def test_each_shipped_experiment_runs_at_a_small_size(name, tmp_path, monkeypatc
         assert {name: list(values) for name, values in lengths.items()} == {"five": [5], "seven": [7], "eleven": [11]}
         assert frame["crawford"].any()
         assert "match wins" in summary
-        assert result.report.pairings["matches"].eq(2).all()
+        assert report.pairings["matches"].eq(2).all()
         assert experiment.judge_cube and "gained and lost by cube decisions" in summary
     if name == "money_conventions":
         assert "conditions.png" in files
-        conditions = result.report.conditions.set_index("condition")
+        conditions = report.conditions.set_index("condition")
         assert list(conditions.index) == ["standard", "jacoby", "beaver", "automatic", "all_three"]
         assert frame.loc[frame["condition"] == "jacoby", "rule_jacoby"].all()
         assert frame.loc[frame["condition"] == "standard", "rule_automatic_doubles"].eq(0).all()

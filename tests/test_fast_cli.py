@@ -13,10 +13,8 @@ from experiments.studies.bench import compare, ratios
 from experiments.studies.validation import reference_pool
 
 
-def test_validate_passes_on_a_small_run(capsys):
-    assert main(["validate", "--games", "2", "--positions", "3", "--threads", "1"]) == 0
-    out = capsys.readouterr().out
-    assert "no difference" in out and "63 position-roll pairs" in out
+# The default set passing on a small run (no difference, 3 positions x 21 rolls of legal plays)
+# is test_new_user's run of the README's `bgsim validate`: one such run for the suite.
 
 
 def test_validate_one_pairing_with_rule_options(capsys):

@@ -57,18 +57,19 @@ def test_a_missed_double_and_a_wrong_take_cost_what_the_tables_say():
 
 
 def tiny(**changes):
-    data = {"players": ["nn+exact", "nn+pipdiff(score_aware=false)"], "games": 16, "seed": 3, "match_to": 5,
-            "engine": "fast", "chunk": 16, "judge_cube": 16, **changes}  # the engines' rows are the same
+    data = {"players": ["nn+exact", "nn+pipdiff(score_aware=false)"], "games": 14, "seed": 3, "match_to": 5,
+            "engine": "fast", "chunk": 14, "judge_cube": 14, **changes}  # the engines' rows are the same
     return experiment_from_mapping(data, "tiny.toml", "tiny")
 
 
 def test_exact_loses_nothing_and_a_money_rule_loses_in_a_judged_run(tmp_path, monkeypatch):
-    # Bear-offs of up to 4 checkers a side: the tables of each score build in a tenth of the
-    # default 6's time, and 16 matches still reach them in every game.
-    monkeypatch.setenv("BGSIM_MATCH_BEAROFF_CHECKERS", "4")
+    # Bear-offs of up to 3 checkers a side: the tables of each score build in milliseconds (4
+    # took ~0.7 s a score, built again by the resume), and of these 14 matches two reach a cube
+    # decision in them, one with each seating: exact's, and a costly one of the money rule's.
+    monkeypatch.setenv("BGSIM_MATCH_BEAROFF_CHECKERS", "3")
     result = run_experiment(tiny(), tmp_path / "run", progress=False, log=lambda text: None)
     judged = pd.read_csv(tmp_path / "run" / "cube_judge.csv")
-    assert len(judged) == 32  # every deal, both seatings
+    assert len(judged) == 28  # every deal, both seatings
     exact_white = judged["white"] == "nn+exact"
     exact_lost = pd.concat([judged.loc[exact_white, "white_lost"], judged.loc[~exact_white, "black_lost"]])
     other_lost = pd.concat([judged.loc[exact_white, "black_lost"], judged.loc[~exact_white, "white_lost"]])

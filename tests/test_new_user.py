@@ -85,7 +85,7 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
         words.append("--no-progress")
     elif name == "validate":
         setting("--games", "1")
-        setting("--positions", "2")
+        setting("--positions", "3")
         setting("--threads", "1")
     elif name == "cube-audit":
         if "--games" not in words:  # the audit of real games samples nothing
@@ -108,6 +108,17 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
 
 
 COMMANDS = readme_commands()
+
+
+def readme_runs() -> list:
+    """One run for each distinct shrunk command, named by every README command it stands for:
+    `bgsim validate` and `bgsim validate --games 600` shrink to the same small run, played once."""
+    runs: dict[tuple[str, ...], list[str]] = {}
+    for command in COMMANDS:
+        runs.setdefault(tuple(shrunk(command, Path("/tmp-path"))), []).append(command)
+    return [pytest.param(commands, id=" | ".join(commands)) for commands in runs.values()]
+
+
 MATCH_FILE = ROOT / "tests" / "data" / "interchange" / "gnubg_match7.mat"
 # GNU Backgammon's own copy of the published table, installed with its program (Debian: gnubg)
 GNUBG_MET = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
@@ -124,8 +135,9 @@ def bearoff_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("bearoff-cache")
 
 
-@pytest.mark.parametrize("command", COMMANDS)
-def test_every_readme_command_runs(command, tmp_path, capsys, monkeypatch, bearoff_cache):
+@pytest.mark.parametrize("commands", readme_runs())
+def test_every_readme_command_runs(commands, tmp_path, capsys, monkeypatch, bearoff_cache):
+    command = commands[0]
     words = shrunk(command, tmp_path)
     # The 8-checker two-sided database (288 MB) is not built here: 3 checkers a side.
     monkeypatch.setenv("BGSIM_CACHE", str(bearoff_cache))
@@ -417,9 +429,22 @@ def _run(words, out, tmp_path):
     assert len(standings) == players
     assert np.allclose(standings.loc[mean.index, "ppg"], mean)
     assert (standings.loc[mean.index, "games"] == 2 * (players - 1)).all()
+    from test_experiments import FILES, check_small_run  # (it imports this module: imported here)
+
+    if name in FILES:  # a shipped experiment: what test_experiments checks of it at this size
+        check_small_run(name, folder, rows)
+    if words[0] == "tournament":  # without an experiment: the default one, said and recorded
+        assert "Standings" in out and "nn+pipdiff" in out and f"Results: {folder}/" in out
+        record = json.loads((folder / "run.json").read_text())
+        assert record["config"]["name"] == "default_tournament"
+        assert record["command"].startswith(f"bgsim tournament --games 1 --out {folder}")
 
 
 def _validate(words, out, tmp_path):
+    assert "no difference" in out
+    positions = int(words[words.index("--positions") + 1])  # of the standard game; a tenth of each variant's: none
+    assert f"legal plays identical on {positions} positions x 21 rolls" in out
+    assert f"random starts and {positions * 21} position-roll pairs" in out
     cases = int(_printed(r"validating (\d+) cases", out))
     assert len(re.findall(r"^\d+ (?:games|matches) \(\d+ games\) identical: ", out, re.M)) == cases
     # every bot with a fast half plays in a case (a player without a cube bot has none)
@@ -718,6 +743,9 @@ def test_ctrl_c_keeps_the_finished_games_of_a_billion_game_play(tmp_path, capsys
 
     out = tmp_path / "huge.parquet"
     monkeypatch.setenv("BGSIM_STOP_AFTER", "2")  # SIGINT to itself after the second batch is written
+    # batches of a few games: random play under tracemalloc takes ~0.4 s a game, and what is
+    # proved (a second batch appended, memory bounded whatever the count asked) needs no more
+    monkeypatch.setattr(stream, "FIRST_BATCH", 2)
     tracemalloc.start()
     try:
         code = cli.main(["play", "random", "random", "--games", "1000000000", "--engine", "reference",
@@ -729,7 +757,7 @@ def test_ctrl_c_keeps_the_finished_games_of_a_billion_game_play(tmp_path, capsys
     err = capsys.readouterr().err
     assert "playing 1,000,000,000 games" in err
     kept = pd.read_parquet(out)
-    assert 0 < len(kept) < 1000
+    assert 2 < len(kept) <= 2 + 4  # the first batch of 2, then a second of 2 or 4 appended
     assert f"interrupted after {len(kept):,} of 1,000,000,000 games" in err and str(out) in err
     assert kept["game"].tolist() == list(range(len(kept)))
     pd.testing.assert_frame_equal(kept, play_games(make_player("random"), make_player("random"), 1,

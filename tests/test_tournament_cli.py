@@ -17,17 +17,8 @@ def toml(tmp_path, extra=""):
     return path
 
 
-def test_tournament_without_arguments_is_the_default_experiment(tmp_path, capsys):
-    out = tmp_path / "default"
-    assert cli.main(["tournament", "--games", "1", "--chunk", "1", "--engine", "reference",
-                     "--out", str(out), "--no-progress"]) == 0
-    printed = capsys.readouterr()
-    assert "Standings" in printed.out and "nn+pipdiff" in printed.out
-    assert f"Results: {out}/" in printed.out
-    assert "played 110 games" in printed.err  # 11 players: 55 pairings × 1 deal × 2 seatings
-    record = json.loads((out / "run.json").read_text())
-    assert record["config"]["name"] == "default_tournament"
-    assert record["command"].startswith("bgsim tournament --games 1 --out ")
+# `bgsim tournament` without an experiment playing the default one (its rows, standings, printed
+# summary and run.json) is test_new_user's run of the README's `bgsim tournament`.
 
 
 def test_run_takes_flags_over_the_file_and_report_rebuilds_from_the_rows(tmp_path, capsys):
@@ -48,7 +39,7 @@ def test_run_takes_flags_over_the_file_and_report_rebuilds_from_the_rows(tmp_pat
 
 
 def test_run_finds_shipped_experiments_by_name(tmp_path, capsys):
-    assert cli.main(["run", "money_conventions", "--games", "1", "--engine", "reference",
+    assert cli.main(["run", "money_conventions", "--games", "1",
                      "--out", str(tmp_path / "m"), "--no-progress"]) == 0
     assert "Rule conditions compared" in capsys.readouterr().out
 
