@@ -35,19 +35,28 @@ def before_cube(position_id, away, opponent_away, cube, owner, post):
 
 
 @lru_cache(maxsize=None)
-def rolling(position_id, away, opponent_away, cube, owner, post):
+def plays_after_each_roll(position_id):
+    """For each roll: (its weight in 36, each legal play's (game won, result from the opponent's
+    side)); the same at every score, cube and owner, so the rules are asked once a position."""
     position = Position.from_position_id(position_id)
+    return [(1.0 if d1 == d2 else 2.0,
+             [(play.result.checkers_off == 15, play.result.turned().position_id)
+              for play in legal_plays(position, (d1, d2))])
+            for d1, d2 in ROLLS]
+
+
+@lru_cache(maxsize=None)
+def rolling(position_id, away, opponent_away, cube, owner, post):
     total = 0.0
-    for d1, d2 in ROLLS:
+    for weight, plays in plays_after_each_roll(position_id):
         best = -1.0
-        for play in legal_plays(position, (d1, d2)):
-            if play.result.checkers_off == 15:
+        for won, turned_id in plays:
+            if won:
                 value = after_game(away - cube, opponent_away, post)
             else:
-                value = 1.0 - before_cube(play.result.turned().position_id, opponent_away, away, cube,
-                                          SWAP[owner], post)
+                value = 1.0 - before_cube(turned_id, opponent_away, away, cube, SWAP[owner], post)
             best = max(best, value)
-        total += (1.0 if d1 == d2 else 2.0) * best
+        total += weight * best
     return total / 36.0
 
 
@@ -60,6 +69,7 @@ def small_side(rng, checkers):
 
 
 SCORES = [(2, 2, False), (2, 5, False), (1, 3, True), (4, 1, True)]
+SMALL = 4  # checkers a side of the tables where a rule does not depend on their size
 
 
 @pytest.mark.parametrize("away,opponent_away,post", SCORES)
@@ -100,23 +110,24 @@ def test_double_match_point_is_the_cubeless_chance():
 def test_post_crawford_leader_never_gains_by_doubling_and_the_trailer_never_loses():
     rng = random.Random(5)
     for _ in range(40):
-        position = bearoff_position(small_side(rng, 6), small_side(rng, 6))
-        leader = match.match_cube(position, 1, match.CENTRE, 1, 4, post_crawford=True)
+        # tables of 4 checkers a side (SMALL): the same recursion as the default 6's, a 19th of the pairs
+        position = bearoff_position(small_side(rng, SMALL), small_side(rng, SMALL))
+        leader = match.match_cube(position, 1, match.CENTRE, 1, 4, post_crawford=True, checkers=SMALL)
         assert not leader.should_double()
-        trailer = match.match_cube(position, 1, match.CENTRE, 4, 1, post_crawford=True)
+        trailer = match.match_cube(position, 1, match.CENTRE, 4, 1, post_crawford=True, checkers=SMALL)
         assert trailer.double_value() >= trailer.no_double - 1e-12
 
 
 def test_values_are_match_winning_chances_and_the_score_pairs_agree():
     rng = random.Random(11)
     for _ in range(30):
-        position = bearoff_position(small_side(rng, 6), small_side(rng, 6))
+        position = bearoff_position(small_side(rng, SMALL), small_side(rng, SMALL))
         for owner in match.OWNERS:
-            found = match.match_cube(position, 2, owner, 3, 7)
+            found = match.match_cube(position, 2, owner, 3, 7, checkers=SMALL)
             assert 0.0 <= found.no_double <= 1.0
         # the same score seen from the other side comes from the same tables, other orientation
-        mine = match.match_cube(position, 1, match.CENTRE, 3, 7)
-        theirs = match.match_cube(position, 1, match.CENTRE, 7, 3)
+        mine = match.match_cube(position, 1, match.CENTRE, 3, 7, checkers=SMALL)
+        theirs = match.match_cube(position, 1, match.CENTRE, 7, 3, checkers=SMALL)
         assert mine is not None and theirs is not None
 
 

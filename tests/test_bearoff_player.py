@@ -114,15 +114,20 @@ def test_bots_with_the_switch_play_the_same_in_both_engines(tables, white, black
     assert compare_frames(reference, fast) is None
 
 
-def fast_choice(bot, position, roll, choose):
-    """The board the fast dispatch ``choose`` picks for checker bot ``bot`` (seat 0)."""
+def packed_seats(bot):
+    """The fast kernels' seats of checker bot ``bot`` (seat 0), packed once for many choices."""
     from bgsim.fast import seats
-    from bgsim.fast.dice import open_stream
-    from bgsim.fast.moves import BOARD_BYTES, generate, new_buffers
 
     holder = type("Holder", (), {})()
     holder.name, holder.checker, holder.cube = bot.name, bot, None
-    packed = seats(holder, holder)
+    return seats(holder, holder)
+
+
+def fast_choice(packed, position, roll, choose):
+    """The board the fast dispatch ``choose`` picks for the checker bot of seat 0 of ``packed``."""
+    from bgsim.fast.dice import open_stream
+    from bgsim.fast.moves import BOARD_BYTES, generate, new_buffers
+
     plays, keys, slots, table, order = new_buffers()
     streams = np.zeros((3, 2), dtype=np.uint64)
     for stream in range(3):
@@ -142,6 +147,7 @@ def switch_hands_bear_offs_to_the_perfect_player(tables, name, choose):
     from bots import make_checker
 
     on, off = make_checker(f"{name}(bearoff=true)"), make_checker(name)
+    packed = packed_seats(on)
     rng = np.random.default_rng(6)
     differ = 0
     for _ in range(40):
@@ -153,7 +159,7 @@ def switch_hands_bear_offs_to_the_perfect_player(tables, name, choose):
             plays = legal_plays(position, roll)
             perfect = bearoff_choice(position, plays, tables)
             assert on.choose(position, roll, plays, RandomStream(1, 1, 1)) == perfect, (name, "reference")
-            assert fast_choice(on, position, roll, choose) == perfect.result.board, (name, "fast")
+            assert fast_choice(packed, position, roll, choose) == perfect.result.board, (name, "fast")
             differ += off.choose(position, roll, plays, RandomStream(1, 1, 1)) != perfect
     assert differ > 0  # the bot alone plays some bear-offs otherwise
 

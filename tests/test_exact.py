@@ -97,13 +97,16 @@ def match_view(away, opponent_away, value=1, centred=True, post_crawford=False) 
                     post_crawford=post_crawford)
 
 
-def test_exact_at_a_match_score_follows_the_match_tables():
+def test_exact_at_a_match_score_follows_the_match_tables(monkeypatch):
     from bgsim.bearoff import match
 
+    # tables of 4 checkers a side hold every position below (a nineteenth of the default 6's pairs)
+    monkeypatch.setenv("BGSIM_MATCH_BEAROFF_CHECKERS", "4")
     rng = random.Random(12)
     player = make_player("racer+exact")
     checked = differs = 0
-    positions = [bearoff_position(random_bearoff(rng, 5), random_bearoff(rng, 5)) for _ in range(40)]
+    answers = set()  # (doubles?, takes?) answers met: each must occur both ways
+    positions = [bearoff_position(random_bearoff(rng, 4), random_bearoff(rng, 4)) for _ in range(40)]
     # score by score: the tables of a score are built once and kept for the last few scores
     for away, opponent_away, value in ((3, 3, 1), (2, 4, 1), (5, 2, 1), (4, 4, 2)):
         for position in positions:
@@ -113,11 +116,14 @@ def test_exact_at_a_match_score_follows_the_match_tables():
             if not forced and truth.double_value() != truth.no_double:
                 assert player.offer_double(position, view) is truth.should_double()
                 checked += 1
+                answers.add(("double", truth.should_double()))
             if truth.double_take != truth.double_pass:
                 assert (player.respond_to_double(position, view) is Response.TAKE) is truth.should_take()
+                answers.add(("take", truth.should_take()))
             money_double = cube_equities(position).should_double(True)
             differs += money_double != truth.should_double()
     assert checked > 50
+    assert answers == {("double", True), ("double", False), ("take", True), ("take", False)}
     assert differs > 0  # the score moves decisions away from money's
 
 

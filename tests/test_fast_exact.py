@@ -28,6 +28,15 @@ SPECS = ("exact", "exact(tables=false)", "exact(estimate=nn)", "exact(tables=fal
 SCORES = ((3, 2, False), (1, 3, True), (4, 5, False))
 
 
+@pytest.fixture
+def small_match_tables(monkeypatch):
+    """Match tables of 5 checkers a side in both engines, not the default 6: the same recursion
+    and the same rules in a quarter of the position pairs, so a score's full table in the
+    reference (the expectation) costs a fraction; positions of 6 or more checkers are then the
+    uncovered ones."""
+    monkeypatch.setenv("BGSIM_MATCH_BEAROFF_CHECKERS", "5")
+
+
 class Fast:
     """The fast kernels of a player's cube bot, packed once (the tables are hundreds of MB)."""
 
@@ -125,6 +134,7 @@ def _on_demand(own, opponent, value, owner, away, opponent_away, post_crawford):
                                         targets, pips)
 
 
+@pytest.mark.usefixtures("small_match_tables")
 @pytest.mark.parametrize("away, opponent_away, post_crawford", SCORES)
 def test_the_on_demand_match_recursion_equals_the_full_tables_bit_for_bit(away, opponent_away, post_crawford):
     rng = np.random.default_rng(away * 100 + opponent_away)
@@ -145,6 +155,7 @@ def test_the_on_demand_match_recursion_equals_the_full_tables_bit_for_bit(away, 
     assert may_double >= 20
 
 
+@pytest.mark.usefixtures("small_match_tables")
 @pytest.mark.parametrize("away, opponent_away, post_crawford", SCORES)
 def test_match_decisions_equal_the_reference(away, opponent_away, post_crawford):
     rng = np.random.default_rng(away + 10 * opponent_away)
@@ -187,7 +198,7 @@ def test_money_games_are_the_reference_games():
 
 
 def test_matches_are_the_reference_matches(monkeypatch):
-    games = _same_games("nn+exact", "nn+keith", 8, match_to=5)
+    games = _same_games("nn+exact", "nn+keith", 3, match_to=5)
     assert (games["cube_value"] > 1).any()
     # an opponent that takes every cube and never doubles leaves exact the cube in close
     # races, so that some of its decisions come from the match tables (counted in the reference)
@@ -201,5 +212,6 @@ def test_matches_are_the_reference_matches(monkeypatch):
         return found
 
     monkeypatch.setattr(match, "match_cube", counted)
-    _same_games("nn+exact", "nn+always-take", 30, match_to=3)
+    # of matches 0..29 only match 22 reaches such a decision: five matches around it, not thirty
+    _same_games("nn+exact", "nn+always-take", range(20, 25), match_to=3)
     assert exact_decisions

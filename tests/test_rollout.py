@@ -22,7 +22,9 @@ TWO_SIDED = 5  # checkers a side in the two-sided table of these tests (built in
 def bearoff_player(tmp_path_factory):
     """A player whose bear-off play is the databases' (exact perfect play in the two-sided range)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("BGSIM_CACHE", str(tmp_path_factory.getbasetemp() / "rollout-cache"))
+        # the folder of test_bearoff.py and test_bearoff_player.py: the one-sided table, the
+        # costly one, is built once per session (worker), whichever module comes first
+        patch.setenv("BGSIM_CACHE", str(tmp_path_factory.getbasetemp() / "bearoff-cache"))
         patch.setenv("BGSIM_BEAROFF_CHECKERS", str(TWO_SIDED))
         yield make_player("racer(bearoff=true)")
 

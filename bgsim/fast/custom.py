@@ -89,6 +89,11 @@ def _default_evaluate(board):
     return 0.0
 
 
+# one dispatcher for every unused seat: a fresh one per call would miss the _KERNELS cache and
+# compile the whole game again for each call with a built-in opponent
+_DEFAULT_EVALUATE = numba.njit(_default_evaluate)
+
+
 def kernels(white_evaluate, black_evaluate, with_exact: bool = False, variants: bool = False):
     """(play_batch, trace_number) compiled with these evaluation functions (None: unused), with
     the ``exact`` cube bot's kernels when ``with_exact`` (see ``bgsim.fast.with_exact``), and as
@@ -96,8 +101,8 @@ def kernels(white_evaluate, black_evaluate, with_exact: bool = False, variants: 
     from . import game
     from .dispatch import offer_double, offer_double_with_exact, respond, respond_with_exact
 
-    white_evaluate = white_evaluate or numba.njit(_default_evaluate)
-    black_evaluate = black_evaluate or numba.njit(_default_evaluate)
+    white_evaluate = white_evaluate or _DEFAULT_EVALUATE
+    black_evaluate = black_evaluate or _DEFAULT_EVALUATE
     cache_key = (white_evaluate, black_evaluate, with_exact, variants)
     if cache_key in _KERNELS:
         return _KERNELS[cache_key]
