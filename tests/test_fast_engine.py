@@ -105,6 +105,22 @@ def test_dice_streams_and_draws_below_n_match_the_reference():
         assert int(streams[0, 1]) == reference.draws
 
 
+def test_matches_and_rollout_trials_cut_among_threads_are_the_ones_thread_plays():
+    # each thread plays its own slice of the numbers into its own slice of the rows (a match
+    # has several rows a number, a rollout trial a final board)
+    from bgsim.fast import play_trials
+
+    white, black = make_player("heuristic+pipdiff"), make_player("random+keith")
+    alone = play_games(white, black, 4, 13, match_to=3, engine="fast", threads=1)
+    pd.testing.assert_frame_equal(play_games(white, black, 4, 13, match_to=3, engine="fast", threads=2), alone)
+    assert alone["game"].nunique() == 13 and len(alone) > 13
+    player, numbers = make_player("heuristic"), np.arange(30, dtype=np.int64)
+    one = play_trials(player, 8, numbers, Position.start(), None, False, True, threads=1)
+    three = play_trials(player, 8, numbers, Position.start(), None, False, True, threads=3)
+    assert np.array_equal(one[0], three[0]) and np.array_equal(one[1], three[1])
+    assert one[1].any()  # games stopped at the bear-off and left their boards
+
+
 def test_zobrist_keys_match_position_key():
     from bgsim.fast.moves import board_key
 

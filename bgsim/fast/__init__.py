@@ -445,27 +445,65 @@ def play_columns(white, black, seed, games, rules: Rules = Rules(), match_to: in
     play_batch, _ = _kernels(white, black, rules)
     per = 1 if match_to == 0 else 2 * match_to - 1
     step = max(1, chunk_rows // per)
-    previous = numba.get_num_threads()
-    if threads is not None:
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    threads = thread_count(threads)
+    for first in range(0, len(numbers), step):
+        chunk = numbers[first:first + step]
+        rows = np.zeros((len(chunk) * per, ROW_SIZE), dtype=np.int64)
+        counts = np.zeros(len(chunk), dtype=np.int64)
+        part = _part(starts, first, step)
+        on_threads(threads, play_batch, seed, chunk, match_to, rule_array, packed.args, rows, counts,
+                   part, np.int64(0), OPENING.boards)
+        if per > 1:
+            keep = (np.arange(per)[None, :] < counts[:, None]).ravel()
+            rows = rows[keep]
+        _raise_errors(rows, seed, packed.codes)
+        yield _compact(rows)
+
+
+def thread_count(threads: int | None) -> int:
+    """The threads a batch of games plays on: ``threads`` (at most ``NUMBA_NUM_THREADS``, every
+    core unless set), every one of them when None."""
+    if threads is None:
+        return numba.config.NUMBA_NUM_THREADS
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
+    return min(threads, numba.config.NUMBA_NUM_THREADS)
+
+
+def on_threads(threads: int, play_batch, seed, numbers, match_to, rule_array, args, rows, counts,
+               starts: Starts, stop_bearoff, finals) -> None:
+    """``play_batch`` over ``numbers`` on ``threads`` threads.
+
+    The numbers are cut into blocks, four a thread, and each free thread takes the next block:
+    a call of the kernel on that block's slices of the arrays (views: the rows land in place).
+    The kernels hold no GIL, so the threads play side by side; a game's rows depend on its
+    number alone, so how the numbers are cut changes no row.  A serial kernel on Python's
+    threads compiles in a fraction of the time of Numba's parallel loop, and a free thread
+    taking the next block keeps both busy when games differ in length.
+    """
+    total = len(numbers)
+    per = 1 if match_to == 0 else 2 * match_to - 1
+
+    def block(low: int, high: int) -> None:
+        def part(array):
+            return array[low:high] if array.shape[0] > 0 else array  # empty: the same for every game
+
+        play_batch(seed, numbers[low:high], match_to, rule_array, *args, rows[low * per:high * per],
+                   counts[low:high], 1, part(starts.boards), part(starts.setups), stop_bearoff, part(finals))
+
+    if threads == 1 or total < 2:
+        block(0, total)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    pieces = min(total, 4 * threads)
+    bounds = [piece * total // pieces for piece in range(pieces + 1)]
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="bgsim-games")
     try:
-        for first in range(0, len(numbers), step):
-            chunk = numbers[first:first + step]
-            rows = np.zeros((len(chunk) * per, ROW_SIZE), dtype=np.int64)
-            counts = np.zeros(len(chunk), dtype=np.int64)
-            blocks = min(len(chunk), 4 * numba.get_num_threads())
-            part = _part(starts, first, step)
-            play_batch(seed, chunk, match_to, rule_array, *packed.args, rows, counts, blocks,
-                       part.boards, part.setups, np.int64(0), OPENING.boards)
-            if per > 1:
-                keep = (np.arange(per)[None, :] < counts[:, None]).ravel()
-                rows = rows[keep]
-            _raise_errors(rows, seed, packed.codes)
-            yield _compact(rows)
+        for done in [pool.submit(block, low, high) for low, high in zip(bounds, bounds[1:])]:
+            done.result()  # a kernel's error, raised here
     finally:
-        numba.set_num_threads(previous)
+        pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C: the blocks not yet begun are dropped
 
 
 def _part(starts: Starts, first: int, count: int) -> Starts:
@@ -488,15 +526,8 @@ def play_trials(player, seed, numbers, start, rolls, mirror, stop_bearoff: bool,
     rows = np.zeros((len(numbers), ROW_SIZE), dtype=np.int64)
     finals = np.zeros((len(numbers), 26), dtype=np.int8)
     counts = np.zeros(len(numbers), dtype=np.int64)
-    previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    try:
-        blocks = max(1, min(len(numbers), 4 * numba.get_num_threads()))
-        play_batch(seed, numbers, 0, rule_array, *packed.args, rows, counts, blocks, starts.boards,
-                   starts.setups, np.int64(1 if stop_bearoff else 0), finals)
-    finally:
-        numba.set_num_threads(previous)
+    on_threads(thread_count(threads), play_batch, seed, numbers, 0, rule_array, packed.args, rows, counts, starts,
+               np.int64(1 if stop_bearoff else 0), finals)
     _raise_errors(rows, seed, packed.codes)
     return rows, finals
 

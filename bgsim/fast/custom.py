@@ -134,7 +134,7 @@ def kernels(white_evaluate, black_evaluate, with_exact: bool = False, variants: 
         game.play_one, choose=choose, offer_double=offer_double_with_exact if with_exact else offer_double,
         respond=respond_with_exact if with_exact else respond, **family))
     play_number = numba.njit(**_OPTIONS)(_rebind(game.play_number, play_one=play_one))
-    play_batch = numba.njit(parallel=True, **_OPTIONS)(_rebind(game.play_batch, play_number=play_number))
+    play_batch = numba.njit(**_OPTIONS)(_rebind(game.play_batch, play_number=play_number))
     trace_number = numba.njit(**_OPTIONS)(_rebind(game.trace_number, play_number=play_number))
     _KERNELS[cache_key] = (play_batch, trace_number)
     return _KERNELS[cache_key]

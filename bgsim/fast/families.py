@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from .. import layouts
 from ..layouts import CHECKER, CUBE, FastBot
 from . import dispatch, game
-from .compile import alloc_jit, jit, parallel_jit, rebind
+from .compile import alloc_jit, jit, rebind
 
 _ROLE_MODULE = {CHECKER: "checker", CUBE: "cube"}  # a kernel there is named by its prefix alone
 
@@ -105,7 +105,7 @@ def family(bots, variants: bool = False) -> Family:
     # a run plays without the trace code; a trace (bgsim trace, validate's explanations) on a copy with it
     play_one = jit(rebind(game.play_one, f"play_one_{name}", TRACING=False, **names))
     play_number = jit(rebind(game.play_number, f"play_number_{name}", play_one=play_one))
-    play_batch = parallel_jit(rebind(game.play_batch, f"play_batch_{name}", play_number=play_number))
+    play_batch = alloc_jit(rebind(game.play_batch, f"play_batch_{name}", play_number=play_number))
     traced_one = jit(rebind(game.play_one, f"play_one_traced_{name}", **names))
     traced_number = jit(rebind(game.play_number, f"play_number_traced_{name}", play_one=traced_one))
     trace_number = alloc_jit(rebind(game.trace_number, f"trace_number_{name}", play_number=traced_number))
@@ -116,10 +116,11 @@ def family(bots, variants: bool = False) -> Family:
 
 # What a cold compile takes, in CPU seconds of one core of the bench's machine (``bgsim bench
 # --compile-only``: random vs random 15.7, heuristic+pipdiff 18.6 to 23.5, nn+pipdiff vs heuristic
-# 24.6, every bot 43 to 48, on a shared machine): the game loop with the dice and the move
-# generator, then what each kernel adds to it (by the layouts' ``kernel``); a chouette's loop on
-# top.  For the message a run prints before it (a busy machine takes longer), never for a test.
-LOOP_SECONDS = 14.0
+# 24.6, every bot 43 to 48, on a shared machine; about 3 s less each since play_batch is a serial
+# kernel on Python's threads): the game loop with the dice and the move generator, then what each
+# kernel adds to it (by the layouts' ``kernel``); a chouette's loop on top.  For the message a
+# run prints before it (a busy machine takes longer), never for a test.
+LOOP_SECONDS = 11.0
 KERNEL_SECONDS = {
     "checker.random": 1.0, "checker.racer": 1.5, "checker.heuristic": 2.0, "checker.pubeval": 1.5,
     "checker.nn": 5.0,
@@ -129,7 +130,7 @@ KERNEL_SECONDS = {
 BEAROFF_SECONDS = 2.0  # the perfect bear-off player in front of a checker bot with the switch on
 SCORE_SECONDS = 1.0  # what the match score decides alone, in front of a score-aware cube bot
 CHOUETTE_SECONDS = 15.0
-EVERY_BOT_SECONDS = 45.0  # bgsim.fast.game's kernels, measured whole: a bigger loop optimizes longer
+EVERY_BOT_SECONDS = 42.0  # bgsim.fast.game's kernels, measured whole: a bigger loop optimizes longer
 UNKNOWN_KERNEL_SECONDS = 3.0  # a kernel added to the layouts since the table was measured
 
 

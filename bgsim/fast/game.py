@@ -27,9 +27,8 @@ off, as here, every variant branch is left out of the standard game's kernels.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from .compile import alloc_jit, inline_jit, jit, parallel_jit, stack_empty
+from .compile import alloc_jit, inline_jit, jit, stack_empty
 from .cube import BEAVER, DOUBLE, DROP
 from .dispatch import NO_KERNEL, choose, choose_double, offer_double, respond
 from .match_cube import (
@@ -584,10 +583,12 @@ def play_number(seed, number, match_to, rules, codes, params, offsets, float64s,
             crawford_done = True
 
 
-@parallel_jit
+@alloc_jit
 def play_batch(seed, numbers, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
                rows, counts, blocks, starts, setups, stop_bearoff, finals):
-    """Every number in ``numbers`` on all threads; each block of numbers reuses one set of buffers.
+    """Every number in ``numbers``, on the calling thread; each block of numbers reuses one set
+    of buffers.  Threads each call it on their own slice of the arrays (``bgsim.fast.on_threads``:
+    it holds no GIL), which Numba compiles in a fraction of a parallel loop's time.
 
     A game's result depends only on (seed, number) and its own row of ``starts``, ``setups``
     (each with a row per number, or none at all for opening games): blocks only share out the
@@ -595,7 +596,7 @@ def play_batch(seed, numbers, match_to, rules, codes, params, offsets, float64s,
     """
     total = numbers.shape[0]
     per = 1 if match_to == 0 else 2 * match_to - 1
-    for block in prange(blocks):
+    for block in range(blocks):
         plays, keys, slots, table, order = new_buffers()
         trace = np.zeros((1, TRACE_SIZE), dtype=np.int64)
         tcount = np.zeros(1, dtype=np.int64)

@@ -12,11 +12,11 @@ own names (``rebind``).
 from __future__ import annotations
 
 from . import game
-from .compile import alloc_jit, jit, parallel_jit, rebind
+from .compile import alloc_jit, jit, rebind
 from .dispatch import offer_double_with_exact, respond_with_exact
 
 play_one = jit(rebind(game.play_one, "play_one_with_exact", offer_double=offer_double_with_exact,
                       respond=respond_with_exact))
 play_number = jit(rebind(game.play_number, "play_number_with_exact", play_one=play_one))
-play_batch = parallel_jit(rebind(game.play_batch, "play_batch_with_exact", play_number=play_number))
+play_batch = alloc_jit(rebind(game.play_batch, "play_batch_with_exact", play_number=play_number))
 trace_number = alloc_jit(rebind(game.trace_number, "trace_number_with_exact", play_number=play_number))
