@@ -57,6 +57,15 @@ SETTINGS = (CACHE, BEAROFF_CHECKERS, MATCH_BEAROFF_CHECKERS, STOP_AFTER, KERNELS
             NUMBA_NUM_THREADS, NUMBA_CACHE_DIR)
 
 
+def kernels_mode() -> str:
+    """``BGSIM_KERNELS`` as set ("run" when unset), or an error naming what it may be."""
+    wanted = KERNELS.text() or "run"
+    if wanted not in ("run", "all"):
+        raise ValueError(f"BGSIM_KERNELS={wanted!r}: expected 'run' (each run compiles its own bots' "
+                         f"kernels) or 'all' (every bot's kernels, for every run)")
+    return wanted
+
+
 def environment(**changes: str) -> dict[str, str]:
     """This process's environment with ``changes`` (each a setting above), for a child process."""
     unknown = sorted(set(changes) - {setting.name for setting in SETTINGS})

@@ -13,6 +13,8 @@ import importlib
 import sys
 import warnings
 
+from bgsim import settings
+
 from .commands.arguments import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
 from .errors import MissingDependency, RunError
 
@@ -116,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     shown = warnings.showwarning
     warnings.showwarning = _warning_line  # one line, without the source line under it
     try:
+        settings.kernels_mode()  # a bad setting is said before the command's first line
         return int(args.handler(args) or 0)
     except BrokenPipeError:  # output piped into `head` and the like: not an error
         return 0

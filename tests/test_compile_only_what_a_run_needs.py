@@ -252,4 +252,5 @@ def test_an_unknown_bgsim_kernels_is_one_error_line(tmp_path, monkeypatch, capsy
     assert cli.main(["play", "random", "random", "--games", "2", "--out", str(tmp_path / "a.parquet")]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "BGSIM_KERNELS='some': expected 'run'" in err.strip().splitlines()[-1]
+    assert len(err.strip().splitlines()) == 1  # said first: not after "playing 2 games ..."
     assert not (tmp_path / "a.parquet").exists()

@@ -248,11 +248,7 @@ def _every_kernel() -> bool:
     """Whether ``BGSIM_KERNELS`` asks every run to play on the kernels of every bot."""
     from .. import settings
 
-    wanted = settings.KERNELS.text() or "run"
-    if wanted not in ("run", "all"):
-        raise ValueError(f"BGSIM_KERNELS={wanted!r}: expected 'run' (each run compiles its own bots' "
-                         f"kernels) or 'all' (every bot's kernels, for every run)")
-    return wanted == "all"
+    return settings.kernels_mode() == "all"
 
 
 def compiling_only_for() -> tuple[layouts.FastBot, ...] | None:
