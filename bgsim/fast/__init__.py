@@ -481,11 +481,10 @@ def on_threads(threads: int, play_batch, seed, numbers, match_to, rule_array, ar
     per = 1 if match_to == 0 else 2 * match_to - 1
 
     def block(low: int, high: int) -> None:
-        def part(array):
-            return array[low:high] if array.shape[0] > 0 else array  # empty: the same for every game
-
+        mine = _part(starts, low, high - low)
         play_batch(seed, numbers[low:high], match_to, rule_array, *args, rows[low * per:high * per],
-                   counts[low:high], 1, part(starts.boards), part(starts.setups), stop_bearoff, part(finals))
+                   counts[low:high], 1, mine.boards, mine.setups, stop_bearoff,
+                   finals[low:high] if finals.shape[0] > 0 else finals)  # empty: no final boards kept
 
     if threads == 1 or total < 2:
         block(0, total)

@@ -311,12 +311,12 @@ def summarise(frame: pd.DataFrame, deciders: list[str]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _interval(value: float, low: float, high: float, scale: float = 1.0, digits: int = 1) -> str:
+def _interval(value: float, low: float, high: float, scale: float = 1.0) -> str:
     if value != value:
         return "-"
     if low != low or high != high:
-        return f"{scale * value:.{digits}f}"
-    return f"{scale * value:.{digits}f} ({scale * low:.{digits}f} .. {scale * high:.{digits}f})"
+        return f"{scale * value:.1f}"
+    return f"{scale * value:.1f} ({span(low, high, scale)})"
 
 
 def span(low: float, high: float, scale: float = 1.0, signed: bool = False) -> str:
