@@ -138,11 +138,11 @@ def compiled_or_cached(kernel) -> bool:
 
 # The sources outside this package whose values the kernels freeze in when they compile: the
 # layouts' parameter places and codes, the dice's constant, the Zobrist keys of the board, the
-# variants' definitions.  Data files (nets, bear-off databases, match equity tables) are not
+# variants' definitions, the nn net's scales, the bear-off numbering.  Data files (nets, bear-off databases, match equity tables) are not
 # among them: the kernels get those as arrays at every call, so an upgrade that changes nothing
 # but data keeps the compiled kernels (``tests/test_compile_only_what_a_run_needs.py`` holds
 # this list to the kernel modules' imports).
-FROZEN_SOURCES = ("layouts.py", "board.py", "dice.py", "variants.py")
+FROZEN_SOURCES = ("layouts.py", "board.py", "dice.py", "variants.py", "net_format.py", "bearoff/numbering.py")
 
 
 def stamped_sources() -> list[Path]:

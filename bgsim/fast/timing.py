@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from .. import layouts
-from ..series import OPENING
+from ..starts import OPENING
 from . import game, nn
 from .clock import N_PHASES, PHASES, cycles, lap_cost
 from .compile import alloc_jit, inline_jit, jit, rebind
