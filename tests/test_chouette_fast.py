@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bgsim.chouette import CUBE_REGIMES, Session, chouette_engine, first_seating, play_chouettes, seating_after
+from bgsim.chouette import CUBE_REGIMES, first_seating, seating_after
+from bgsim.chouette_sessions import Session, chouette_engine, play_chouettes
 from bgsim.cube import Rules
 from bgsim.fast import chouette as fast_chouette
 from bgsim.fast.sameness import compare_frames, explain_chouette

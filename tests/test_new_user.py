@@ -284,7 +284,7 @@ def _play(words, out, tmp_path):
 
 
 def _chouette(words, out, tmp_path):
-    from bgsim.chouette import play_chouettes
+    from bgsim.chouette_sessions import play_chouettes
     from bgsim.schema import CHOUETTE_DTYPES
 
     specs = words[1:words.index("--games")]

@@ -109,7 +109,7 @@ def _fast(white, black, seed, games, threads):
 
 def _chouette(player, seed, games, seats=4):
     """A session of ``games`` chouette games of ``seats`` copies of ``player`` (one thread)."""
-    from bgsim.chouette import play_chouettes
+    from bgsim.chouette_sessions import play_chouettes
 
     started = time.perf_counter()
     cpu = time.process_time()

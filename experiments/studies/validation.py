@@ -196,7 +196,7 @@ def _chouette_text(specs, rules: Rules, regime: str) -> str:
 
 
 def _reference_chouette(specs, seed, games, rules, regime):
-    from bgsim.chouette import play_chouettes
+    from bgsim.chouette_sessions import play_chouettes
     from bots import make_player
 
     return play_chouettes([make_player(spec) for spec in specs], seed, games, rules, regime, engine="reference")
@@ -243,7 +243,8 @@ def _compare_chouettes(pool, cases, counts, seed: int, clock: _Clock):
     """Every chouette case in both engines, ``counts`` games each (the reference sessions in
     ``pool`` when there is one): (rows, plies) that agreed, or None after printing the first
     difference and its ply."""
-    from bgsim.chouette import Seating, play_chouettes
+    from bgsim.chouette import Seating
+    from bgsim.chouette_sessions import play_chouettes
     from bgsim.fast.sameness import compare_frames, explain_chouette
     from bots import make_player
 
@@ -316,7 +317,7 @@ def reference_pool(jobs: int):
 
 def _start_worker() -> None:
     """Import what the reference side needs, once per worker, before any case is timed."""
-    import bgsim.chouette  # noqa: F401
+    import bgsim.chouette_sessions  # noqa: F401
     import bgsim.series  # noqa: F401
     import bots  # noqa: F401
 
@@ -417,7 +418,7 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = DEFAULT_GAME
         if match_to:
             rules.check_for_match()
     for specs, rules, regime in chouettes:
-        from bgsim.chouette import chouette_engine
+        from bgsim.chouette_sessions import chouette_engine
 
         try:
             chouette_engine("fast", [make_player(spec) for spec in specs])
