@@ -18,7 +18,7 @@ import pytest
 import bgsim.fast
 import bots
 from bgsim import layouts
-from bgsim.cube import CubeView
+from bgsim.cube import CubeView, Rules
 from bgsim.fast import SWITCH_VALUES, dispatch, seats
 from bgsim.fast.sameness import random_positions
 from bgsim.layouts import CAPABILITIES, CHECKER, CUBE, STANDARD, FastBot
@@ -294,7 +294,7 @@ def test_a_complete_throwaway_checker_bot_and_cube_strategy_pass_every_check(thr
     throwaway.bots_module()
     throwaway.layouts()
     throwaway.kernel_module()
-    assert list(checker_bots())[-1] == "lead" and list(cube_bots())[-1] == "lead"
+    assert "lead" in checker_bots() and "lead" in cube_bots()
     for role, layout in ((CHECKER, LEAD), (CUBE, LEAD_CUBE)):
         registry_tests.test_every_declared_kernel_has_a_registered_bot(layout)
         registry_tests.test_a_registered_fast_bot_hands_over_exactly_its_declared_layout(role, "lead")
@@ -303,6 +303,27 @@ def test_a_complete_throwaway_checker_bot_and_cube_strategy_pass_every_check(thr
     bearoff_tests.switch_hands_bear_offs_to_the_perfect_player(
         small_tables, "lead", throwaway.dispatch(CHECKER, LEAD).choose)
     follows_what_the_score_decides("lead", throwaway.dispatch(CUBE, LEAD_CUBE))
+
+
+def test_adding_a_bot_adds_its_own_validate_cases_and_changes_no_existing_one(throwaway):
+    from experiments.studies.validation import chouette_cases
+
+    before = (default_cases(), chouette_cases())
+    throwaway.bots_module()
+    throwaway.layouts()
+    throwaway.kernel_module()
+    after = (default_cases(), chouette_cases())
+    for old, new in zip(before, after):
+        kept = [case for case in new if "lead" not in str(case)]
+        assert kept == old  # every existing case, in its order
+        assert len(new) > len(old)
+    added = [case for case in after[0] if case not in before[0]]
+    money = [(white, black) for white, black, rules, match_to in added if not match_to]
+    assert any(white.startswith("lead+") and black.startswith("lead(bearoff=true)+") for white, black in money)
+    assert any(white.endswith("+lead") and black.endswith("+lead") for white, black in money)
+    assert ("heuristic+lead", "heuristic+lead(score_aware=false)", Rules(), 5) in added
+    seated = [specs for specs, _, _ in after[1] if specs not in before[1]]
+    assert any(specs[0].startswith("lead+") for specs in seated) and any(specs[0].endswith("+lead") for specs in seated)
 
 
 @pytest.mark.parametrize("role, layout", [(CHECKER, LEAD), (CUBE, LEAD_CUBE)])
