@@ -3,13 +3,9 @@
 ``choose`` (checker bots) and ``offer_double`` / ``respond`` (cube bots) branch on the seat's
 code to the kernels its layout names (``kernel="module.prefix"``: ``prefix_choose``, or
 ``prefix_offers`` and ``prefix_answer``, in ``bgsim/fast/module.py``), and put in front of them
-what the bot's capabilities say:
-
-* a checker bot with ``bearoff``: the perfect bear-off player's play of a pure bear-off when the
-  bot's switch is on (``bgsim.fast.checker.bearoff_first``, at the places of the bot's layout),
-  as ``bots.checker.CheckerBot.choose``;
-* a cube bot with ``score_aware``: what the match score decides alone, when the switch is on
-  (``bgsim.fast.match_cube.forced_at_score``), as ``bots.cube.CubeBot.offer_double``.
+what the bot's capabilities say (their contract: ``bgsim/layouts.py``): the perfect bear-off
+player for ``bearoff`` (``bgsim.fast.checker.bearoff_first``), the score's forced offers for
+``score_aware`` (``bgsim.fast.match_cube.forced_at_score``), at the places of the bot's layout.
 
 The checker dispatch also asks acey-deucey's question after a 1-2, ``choose_double``: the double
 (1..6) of the bot's ``<prefix>_double`` kernel, for the bots whose layout lists acey-deucey among
