@@ -4,7 +4,7 @@ and both engines, the packer and ``bgsim validate`` follow the declaration.
 The first part checks every registered bot.  The second builds throwaway bots, a checker bot and
 a cube strategy, each in a module of its own (``bots/lead.py`` and ``bgsim/fast/lead.py`` as a
 newcomer would write them, here in a temporary folder added to the two packages), and shows for
-each step of docs/ARCHITECTURE.md's "Adding a checker bot" left out which named test fails.
+each step of docs/ARCHITECTURE.md's "Adding a bot" left out which named test fails.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from bots import checker_bots, cube_bots, make_checker, make_cube, make_player, 
 from conftest import fast_cube_answers
 from experiments.studies.validation import default_cases
 import test_bearoff_player as bearoff_tests
+import test_bot_rules as rule_tests
 import test_fast_registry as registry_tests
 
 ROLES = {CHECKER: checker_bots, CUBE: cube_bots}
@@ -324,6 +325,28 @@ def test_adding_a_bot_adds_its_own_validate_cases_and_changes_no_existing_one(th
     assert ("heuristic+lead", "heuristic+lead(score_aware=false)", Rules(), 5) in added
     seated = [specs for specs, _, _ in after[1] if specs not in before[1]]
     assert any(specs[0].startswith("lead+") for specs in seated) and any(specs[0].endswith("+lead") for specs in seated)
+
+
+def test_leaving_out_the_rule_test_fails_every_registered_bot_has_a_rule_test_of_its_own(throwaway, tmp_path):
+    throwaway.bots_module()
+    throwaway.layouts()
+    throwaway.kernel_module()
+    missing = rule_tests.bots_without_a_rule_test()
+    assert [line.split(" has ")[0] for line in missing] == ["checker bot 'lead'", "cube bot 'lead'"]
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    (folder / "test_lead.py").write_text(textwrap.dedent('''
+        import pytest
+
+        @pytest.mark.bot_rule("checker", "lead")
+        def test_lead_takes_the_biggest_pip_lead():
+            pass
+
+        @pytest.mark.bot_rule("cube", "lead")
+        def test_lead_doubles_on_a_lead_of_ten_pips():
+            pass
+    '''))
+    assert rule_tests.bots_without_a_rule_test((rule_tests.TESTS, folder)) == []
 
 
 @pytest.mark.parametrize("role, layout", [(CHECKER, LEAD), (CUBE, LEAD_CUBE)])
