@@ -102,9 +102,9 @@ def _match_tables(first: int, second: int, post_crawford: bool, checkers: int) -
     win_values = np.array([[after(a - (1 << k), b) for k in range(top + 1)] for a, b in aways])
     lose_values = np.array([[after(a, b - (1 << k)) for k in range(top + 1)] for a, b in aways])
     positions = database._all_positions()[: numbering.position_count(checkers)]
-    starts, targets, _ = successors(checkers)
-    win = win_table(checkers)
     kernels = building.kernels("the bear-off match tables")
+    starts, targets = kernels.successors(positions, numbering.ROLLS, numbering.BINOMIALS)
+    win = win_table(checkers)
     values = kernels.match_two_sided(positions, starts, targets, numbering.ROLL_WEIGHTS, win, win_values,
                                      lose_values)
     return MatchTables(first, second, post_crawford, checkers, values, win_values, lose_values)
