@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bgsim.bearoff import database, match
+from bgsim.bearoff import database, match, numbering
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response, Rules
 from bgsim.fast import exact as fast_exact
@@ -138,7 +138,7 @@ def _on_demand(own, opponent, value, owner, away, opponent_away, post_crawford):
 @pytest.mark.parametrize("away, opponent_away, post_crawford", SCORES)
 def test_the_on_demand_match_recursion_equals_the_full_tables_bit_for_bit(away, opponent_away, post_crawford):
     rng = np.random.default_rng(away * 100 + opponent_away)
-    size = database.kernels.position_count(match.default_match_checkers())
+    size = numbering.position_count(match.default_match_checkers())
     may_double = 0
     for _ in range(70):
         own, opponent = (int(n) for n in rng.integers(1, size, 2))
