@@ -19,7 +19,8 @@ from bgsim.fast import chouette as fast_chouette
 from bgsim.fast.sameness import compare_frames, explain_chouette
 from bgsim.schema import CHOUETTE_DTYPES, CHOUETTE_ENGINE_COLUMNS
 from bots import cube_bots, make_player
-from experiments.studies.validation import CHOUETTE_SIZES, chouette_cases
+from bots.registry import parse_bot, split_top_level
+from experiments.studies.validation import CHOUETTE_SIZES, DEALT, chouette_cases
 
 CASES = chouette_cases()
 GAMES = 8
@@ -27,9 +28,13 @@ SEED = 17
 
 
 def _case_id(case):
+    """Size, regime and changed rules; and the box's spec for the case of a bot registered after
+    the deal (``validation.DEALT``), so that adding a bot renames no existing case."""
     specs, rules, regime = case
     changed = [name for name in rules.__dataclass_fields__ if getattr(rules, name) != getattr(Rules(), name)]
-    return f"{len(specs)}-{regime}" + ("-" + "-".join(changed) if changed else "")
+    box = [parse_bot(part)[0] for part in split_top_level(specs[0], "+")]
+    new = box[0] not in DEALT["checker"] or (len(box) > 1 and box[1] not in DEALT["cube"])
+    return f"{len(specs)}-{regime}" + ("-" + "-".join(changed) if changed else "") + (f"-{specs[0]}" if new else "")
 
 
 @pytest.fixture(scope="module")
