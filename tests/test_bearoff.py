@@ -72,9 +72,9 @@ def test_numbering_is_gnubgs_and_counts_every_position():
 
 
 def test_the_readers_numbering_is_the_kernels():
-    # the readers number positions in plain numpy (bgsim/bearoff/numbering.py), the kernels
+    # the readers number positions in plain numpy (bgsim/bearoff_numbering.py), the kernels
     # with their own rank: one numbering
-    from bgsim.bearoff import numbering
+    from bgsim import bearoff_numbering as numbering
 
     positions = numbering.all_positions()
     assert np.array_equal(positions, kernels.all_positions(kernels.MAX_CHECKERS, kernels.BINOMIALS))

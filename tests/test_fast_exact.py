@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bgsim.bearoff import database, match, numbering
+from bgsim import bearoff_numbering as numbering
+from bgsim.bearoff import database, match
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response, Rules
 from bgsim.fast import exact as fast_exact

@@ -1,7 +1,7 @@
 """Building the bear-off tables needs the fast engine's kernels; reading them does not.
 
-Reading is plain numpy: the files (``store.py``), the numbering (``numbering.py``), the
-evaluations, the perfect bear-off player and the match tables' lookups.  Computing the numbers
+Reading is plain numpy: the files (``store.py``), the numbering (``bgsim/bearoff_numbering.py``),
+the evaluations, the perfect bear-off player and the match tables' lookups.  Computing the numbers
 is not: the one-sided database minimises 54,264 positions' expected rolls over every roll and
 play, the two-sided one of 8 checkers solves 9 million pairs under three cube states, and a
 match score's tables every cube level of those again -- seconds in the kernels of

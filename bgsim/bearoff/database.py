@@ -22,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import settings
-from . import building, numbering, store
-from .numbering import MAX_CHECKERS
+from .. import bearoff_numbering as numbering, settings
+from ..bearoff_numbering import MAX_CHECKERS
+from . import building, store
 
 # Average pips of a roll, doubles counted twice: 2 * 3.5 + (1/6) * 2 * 3.5 = 49/6 = 8.1667.
 PIPS_PER_ROLL = 49.0 / 6.0

@@ -26,7 +26,8 @@ import numpy as np
 
 from .. import met, settings
 from ..board import Position
-from . import building, database, numbering
+from .. import bearoff_numbering as numbering
+from . import building, database
 
 DEFAULT_MATCH_CHECKERS = settings.MATCH_BEAROFF_CHECKERS.default
 CENTRE, ON_ROLL, OPPONENT = "centre", "on roll", "opponent"

@@ -25,7 +25,8 @@ import numpy as np
 
 from ..board import Position
 from ..rules import Play
-from . import database, numbering
+from .. import bearoff_numbering as numbering
+from . import database
 
 WINS = 3.0  # the score of bearing off the last checker: above every other score (at most 2)
 MAX_ROLLS = numbering.MAX_ROLLS

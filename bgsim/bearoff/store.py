@@ -6,8 +6,8 @@ header block: the line ``bgsim-bearoff`` then one line of JSON --
 * ``format``: the layout version of this file (``FORMAT``);
 * ``kind`` (``one-sided`` or ``two-sided``), ``points`` (6), ``checkers`` (the most per side),
   ``cubeful`` (whether it holds cube equities);
-* ``code``: the SHA-256 of ``bgsim/fast/bearoff.py`` and ``numbering.py``, the kernels that
-  computed the numbers and the numbering they share;
+* ``code``: the SHA-256 of ``bgsim/fast/bearoff.py`` and ``bgsim/bearoff_numbering.py``, the
+  kernels that computed the numbers and the numbering they share;
 * ``arrays``: name, dtype, shape and byte offset of each table after the header block;
 * ``crc32``: a checksum of everything after the header block.
 
@@ -58,7 +58,7 @@ def code_hash() -> str:
     """The hash of the kernels that compute the tables: a file built by other code is stale."""
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for source in (here.parent / "fast" / "bearoff.py", here / "numbering.py"):
+    for source in (here.parent / "fast" / "bearoff.py", here.parent / "bearoff_numbering.py"):
         digest.update(source.read_bytes())
     return digest.hexdigest()
 

@@ -1,6 +1,6 @@
 """Numba kernels that build the bear-off databases (``bgsim.bearoff`` reads and keeps them).
 
-Positions are numbered as ``bgsim/bearoff/numbering.py`` says (GNU Backgammon's numbering); its
+Positions are numbered as ``bgsim/bearoff_numbering.py`` says (GNU Backgammon's numbering); its
 constants are the kernels' too.  The kernels live in ``bgsim/fast`` so that the stale-cache
 guard of ``compile.py`` covers them.  The database files carry a hash of this file and of the
 numbering: a table built by other code is rebuilt (``bgsim/bearoff/store.py``).
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..bearoff.numbering import (  # noqa: F401 (the kernels' constants, re-exported)
+from ..bearoff_numbering import (  # noqa: F401 (the kernels' constants, re-exported)
     BINOMIALS, CENTRED, MAX_CHECKERS, MAX_ROLLS, OPPONENT_OWNS, OWNED, POINTS, ROLL_WEIGHTS, ROLLS,
     position_count,
 )
@@ -23,7 +23,7 @@ from .moves import BOARD_BYTES, generate, new_buffers, play_before
 @jit
 def rank(counts, binomials):
     """GNU Backgammon's bear-off number of a position (PositionBearoff with 15 checkers): the
-    kernels' own ``bgsim.bearoff.numbering.rank``.
+    kernels' own ``bgsim.bearoff_numbering.rank``.
 
     The position is written as a row of bits: for each point its checkers as 0s and a 1 that
     closes it; the number is that bit pattern's index among all patterns with six 1s."""

@@ -142,7 +142,7 @@ def compiled_or_cached(kernel) -> bool:
 # among them: the kernels get those as arrays at every call, so an upgrade that changes nothing
 # but data keeps the compiled kernels (``tests/test_compile_only_what_a_run_needs.py`` holds
 # this list to the kernel modules' imports).
-FROZEN_SOURCES = ("layouts.py", "board.py", "dice.py", "variants.py", "net_format.py", "bearoff/numbering.py")
+FROZEN_SOURCES = ("layouts.py", "board.py", "dice.py", "variants.py", "net_format.py", "bearoff_numbering.py")
 
 
 def stamped_sources() -> list[Path]:

@@ -9,7 +9,8 @@ position 0 is "all off".
 Both sides read this module: the readers of ``bgsim/bearoff/`` (the reference, which never
 loads Numba) and the kernels that build the tables (``bgsim/fast/bearoff.py``, which take their
 constants from here and have their own ``rank`` for their loops; ``tests/test_bearoff.py``
-holds the two numberings equal).
+holds the two numberings equal).  It sits beside the package, not in it, so that the fast
+engine reads it without loading the readers.
 """
 
 from __future__ import annotations
