@@ -239,10 +239,13 @@ def chouette_cases() -> list[tuple[tuple[str, ...], Rules, str]]:
     (player i of the k-th seat dealt is checker bot k and cube bot k, both lists taken round), the
     deal going on from one chouette to the next, so that each regime seats every fast cube bot;
     then a 3-player chouette under each regime for each bot registered after the deal, in the
-    box, its partners drawn by its name; then the rule options (``CHOUETTE_RULE_CASES``)."""
+    box, its partners drawn by its name; then the rule options (``CHOUETTE_RULE_CASES``).  Only
+    the bots whose layout says ``chouette`` (``bgsim/layouts.py``) are seated."""
     from bgsim.chouette import CUBE_REGIMES
+    from bgsim.layouts import fast_bots
 
-    (checkers, new_checkers), (cubes, new_cubes) = _dealt_and_new("checker"), _dealt_and_new("cube")
+    (checkers, new_checkers), (cubes, new_cubes) = (
+        _dealt_and_new(role, lambda bot, role=role: fast_bots(role)[bot].chouette) for role in ("checker", "cube"))
     cases, dealt = [], 0
     for regime in CUBE_REGIMES:
         for size in CHOUETTE_SIZES:
