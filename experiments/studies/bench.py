@@ -461,7 +461,7 @@ def compile_profile(exact: bool = True) -> dict:
     """What a cold compile spends its time on: a fresh process with an empty Numba cache plays
     one ``random`` game, recording Numba's compile and pass events; seconds per kernel (its
     callees' compiles taken off) and per compiler pass, then the same for the first game of
-    the ``exact`` family (``bgsim.fast.with_exact``) on top."""
+    the ``exact`` family (``bgsim/fast/families.py``) on top."""
     with tempfile.TemporaryDirectory(prefix="bgsim-numba-cache-") as cache:
         env = settings.environment(NUMBA_CACHE_DIR=cache)
         command = [sys.executable, "-c", _COMPILE_PROFILE_SCRIPT] + (["--exact"] if exact else [])
@@ -900,7 +900,7 @@ def profile_report(run: dict) -> str:
     lines += [f"| `{name}` | {seconds:.2f} |" for name, seconds in list(compiled["passes_s"].items())[:10]]
     if "exact_first_game_s" in compiled:
         lines += ["", f"Then the first game of a player with the `exact` cube bot (its own family of kernels, "
-                      f"`bgsim/fast/with_exact.py`): {compiled['exact_first_game_s']:.1f} s more "
+                      f"`bgsim/fast/families.py`): {compiled['exact_first_game_s']:.1f} s more "
                       f"({compiled['exact_first_game_cpu_s']:.1f} s of CPU time); by module:", "",
                   "| module | s |", "|---|---:|"]
         lines += [f"| `{module}` | {seconds:.2f} |" for module, seconds in compiled["exact_modules_s"].items()]
