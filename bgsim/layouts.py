@@ -121,7 +121,7 @@ class FastBot:
     score_aware: bool = False
     variants: tuple[str, ...] = (STANDARD,)
     chouette: bool = False
-    # compiled only into the game kernels of runs that use it (bgsim/fast/with_exact.py)
+    # compiled only into the game-loop families that have it (bgsim/fast/families.py)
     apart: bool = False
     own_params: tuple[str, ...] = field(init=False)
     own_arrays: tuple[tuple[str, str], ...] = field(init=False)

@@ -17,6 +17,7 @@ from bgsim.chouette import CUBE_REGIMES, first_seating, seating_after
 from bgsim.chouette_sessions import Session, chouette_engine, play_chouettes
 from bgsim.cube import Rules
 from bgsim.fast import chouette as fast_chouette
+from bgsim.fast import family_of, uses_exact
 from bgsim.fast.sameness import compare_frames, explain_chouette
 from bgsim.schema import CHOUETTE_DTYPES, CHOUETTE_ENGINE_COLUMNS
 from bots import cube_bots, make_player
@@ -53,6 +54,9 @@ def test_every_chouette_case_plays_the_reference_sessions_row_for_row(index, fas
     fast = fast_frames[index]
     assert compare_frames(reference, fast) is None
     pd.testing.assert_frame_equal(reference, fast)
+    players = [make_player(spec) for spec in specs]
+    assert family_of(players, chouette=True).declared.name == (
+        "chouette_with_exact" if uses_exact(players) else "chouette")
 
 
 def test_the_cases_seat_every_fast_cube_bot_in_both_regimes_at_3_4_and_10_players(fast_frames):

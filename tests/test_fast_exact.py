@@ -193,6 +193,9 @@ def _same_games(white, black, games, rules=Rules(), match_to=0):
 
 
 def test_money_games_are_the_reference_games():
+    from bgsim.fast import family_of
+
+    assert family_of((make_player("nn+exact"), make_player("nn+keith"))).declared.name == "every_bot_with_exact"
     games = _same_games("nn+exact", "nn+keith", 30)
     assert (games["cube_value"] > 1).any()
     _same_games("nn+keith", "nn+exact(tables=false,estimate=nn)", 12, Rules(jacoby=True, beaver=True))

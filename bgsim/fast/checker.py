@@ -232,7 +232,7 @@ def nn_choose(code, params, offsets, float64s, int32s, int64s, board, plays, key
 
 
 # --- acey-deucey's double after a 1-2 (``<prefix>_double``, bots.checker.CheckerBot.choose_double) ---
-# Compiled only into the variants' game kernels (bgsim.fast.with_variants).
+# Compiled only into the variants' game kernels (the variant families of bgsim/fast/families.py).
 
 
 @inline_jit

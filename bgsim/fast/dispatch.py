@@ -19,11 +19,12 @@ The source is written to a file and imported from there (``build``), so that Num
 keeps the dispatch's machine code like any kernel's: ``__pycache__/dispatch_<stamp>_<family>.py``
 of this package, ``<stamp>`` from ``bgsim.fast.compile.source_stamp`` (a hash of every kernel
 source and of the layouts).  A change of any of them gives a new file name, never stale machine
-code; a file is written once and then only read.  Families: ``choose``, ``offer_double`` and
-``respond`` without the bots compiled ``apart``, and ``offer_double_with_exact`` /
-``respond_with_exact`` (``bgsim/fast/with_exact.py``), which ask those bots and hand every other
-code to ``offer_double`` / ``respond``.  ``build`` takes any selection
-of bots, so a run could compile only the kernels it needs.
+code; a file is written once and then only read.  Built here, at import, for every bot:
+``choose`` and ``choose_double``, ``offer_double`` and ``respond`` without the cube bots compiled
+``apart``, and ``offer_double_with_exact`` / ``respond_with_exact``, which ask those bots and hand
+every other code to ``offer_double`` / ``respond`` (so a family with exact compiles only exact
+anew).  ``build`` takes any selection of bots: a ``RUN`` family of ``bgsim/fast/families.py``
+builds the dispatch of its bots alone.
 """
 
 from __future__ import annotations
@@ -227,6 +228,10 @@ def build(role: str, bots, names: tuple[str, ...], family: str, directory: Path 
     return module
 
 
+for _bot in layouts.FAST_BOTS:
+    if _bot.apart and _bot.role != CUBE:  # the families compile no checker dispatch apart (yet)
+        raise ImportError(f"bgsim/layouts.py: {_bot.role} bot {_bot.name!r} says apart, which only a cube bot "
+                          f"can be (bgsim/fast/dispatch.py builds the cube dispatch with exact apart)")
 _checker = build(CHECKER, layouts.FAST_BOTS, ("choose",), "checker")
 choose, choose_double = _checker.choose, _checker.choose_double
 _cube = build(CUBE, [bot for bot in layouts.FAST_BOTS if not bot.apart], ("offer_double", "respond"), "cube")

@@ -170,7 +170,7 @@ def compile_profile(exact: bool = True) -> dict:
     """What a cold compile spends its time on: a fresh process with an empty Numba cache plays
     one ``random`` game, recording Numba's compile and pass events; seconds per kernel (its
     callees' compiles taken off) and per compiler pass, then the same for the first game of
-    the ``exact`` family (``bgsim.fast.with_exact``) on top."""
+    the ``exact`` family (``bgsim/fast/families.py``) on top."""
     with tempfile.TemporaryDirectory(prefix="bgsim-numba-cache-") as cache:
         env = settings.environment(NUMBA_CACHE_DIR=cache)
         command = [sys.executable, "-c", _COMPILE_PROFILE_SCRIPT] + (["--exact"] if exact else [])

@@ -215,7 +215,7 @@ def profile_report(run: dict) -> str:
     lines += [f"| `{name}` | {seconds:.2f} |" for name, seconds in list(compiled["passes_s"].items())[:10]]
     if "exact_first_game_s" in compiled:
         lines += ["", f"Then the first game of a player with the `exact` cube bot (its own family of kernels, "
-                      f"`bgsim/fast/with_exact.py`): {compiled['exact_first_game_s']:.1f} s more "
+                      f"`bgsim/fast/families.py`): {compiled['exact_first_game_s']:.1f} s more "
                       f"({compiled['exact_first_game_cpu_s']:.1f} s of CPU time); by module:", "",
                   "| module | s |", "|---|---:|"]
         lines += [f"| `{module}` | {seconds:.2f} |" for module, seconds in compiled["exact_modules_s"].items()]
