@@ -243,8 +243,9 @@ def lead_answer(code, params, offsets, float64s, int32s, int64s, board, view):
 '''
 
 MODULES = ("bots.lead", "bgsim.fast.lead", "bgsim.fast._dispatch_lead_checker", "bgsim.fast._dispatch_lead_cube")
-LEAD = FastBot("lead", CHECKER, 50, kernel="lead.lead", bearoff=True)
-LEAD_CUBE = FastBot("lead", CUBE, 50, kernel="lead.lead", score_aware=True)
+# chouette=True as the how-to's layouts: validate seats only such bots in its chouette cases
+LEAD = FastBot("lead", CHECKER, 50, kernel="lead.lead", bearoff=True, chouette=True)
+LEAD_CUBE = FastBot("lead", CUBE, 50, kernel="lead.lead", score_aware=True, chouette=True)
 
 
 class Throwaway:
