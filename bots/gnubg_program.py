@@ -16,9 +16,9 @@ thread that asks (``bots.gnubg_process.thread_session``): the position with its 
   (``take``, ``pass``, ``beaver`` where the rules allow beavers); where gnubg says the doubler
   could not double at all (a dead cube of a match), a take.
 
-A checker play is judged with the cube centred in a money game unless the player is told the
-game's context (``see``: the cube, score and rules of the decision at hand, as a UBGI engine
-is told them).  Reference engine only, the standard game only.
+A checker play is judged at the cube and score the bot was last told (``see``,
+``bots/context.py``), else in a money game with the cube centred.  Reference engine only, the
+standard game only.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from bgsim.variants import STANDARD, VARIANTS
 
 from . import gnubg_process as program
 from .checker import CheckerBot
+from .context import SeesContext
 from .cube import CubeBot
 from .params import Param, parse_int
 
@@ -76,18 +77,7 @@ def play_of(position: Position, plays: Sequence[Play], text: str) -> Play | None
     return same[0] if len(same) == 1 else None
 
 
-class _Seen:
-    """The context a player was last told (``see``), or None: money, cube centred."""
-
-    context: Xgid | None = None
-
-    def see(self, state: Xgid | None) -> None:
-        """Judge the next decisions in ``state``'s cube, score and rules (its position and dice
-        are ignored); None goes back to a money game with the cube centred."""
-        self.context = state
-
-
-class GnubgProgramChecker(_Seen, CheckerBot):
+class GnubgProgramChecker(SeesContext, CheckerBot):
     """GNU Backgammon's program's checker play at ``plies`` (see the module docstring)."""
 
     name = "gnubg-program"
@@ -100,7 +90,7 @@ class GnubgProgramChecker(_Seen, CheckerBot):
     def pick(self, position, roll, plays, random):
         if len(plays) == 1:
             return plays[0]
-        context = self.context or Xgid()
+        context = self.seen()
         state = Xgid(position=position, cube_value=context.cube_value, cube_owner=context.cube_owner,
                      dice=tuple(roll), score=context.score, match_to=context.match_to,
                      crawford=context.crawford, jacoby=context.jacoby, beaver=context.beaver,
@@ -118,7 +108,7 @@ class GnubgProgramChecker(_Seen, CheckerBot):
         raise NotImplementedError("gnubg-program cannot play acey-deucey")
 
 
-class GnubgProgramCube(_Seen, CubeBot):
+class GnubgProgramCube(CubeBot):
     """GNU Backgammon's program's cube decisions at ``plies`` (see the module docstring)."""
 
     name = "gnubg-program"
