@@ -86,6 +86,7 @@ class BgsageChecker(SeesContext, CheckerBot):
     refused_variants = REFUSED_VARIANTS
     variant_note = VARIANT_NOTE
     PARAMS = (PLIES,)
+    ubgi_ply_offset = 0  # UBGI counts the root: bgsage already does
 
     def pick(self, position, roll, plays, random):
         if len(plays) == 1:
@@ -162,6 +163,7 @@ class BgsageCube(CubeBot):
     refused_variants = REFUSED_VARIANTS
     variant_note = VARIANT_NOTE
     PARAMS = (PLIES,)
+    ubgi_ply_offset = 0  # UBGI counts the root: bgsage already does
 
     def wants_double(self, position, cube):
         return cube_answer(position, cube, self.plies).double

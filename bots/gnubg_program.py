@@ -86,6 +86,7 @@ class GnubgProgramChecker(SeesContext, CheckerBot):
     refused_variants = REFUSED_VARIANTS
     variant_note = VARIANT_NOTE
     PARAMS = (PLIES,)
+    ubgi_ply_offset = 1  # UBGI counts the root: its 0-ply is UBGI's 1-ply
 
     def pick(self, position, roll, plays, random):
         if len(plays) == 1:
@@ -117,6 +118,7 @@ class GnubgProgramCube(CubeBot):
     refused_variants = REFUSED_VARIANTS
     variant_note = VARIANT_NOTE
     PARAMS = (PLIES,)
+    ubgi_ply_offset = 1  # UBGI counts the root: its 0-ply is UBGI's 1-ply
 
     def analysis(self, position: Position, cube: CubeView) -> program.CubeDecision:
         state = cube_state(position, cube)

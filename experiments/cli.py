@@ -36,6 +36,7 @@ COMMAND_MODULES = (
     "experiments.commands.chouette",
     "experiments.commands.interchange",
     "experiments.commands.analyse",
+    "experiments.commands.ubgi",
 )
 
 
@@ -54,6 +55,7 @@ COMMANDS = {
     "trace": "experiments.commands.trace", "chouette": "experiments.commands.chouette",
     "export": "experiments.commands.interchange", "import": "experiments.commands.interchange",
     "analyse": "experiments.commands.analyse",
+    "ubgi": "experiments.commands.ubgi",
 }
 
 
