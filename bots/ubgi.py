@@ -112,21 +112,21 @@ class EngineSpec:
             raise SpecError(f"engine name {self.name!r}: lower-case letters, digits, '-', '_' and '.'")
         command = self.command
         if isinstance(command, str) or not command or not all(isinstance(word, str) and word for word in command):
-            raise SpecError(f"engine {self.name}: command is a list of words, e.g. [\"gnubg\", \"--ubgi\"]")
+            raise SpecError(f"engine {self.name}: command: a list of words, e.g. [\"gnubg\", \"--ubgi\"]")
         object.__setattr__(self, "command", tuple(command))
         object.__setattr__(self, "options", tuple((str(key), value) for key, value in dict(self.options).items()))
         object.__setattr__(self, "env", tuple((str(key), str(value)) for key, value in dict(self.env).items()))
         for key, value in self.options:
             if isinstance(value, float) or not isinstance(value, (bool, int, str)):
-                raise SpecError(f"engine {self.name}: option {key} = {value!r}: a value is a whole number, "
+                raise SpecError(f"engine {self.name}: options: {key} = {value!r}: a value is a whole number, "
                                 "true/false or text")
         for what in ("timeout", "start_timeout"):
             value = getattr(self, what)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise SpecError(f"engine {self.name}: {what} is a number of seconds above 0, got {value!r}")
+                raise SpecError(f"engine {self.name}: {what}: a number of seconds above 0, got {value!r}")
             object.__setattr__(self, what, float(value))
         if self.xgid not in (None, True, False):
-            raise SpecError(f"engine {self.name}: xgid is true or false, got {self.xgid!r}")
+            raise SpecError(f"engine {self.name}: xgid: true or false, got {self.xgid!r}")
 
     def describe(self) -> str:
         return " ".join(self.command)

@@ -36,6 +36,7 @@ COMMAND_MODULES = (
     "experiments.commands.chouette",
     "experiments.commands.interchange",
     "experiments.commands.analyse",
+    "experiments.commands.engines",
     "experiments.commands.ubgi",
 )
 
@@ -55,6 +56,7 @@ COMMANDS = {
     "trace": "experiments.commands.trace", "chouette": "experiments.commands.chouette",
     "export": "experiments.commands.interchange", "import": "experiments.commands.interchange",
     "analyse": "experiments.commands.analyse",
+    "engines": "experiments.commands.engines",
     "ubgi": "experiments.commands.ubgi",
 }
 
@@ -132,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     finally:
         warnings.showwarning = shown
+        engines = sys.modules.get("bots.ubgi")
+        if engines is not None:  # however the command ended (Ctrl-C too), no engine is left running
+            engines.close_all()
 
 
 if __name__ == "__main__":  # pragma: no cover
