@@ -75,7 +75,7 @@ class Server:
     # --- keys ---------------------------------------------------------------------------------
 
     def engine_keys(self) -> list[ubgi.Key]:
-        keys = [ubgi.Key(SEED_KEY, "int", self.seed, minimum=0, maximum=MAX_SEED, minor=True,
+        keys = [ubgi.Key(SEED_KEY, "int", self.seed, minimum=0, minor=True,
                          description="seed of the player's own random draws")]
         if self.ply_offsets:
             low, high = self._ply_range()
@@ -140,6 +140,8 @@ class Server:
             raise ubgi.UbgiError(f"{name}: no such key (keys lists them)", "unsupported")
         value = keys[name].value_of(text)
         if name == SEED_KEY:
+            if value > MAX_SEED:
+                raise ubgi.UbgiError(f"{SEED_KEY} must_be 0..{MAX_SEED}, got {value}", "bad_value")
             self.seed = value
             self.stream = RandomStream(self.seed, self.game, WHITE_STREAM)
         elif name == PLY_KEY:
