@@ -52,6 +52,7 @@ def run_ubgi(args) -> int:
     from bots.ubgi_server import Server, serve
 
     server = Server(args.spec)  # a bad spec is a SpecError here, before any protocol line
+    sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 are a bad line, not the end
     try:
         return serve(args.spec, iter(sys.stdin.readline, ""), sys.stdout, make=lambda spec: server)
     except KeyboardInterrupt:
