@@ -258,12 +258,16 @@ class EngineProcess:
                 _LIVE.discard(self)
 
     def send(self, line: str) -> None:
+        self.send_lines([line])
+
+    def send_lines(self, lines: list[str]) -> None:
+        """Write ``lines`` in one write: a decision's few lines wake the engine once."""
         process = self.process
         if process is None:
             raise EngineFailure("crash", "it is not running")
-        self.transcript.append("> " + line)
+        self.transcript.extend("> " + line for line in lines)
         try:
-            process.stdin.write((line + "\n").encode("utf-8"))
+            process.stdin.write("".join(line + "\n" for line in lines).encode("utf-8"))
             process.stdin.flush()
         except OSError:
             raise EngineFailure("crash", f"its input is closed ({self._ended()})") from None
@@ -435,8 +439,7 @@ class EngineProcess:
         """Send ``lines`` (the last one a ``go``) and read the answer: (message, exact line), an
         ``error`` line included; info lines are skipped.  EngineFailure for anything else."""
         self._stale(what)
-        for line in lines:
-            self.send(line)
+        self.send_lines(lines)
         deadline = time.monotonic() + self.spec.timeout
         while True:
             raw = self.read_line(deadline, what)

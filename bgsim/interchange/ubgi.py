@@ -1230,32 +1230,35 @@ class Situation:
         if self.position.has_state or self.position.variant not in VARIANT_NAMES:
             raise UbgiError(f"{self.position.variant}: a GNU Backgammon position ID holds no checkers in hand "
                             f"(UBGI plays {', '.join(VARIANT_NAMES)})", "unsupported")
-        self.xgid()  # checks cube, score and rules
+        self._state()  # checks cube, score and rules (the XGID's text is written only when asked)
 
     @property
     def variant(self) -> str:
         return self.position.variant
 
-    def xgid(self) -> str:
-        """The XGID: the side on roll at the bottom; ``D`` in the dice field for a double offered."""
+    def _state(self) -> Xgid:
         try:
             return Xgid(position=self.position, cube_value=self.cube_value, cube_owner=self.cube_owner,
                         dice=self.dice, offered=int(self.offered), score=self.score, match_to=self.match_to,
                         crawford=self.crawford, jacoby=self.jacoby and not self.match_to,
-                        beaver=self.beaver and not self.match_to,
-                        cube_limit=min(self.max_cube, 1 << 15)).text
+                        beaver=self.beaver and not self.match_to, cube_limit=min(self.max_cube, 1 << 15))
         except XgidError as error:
             raise UbgiError(str(error), "bad_value") from None
+
+    def xgid(self) -> str:
+        """The XGID: the side on roll at the bottom; ``D`` in the dice field for a double offered."""
+        return self._state().text
 
     def gnubgid(self) -> str:
         return self.position.position_id
 
     def position_lines(self, xgid: bool = False) -> list[str]:
         """``position gnubgid ID`` (always: v0.2 requires it), then ``position xgid XGID`` when
-        the engine reads it."""
-        lines = [PositionCommand("gnubgid", self.gnubgid()).line()]
+        the engine reads it.  Written as they are: bgsim's own encoders made them (a controller
+        writes these before every decision, so nothing is read back to be checked)."""
+        lines = [f"position gnubgid {self.gnubgid()}"]
         if xgid:
-            lines.append(PositionCommand("xgid", self.xgid()).line())
+            lines.append(f"position xgid {self.xgid()}")
         return lines
 
     def game_values(self) -> dict[str, str]:
