@@ -362,7 +362,7 @@ class Session:
         except OSError as error:
             raise GnubgError(f"cannot run {program}: {error}") from None
         self._owner = os.getpid()
-        self._finalizer = weakref.finalize(self, _end, self._process)
+        self._finalizer = weakref.finalize(self, _end, self._process, self._owner)
         self._number, self._buffer, self._settings = 0, b"", {}
         self._exchange(list(self.setup), self.timeout)
 
@@ -371,7 +371,9 @@ class Session:
         if not self.running:
             if self._process is not None and self._owner == os.getpid():
                 self.close()
-            self._process = None  # a forked copy leaves its parent's process alone
+            elif self._finalizer is not None:  # a forked copy leaves its parent's process alone
+                self._finalizer.detach()
+            self._process, self._finalizer = None, None
             self._start()
         changed = []
         for setting in settings:
@@ -423,8 +425,11 @@ class Session:
         self._process, self._finalizer = None, None
 
 
-def _end(process: subprocess.Popen) -> None:
-    """Close gnubg's input, give it a moment to go, then end its process group."""
+def _end(process: subprocess.Popen, owner: int) -> None:
+    """Close gnubg's input, give it a moment to go, then end its process group (only in the
+    process that started it: a forked child that exits leaves its parent's gnubg alone)."""
+    if os.getpid() != owner:
+        return
     try:
         process.stdin.close()
     except OSError:
