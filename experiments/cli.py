@@ -57,7 +57,7 @@ COMMANDS = {
     "export": "experiments.commands.interchange", "import": "experiments.commands.interchange",
     "analyse": "experiments.commands.analyse",
     "engines": "experiments.commands.engines",
-    "ubgi": "experiments.commands.ubgi",
+    "ubgi": "experiments.commands.ubgi", "check": "experiments.commands.ubgi",
 }
 
 
