@@ -8,8 +8,10 @@ decisions (``bots.ubgi.UbgiPlayer``: building the context lines, writing them, t
 thread, parsing the answer and refereeing it against the legal plays; the wait for the engine
 takes no CPU), divided by the decisions: :data:`CONTROLLER_TARGET_US` microseconds on one core is
 the target.  Beside it: the same as the difference of the two runs' CPU time (the game loop,
-the other seat and the legal plays are in both), the engine's own CPU time a decision (its
-process) and the wall time a round trip adds.  On a busy machine every figure is inflated by
+the other seat and the legal plays are in both), the CPU time of a whole decision in-process
+(the game loop's legal plays and the random choice: the scale of the figure on this machine,
+``controller_vs_in_process_decision``), the engine's own CPU time a decision (its process) and
+the wall time a round trip adds.  On a busy machine every figure is inflated by
 the cores the others take: the load average is in the run's machine record.
 """
 
@@ -44,9 +46,10 @@ def measure_ubgi(games: int, rounds: int, seed: int, log=print) -> dict:
         timed = _Timed(engine)
         play_games(timed, random_player, seed, 1, engine="reference")  # warm both sides
         for round_number in range(rounds):
+            white, black = _Timed(random_player), _Timed(random_player)
             started, cpu = time.perf_counter(), time.process_time()
-            play_games(random_player, random_player, seed, games, engine="reference")
-            in_process = (time.perf_counter() - started, time.process_time() - cpu)
+            play_games(white, black, seed, games, engine="reference")
+            in_process = (time.perf_counter() - started, time.process_time() - cpu, white.asked + black.asked)
             decisions, engine_cpu, inside = engine.decisions, _engine_cpu(engine), timed.cpu
             started, cpu = time.perf_counter(), time.process_time()
             play_games(timed, random_player, seed, games, engine="reference")
@@ -63,8 +66,11 @@ def measure_ubgi(games: int, rounds: int, seed: int, log=print) -> dict:
     finally:
         engine.close()
     inside, (wall, cpu), asked, served = best_ubgi
+    in_process_us = 1e6 * best_in[1] / best_in[2]
     return {
         "games": games, "decisions": asked,
+        "in_process_cpu_us_per_decision": round(in_process_us, 1),
+        "controller_vs_in_process_decision": round(1e6 * inside / asked / in_process_us, 3),
         "in_process_games_per_s": round(games / best_in[0], 2),
         "ubgi_games_per_s": round(games / wall, 2),
         "controller_us_per_decision": round(1e6 * inside / asked, 1),
@@ -76,15 +82,14 @@ def measure_ubgi(games: int, rounds: int, seed: int, log=print) -> dict:
 
 
 class _Timed:
-    """The engine player, with the CPU time of this process inside its decisions summed."""
-
-    external = True
+    """A player, with the CPU time of this process inside its decisions summed and its decisions
+    counted (``see_context`` is no decision)."""
 
     def __init__(self, player) -> None:
-        self.player, self.name, self.cpu = player, player.name, 0.0
-
-    def see_context(self, context) -> None:
-        self._time(self.player.see_context, context)
+        self.player, self.name, self.cpu, self.asked = player, player.name, 0.0, 0
+        self.external = getattr(player, "external", False)
+        if hasattr(player, "see_context"):
+            self.see_context = lambda context: self._time(player.see_context, context, counted=False)
 
     def choose_play(self, *args):
         return self._time(self.player.choose_play, *args)
@@ -95,12 +100,13 @@ class _Timed:
     def respond_to_double(self, *args):
         return self._time(self.player.respond_to_double, *args)
 
-    def _time(self, decision, *args):
+    def _time(self, decision, *args, counted: bool = True):
         cpu = time.process_time()
         try:
             return decision(*args)
         finally:
             self.cpu += time.process_time() - cpu
+            self.asked += counted
 
 
 def _engine_cpu(engine) -> float | None:
@@ -121,11 +127,12 @@ def report_lines(figures: dict) -> list[str]:
     """The lines ``bgsim bench`` prints of :func:`measure_ubgi`'s figures."""
     engine = figures["engine_cpu_us_per_decision"]
     return [
-        f"  ubgi: random in-process {figures['in_process_games_per_s']:,.1f} games/s, against a bgsim ubgi random "
+        f"  ubgi: random in-process {figures['in_process_games_per_s']:,.1f} games/s "
+        f"({figures['in_process_cpu_us_per_decision']:,.1f} us of CPU a decision), against a bgsim ubgi random "
         f"engine over pipes {figures['ubgi_games_per_s']:,.1f} games/s ({figures['decisions']:,} engine decisions)",
         f"  ubgi: the controller adds {figures['controller_us_per_decision']:,.1f} us of CPU a decision (context, "
-        f"pipes, parsing, the referee; {figures['controller_us_per_decision_by_difference']:,.1f} us by the runs' "
-        f"difference); the engine spends "
+        f"pipes, parsing, the referee; {figures['controller_vs_in_process_decision']:.2f} of an in-process decision; "
+        f"{figures['controller_us_per_decision_by_difference']:,.1f} us by the runs' difference); the engine spends "
         + (f"{engine:,.1f} us" if engine is not None else "?") +
         f"; a round trip adds {figures['wall_us_per_decision']:,.1f} us of wall time",
     ]
