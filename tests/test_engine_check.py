@@ -119,3 +119,22 @@ def test_bgsim_check_finds_ubgi_engines_in_an_engines_file_and_exits_by_the_leve
     assert cli.main(["check", "ubgi:nosuch", "--engines", str(engines)]) == 2
     assert cli.main(["check", "nosuchbot"]) == 2
     assert "nosuchbot" in capsys.readouterr().err
+
+
+def test_gnubg_program_and_bgsage_play_a_match_through_the_controller_refereed(gnubg):
+    """The two engines bgsim did not write, each served by ``bgsim ubgi`` and seated as
+    ``ubgi:NAME`` (their own cubes, the take extension): a 3-point match of every decision
+    refereed, no forfeit, and the engines' own answers once more by the game loop's rules."""
+    from bgsim.match import play_match
+    from bots.ubgi import UbgiPlayer
+
+    gnubg_engine, sage_engine = UbgiPlayer(served_spec("gnubg-program+gnubg-program")), UbgiPlayer(
+        served_spec("bgsage+bgsage"))
+    try:
+        record = play_match(gnubg_engine, sage_engine, seed=4, match=0, match_to=3)
+    finally:
+        gnubg_engine.close()
+        sage_engine.close()
+    assert record.games and not any(game.forfeit for game in record.games)
+    assert max(sum(game.points for game in record.games if game.winner == side) for side in ("white", "black")) >= 3
+    assert gnubg_engine.stats()["decisions"] > 10 and sage_engine.stats()["decisions"] > 10
