@@ -765,7 +765,7 @@ class UbgiPlayer:
             return bool(self.cube.offer_double(position.as_standard(), cube))
         if self.cube_unsupported:
             return False
-        situation = self._situation(position, self._side(), owner=CENTRE if cube.centred else ON_ROLL)
+        situation = self._cube_situation(position, cube)
         answer, raw = self._ask(situation, None, "cube", (BestCube,), unsupported_ok=True)
         if answer is None:  # it says it does not do cube decisions: it never doubles
             self.cube_unsupported = True
@@ -779,8 +779,7 @@ class UbgiPlayer:
         self._running()
         if not self.identity.take:
             return Response.TAKE  # an engine without bgsim's take extension takes every double
-        doubler = "black" if self._side() == "white" else "white"
-        situation = self._situation(position, doubler, owner=CENTRE if cube.centred else ON_ROLL, offered=True)
+        situation = self._cube_situation(position, cube, offered=True)
         answer, raw = self._ask(situation, None, "take", (BestTake,))
         if answer.response is Response.BEAVER and not cube.beaver_allowed:
             self._forfeit(EngineFailure("illegal", f"answered go take with {raw!r} where beavers are not allowed", raw),
@@ -810,6 +809,16 @@ class UbgiPlayer:
                          match_to=match.match_to if match else 0, score=score,
                          crawford=bool(match and match.crawford), jacoby=rules.jacoby and match is None,
                          beaver=rules.beaver and match is None, max_cube=rules.max_cube)
+
+    def _cube_situation(self, position: Position, cube: CubeView, offered: bool = False) -> Situation:
+        """A cube decision's situation from the doubler (on roll in ``position``): the view says
+        the cube, the score and the money rules; the game loop's context, the Crawford game."""
+        match_to = cube.match_to
+        score = (match_to - cube.away[0], match_to - cube.away[1]) if match_to else (0, 0)
+        max_cube = self.context.rules.max_cube if self.context is not None else cube.max_cube
+        return Situation(position, cube_value=cube.value, cube_owner=CENTRE if cube.centred else ON_ROLL,
+                         offered=offered, match_to=match_to, score=score, jacoby=cube.jacoby and not match_to,
+                         beaver=cube.beaver_allowed and not match_to, max_cube=max(max_cube, cube.value))
 
     def _context_lines(self, situation: Situation) -> list[str]:
         process = self.process
@@ -901,3 +910,29 @@ def declared() -> dict[str, EngineSpec]:
 
 def is_engine_spec(spec) -> bool:
     return isinstance(spec, str) and spec.strip().startswith(PREFIX)
+
+
+class EngineCube:
+    """An engine as a cube rule (``bgsim cube-audit --players ubgi:NAME``): a cube bot's two
+    questions (``offer_double``, ``respond``) asked of the engine by ``go cube`` and ``go take``.
+    An engine that forfeits a decision here stops the audit in one line (EngineError), naming it
+    and what it did: an audit has no game to lose."""
+
+    def __init__(self, player: UbgiPlayer) -> None:
+        if player.cube is not None:
+            raise SpecError(f"{player.name}: an engine judged as a cube rule answers for itself (leave out +CUBE)")
+        self.player = player
+        self.name = self.spec = player.name
+
+    def offer_double(self, position: Position, cube: CubeView) -> bool:
+        return self._asked(lambda: self.player.offer_double(position, cube), position)
+
+    def respond(self, position: Position, cube: CubeView) -> Response:
+        return self._asked(lambda: self.player.respond_to_double(position, cube), position)
+
+    def _asked(self, call, position: Position):
+        try:
+            return call()
+        except Forfeit as forfeit:
+            raise EngineError(f"engine {self.player.engine.name} {forfeit.reason}: {forfeit.detail} (position "
+                              f"{position.position_id})") from None
