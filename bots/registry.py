@@ -121,6 +121,18 @@ class BotPlayer:
         self.checker = checker
         self.cube = cube if cube is not None else NoCube()
         self.name = checker.spec if isinstance(self.cube, NoCube) else f"{checker.spec}+{self.cube.spec}"
+        # bots that weigh a play by the cube and score (bots/context.py) are told them by the
+        # game loop; a seat without such a bot has no hook, so the game loop asks nothing more
+        self._seeing = [bot for bot in (self.checker, self.cube) if hasattr(bot, "see")]
+        if self._seeing:
+            self.see_context = self._see_context
+
+    def _see_context(self, context) -> None:
+        from .context import state_of
+
+        state = state_of(context)
+        for bot in self._seeing:
+            bot.see(state)
 
     def check_variant(self, variant: str) -> None:
         """SpecError (one line) when a bot of this seat cannot play ``variant``; a cube bot only

@@ -786,6 +786,16 @@ class UbgiPlayer:
                           situation, None)
         return answer.response
 
+    def ask(self, situation: Situation, role: str):
+        """One decision asked as the game loop asks it (the context lines the engine reads, the
+        dice of a checker play, ``go ROLE``): (answer, exact line), or (None, line) for an
+        ``unsupported`` error to a decision other than a checker play; a ``Forfeit`` for anything
+        else wrong.  ``bgsim check`` puts its probe positions this way."""
+        kinds = {"chequer": (BestMove, BestMoveId), "cube": (BestCube,), "take": (BestTake,),
+                 "turn": (ubgi.BestTurn,)}[role]
+        dice = ubgi.Dice(*situation.dice).line() if role in ("chequer", "turn") and situation.dice != (0, 0) else None
+        return self._ask(situation, dice, role, kinds, unsupported_ok=role != "chequer")
+
     # -- the conversation ------------------------------------------------------------------------
 
     def _side(self) -> str:

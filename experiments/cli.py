@@ -37,6 +37,7 @@ COMMAND_MODULES = (
     "experiments.commands.interchange",
     "experiments.commands.analyse",
     "experiments.commands.engines",
+    "experiments.commands.ubgi",
 )
 
 
@@ -56,6 +57,7 @@ COMMANDS = {
     "export": "experiments.commands.interchange", "import": "experiments.commands.interchange",
     "analyse": "experiments.commands.analyse",
     "engines": "experiments.commands.engines",
+    "ubgi": "experiments.commands.ubgi",
 }
 
 
