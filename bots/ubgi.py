@@ -627,6 +627,8 @@ class UbgiPlayer:
     def start(self) -> Identity:
         """Start the engine (once) and return who it is; EngineError in one line when it cannot
         be seated.  Commands call it before the first game, so a bad engine stops them there."""
+        if self.process is not None and self.process.process is None:  # ended from outside (close_all)
+            self.process = None
         if self.process is None:
             process = EngineProcess(self.engine)
             try:
@@ -694,6 +696,8 @@ class UbgiPlayer:
     def _running(self) -> EngineProcess:
         """The engine's process, started (again, after a forfeit ended the last one) if need be;
         a start that fails forfeits the game being played."""
+        if self.process is not None and self.process.process is None:  # ended from outside (close_all)
+            self.process = None
         if self.process is None:
             try:
                 self.start()
