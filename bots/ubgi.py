@@ -257,13 +257,14 @@ class EngineProcess:
             with _LIVE_LOCK:
                 _LIVE.discard(self)
 
-    def send(self, line: str) -> None:
+    def send(self, *lines: str) -> None:
+        """Write ``lines`` to the engine, in one write (one wake-up of the engine, not one a line)."""
         process = self.process
         if process is None:
             raise EngineFailure("crash", "it is not running")
-        self.transcript.append("> " + line)
+        self.transcript.extend("> " + line for line in lines)
         try:
-            process.stdin.write((line + "\n").encode("utf-8"))
+            process.stdin.write("".join(line + "\n" for line in lines).encode("utf-8"))
             process.stdin.flush()
         except OSError:
             raise EngineFailure("crash", f"its input is closed ({self._ended()})") from None
@@ -388,9 +389,10 @@ class EngineProcess:
             context=context)
         return self.identity
 
-    def _barrier(self, deadline: float, what: str) -> list:
-        """``isready``, then every message up to ``readyok`` (info lines left out)."""
-        self.send("isready")
+    def _barrier(self, deadline: float, what: str, *before: str) -> list:
+        """``before`` and ``isready`` (one write), then every message up to ``readyok`` (info
+        lines left out)."""
+        self.send(*before, "isready")
         found = []
         while True:
             raw = self.read_line(deadline, what)
@@ -435,8 +437,7 @@ class EngineProcess:
         """Send ``lines`` (the last one a ``go``) and read the answer: (message, exact line), an
         ``error`` line included; info lines are skipped.  EngineFailure for anything else."""
         self._stale(what)
-        for line in lines:
-            self.send(line)
+        self.send(*lines)
         deadline = time.monotonic() + self.spec.timeout
         while True:
             raw = self.read_line(deadline, what)
@@ -718,9 +719,7 @@ class UbgiPlayer:
         self._sent = {}
         try:
             process._stale(lines[0])
-            for line in lines:
-                process.send(line)
-            said = process._barrier(time.monotonic() + self.engine.timeout, " and ".join(lines))
+            said = process._barrier(time.monotonic() + self.engine.timeout, " and ".join(lines), *lines)
         except EngineFailure as failure:
             self._forfeit(failure, None, None)
         for message, raw in said:

@@ -5,6 +5,7 @@ position they produce in any order and notation."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -330,8 +331,7 @@ def test_a_situation_writes_the_position_lines_with_its_cube_score_and_rules():
         "game.variant": "backgammon", "game.match_length": "7", "game.score_self": "3",
         "game.score_opponent": "5", "game.crawford": "false", "game.cube": "4", "game.cube_owner": "opponent",
         "game.jacoby": "false", "game.beaver": "false", "game.max_cube": "64"}
-    assert Situation(position).with_game_values(match.game_values()) == match.__class__(
-        **{**match.__dict__, "offered": False})
+    assert Situation(position).with_game_values(match.game_values()) == replace(match, offered=False)
     assert match.session_lines() == ["newsession type match length 7 crawford off", "setscore 3 5",
                                      "setcube value 4 owner p1", "setturn p0"]
 

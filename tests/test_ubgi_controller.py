@@ -158,13 +158,11 @@ def test_external_players_play_on_the_reference_engine_and_fast_refuses_them_in_
 
 def test_the_same_seed_gives_the_same_rows_one_game_at_a_time_or_side_by_side():
     engines = {"fake": spec("good")}
-    one = play_games(make_player("ubgi:fake", engines=engines), RANDOM, seed=9, games=4)
+    one = play_games(make_player("ubgi:fake", engines=engines), RANDOM, seed=9, games=3)
     player = make_player("ubgi:fake", engines=engines)
-    both = play_games(player, RANDOM, seed=9, games=4, threads=2)
+    both = play_games(player, RANDOM, seed=9, games=3, threads=2)
     assert len(player.forks(2)) == 2 and player.forks(2)[1].process is not None  # a process of its own
-    assert one.equals(both)
-    again = play_games(player, RANDOM, seed=9, games=4, threads=2)
-    assert again.equals(one)
+    assert one.equals(both) and one["forfeit"].isna().all()
 
 
 def test_the_cube_and_the_score_reach_an_engine_without_xgid_through_its_game_keys():

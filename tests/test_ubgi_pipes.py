@@ -44,9 +44,9 @@ def test_a_bot_served_over_ubgi_plays_the_games_it_plays_in_process(heuristic, m
     inside = make_player("heuristic+pipdiff(double=2%,redouble=3%,take=20%)")
     opponent = make_player("pubeval+keith")
     for white, black in ((heuristic, opponent), (opponent, heuristic)):
-        over = play_games(white, black, seed=11, games=2, rules=rules, match_to=match_to)
+        over = play_games(white, black, seed=11, games=1, rules=rules, match_to=match_to)
         here = play_games(inside if white is heuristic else white, inside if black is heuristic else black,
-                          seed=11, games=2, rules=rules, match_to=match_to)
+                          seed=11, games=1, rules=rules, match_to=match_to)
         assert over.drop(columns=NAMES).equals(here.drop(columns=NAMES))
         assert over["doubles"].sum() > 0 and over["forfeit"].isna().all()
     assert heuristic.identity.take and heuristic.identity.xgid and heuristic.identity.id_name
@@ -54,6 +54,6 @@ def test_a_bot_served_over_ubgi_plays_the_games_it_plays_in_process(heuristic, m
 
 def test_a_seeded_engine_gives_the_same_rows_one_game_at_a_time_or_side_by_side():
     engine = served("random")
-    one = play_games(engine, make_player("random"), seed=4, games=3)
-    both = play_games(engine, make_player("random"), seed=4, games=3, threads=2)
+    one = play_games(engine, make_player("random"), seed=4, games=2)
+    both = play_games(engine, make_player("random"), seed=4, games=2, threads=2)
     assert one.equals(both) and one["forfeit"].isna().all()

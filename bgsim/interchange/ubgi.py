@@ -1230,7 +1230,7 @@ class Situation:
         if self.position.has_state or self.position.variant not in VARIANT_NAMES:
             raise UbgiError(f"{self.position.variant}: a GNU Backgammon position ID holds no checkers in hand "
                             f"(UBGI plays {', '.join(VARIANT_NAMES)})", "unsupported")
-        self.xgid()  # checks cube, score and rules
+        object.__setattr__(self, "_xgid", self._encode())  # checks cube, score and rules, once
 
     @property
     def variant(self) -> str:
@@ -1238,6 +1238,9 @@ class Situation:
 
     def xgid(self) -> str:
         """The XGID: the side on roll at the bottom; ``D`` in the dice field for a double offered."""
+        return self._xgid
+
+    def _encode(self) -> str:
         try:
             return Xgid(position=self.position, cube_value=self.cube_value, cube_owner=self.cube_owner,
                         dice=self.dice, offered=int(self.offered), score=self.score, match_to=self.match_to,
