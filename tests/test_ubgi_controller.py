@@ -252,3 +252,16 @@ def test_an_engine_judged_as_a_cube_rule_answers_go_cube_and_go_take_and_a_silen
     assert "engine mute timeout" in str(caught.value) and race.position_id in str(caught.value)
     with pytest.raises(ValueError, match="leave out \\+CUBE"):
         EngineCube(make_player("ubgi:fake+keith", engines={"fake": spec("good")}))
+
+
+def test_a_player_factory_travels_to_a_worker_which_starts_engines_of_its_own(tmp_path):
+    import pickle
+
+    from bots import EnginePlayers
+
+    factory = EnginePlayers((("fake", spec("good")),), EngineLog(tmp_path / "engines.log"))
+    copy = pickle.loads(pickle.dumps(factory))  # what a Dask worker gets
+    assert copy == factory and hash(copy) == hash(factory)
+    player = copy("ubgi:fake")
+    assert isinstance(player, UbgiPlayer) and player.process is None  # started by its first game there
+    assert player.log.path == str(tmp_path / "engines.log") and copy("random").name == "random"
