@@ -268,6 +268,9 @@ CHOUETTE_COLUMNS: dict[str, tuple[str, str]] = {
     "points": ("int64", "points this player won (+) or lost (-); the game's rows sum to zero"),
     "plies": ("int32", "rolls in the game, the opening roll is 1"),
     "automatic_doubles": ("int16", "automatic doubles from tied opening rolls"),
+    "forfeit": ("bool", "this player forfeited (an external player; `bgsim.chouette`, Forfeits): its result is "
+                "`forfeit`"),
+    "forfeit_reason": ("string", "why: `REASON: what the player did`, empty if it did not forfeit"),
     "rule_chouette_cubes": ("category", "rule option: `team` (the team doubles unanimously and shares "
                             "a cube) or `individual` (every member has its own cube)"),
     **{name: spec for name, spec in COLUMNS.items() if name.startswith("rule_")},
@@ -304,7 +307,10 @@ def chouette_frame_from_columns(columns: Mapping[str, np.ndarray], seed: int, sp
     if missing:
         raise ValueError(f"engine output lacks columns: {', '.join(missing)}")
     count = len(columns["game"])
-    data: dict[str, object] = {}
+    data: dict[str, object] = {
+        "forfeit": np.asarray(columns.get("forfeit", np.zeros(count, dtype=bool)), dtype=bool),
+        "forfeit_reason": np.asarray(columns.get("forfeit_reason", np.full(count, "", dtype=object)), dtype=object),
+    }
     for name in CHOUETTE_ENGINE_COLUMNS:
         values = np.asarray(columns[name])
         if name in CHOUETTE_CODED:
@@ -358,8 +364,11 @@ def chouette_columns_from_records(records: Iterable) -> dict[str, np.ndarray]:
             }
             for name, value in values.items():
                 out[name].append(value)
+            out.setdefault("forfeit", []).append(bool(getattr(seat, "forfeit", False)))
+            out.setdefault("forfeit_reason", []).append(getattr(seat, "forfeit_reason", ""))
     dtypes = {name: CHOUETTE_COLUMNS[name][0] for name in CHOUETTE_ENGINE_COLUMNS}
     dtypes.update({name: "int64" for name in CHOUETTE_CODED})
+    dtypes.update({"forfeit": "bool", "forfeit_reason": object})
     return {name: np.array(values, dtype=dtypes[name]) for name, values in out.items()}
 
 

@@ -259,11 +259,8 @@ class EngineProcess:
             with _LIVE_LOCK:
                 _LIVE.discard(self)
 
-    def send(self, line: str) -> None:
-        self.send_lines([line])
-
-    def send_lines(self, lines: list[str]) -> None:
-        """Write ``lines`` in one write: a decision's few lines wake the engine once."""
+    def send(self, *lines: str) -> None:
+        """Write ``lines`` to the engine, in one write (one wake-up of the engine, not one a line)."""
         process = self.process
         if process is None:
             raise EngineFailure("crash", "it is not running")
@@ -394,9 +391,10 @@ class EngineProcess:
             context=context)
         return self.identity
 
-    def _barrier(self, deadline: float, what: str) -> list:
-        """``isready``, then every message up to ``readyok`` (info lines left out)."""
-        self.send("isready")
+    def _barrier(self, deadline: float, what: str, *before: str) -> list:
+        """``before`` and ``isready`` (one write), then every message up to ``readyok`` (info
+        lines left out)."""
+        self.send(*before, "isready")
         found = []
         while True:
             raw = self.read_line(deadline, what)
@@ -441,7 +439,7 @@ class EngineProcess:
         """Send ``lines`` (the last one a ``go``) and read the answer: (message, exact line), an
         ``error`` line included; info lines are skipped.  EngineFailure for anything else."""
         self._stale(what)
-        self.send_lines(lines)
+        self.send(*lines)
         deadline = time.monotonic() + self.spec.timeout
         while True:
             raw = self.read_line(deadline, what)
@@ -632,6 +630,8 @@ class UbgiPlayer:
     def start(self) -> Identity:
         """Start the engine (once) and return who it is; EngineError in one line when it cannot
         be seated.  Commands call it before the first game, so a bad engine stops them there."""
+        if self.process is not None and self.process.process is None:  # ended from outside (close_all)
+            self.process = None
         if self.process is None:
             process = EngineProcess(self.engine)
             try:
@@ -699,6 +699,8 @@ class UbgiPlayer:
     def _running(self) -> EngineProcess:
         """The engine's process, started (again, after a forfeit ended the last one) if need be;
         a start that fails forfeits the game being played."""
+        if self.process is not None and self.process.process is None:  # ended from outside (close_all)
+            self.process = None
         if self.process is None:
             try:
                 self.start()
@@ -719,9 +721,7 @@ class UbgiPlayer:
         self._sent = {}
         try:
             process._stale(lines[0])
-            for line in lines:
-                process.send(line)
-            said = process._barrier(time.monotonic() + self.engine.timeout, " and ".join(lines))
+            said = process._barrier(time.monotonic() + self.engine.timeout, " and ".join(lines), *lines)
         except EngineFailure as failure:
             self._forfeit(failure, None, None)
         for message, raw in said:
@@ -770,7 +770,7 @@ class UbgiPlayer:
             return bool(self.cube.offer_double(position.as_standard(), cube))
         if self.cube_unsupported:
             return False
-        situation = self._situation(position, self._side(), owner=CENTRE if cube.centred else ON_ROLL)
+        situation = self._cube_situation(position, cube)
         answer, raw = self._ask(situation, None, "cube", (BestCube,), unsupported_ok=True)
         if answer is None:  # it says it does not do cube decisions: it never doubles
             self.cube_unsupported = True
@@ -784,8 +784,7 @@ class UbgiPlayer:
         self._running()
         if not self.identity.take:
             return Response.TAKE  # an engine without bgsim's take extension takes every double
-        doubler = "black" if self._side() == "white" else "white"
-        situation = self._situation(position, doubler, owner=CENTRE if cube.centred else ON_ROLL, offered=True)
+        situation = self._cube_situation(position, cube, offered=True)
         answer, raw = self._ask(situation, None, "take", (BestTake,))
         if answer.response is Response.BEAVER and not cube.beaver_allowed:
             self._forfeit(EngineFailure("illegal", f"answered go take with {raw!r} where beavers are not allowed", raw),
@@ -825,6 +824,16 @@ class UbgiPlayer:
                          match_to=match.match_to if match else 0, score=score,
                          crawford=bool(match and match.crawford), jacoby=rules.jacoby and match is None,
                          beaver=rules.beaver and match is None, max_cube=rules.max_cube)
+
+    def _cube_situation(self, position: Position, cube: CubeView, offered: bool = False) -> Situation:
+        """A cube decision's situation from the doubler (on roll in ``position``): the view says
+        the cube, the score and the money rules; the game loop's context, the Crawford game."""
+        match_to = cube.match_to
+        score = (match_to - cube.away[0], match_to - cube.away[1]) if match_to else (0, 0)
+        max_cube = self.context.rules.max_cube if self.context is not None else cube.max_cube
+        return Situation(position, cube_value=cube.value, cube_owner=CENTRE if cube.centred else ON_ROLL,
+                         offered=offered, match_to=match_to, score=score, jacoby=cube.jacoby and not match_to,
+                         beaver=cube.beaver_allowed and not match_to, max_cube=max(max_cube, cube.value))
 
     def _context_lines(self, situation: Situation) -> list[str]:
         process = self.process
@@ -916,3 +925,29 @@ def declared() -> dict[str, EngineSpec]:
 
 def is_engine_spec(spec) -> bool:
     return isinstance(spec, str) and spec.strip().startswith(PREFIX)
+
+
+class EngineCube:
+    """An engine as a cube rule (``bgsim cube-audit --players ubgi:NAME``): a cube bot's two
+    questions (``offer_double``, ``respond``) asked of the engine by ``go cube`` and ``go take``.
+    An engine that forfeits a decision here stops the audit in one line (EngineError), naming it
+    and what it did: an audit has no game to lose."""
+
+    def __init__(self, player: UbgiPlayer) -> None:
+        if player.cube is not None:
+            raise SpecError(f"{player.name}: an engine judged as a cube rule answers for itself (leave out +CUBE)")
+        self.player = player
+        self.name = self.spec = player.name
+
+    def offer_double(self, position: Position, cube: CubeView) -> bool:
+        return self._asked(lambda: self.player.offer_double(position, cube), position)
+
+    def respond(self, position: Position, cube: CubeView) -> Response:
+        return self._asked(lambda: self.player.respond_to_double(position, cube), position)
+
+    def _asked(self, call, position: Position):
+        try:
+            return call()
+        except Forfeit as forfeit:
+            raise EngineError(f"engine {self.player.engine.name} {forfeit.reason}: {forfeit.detail} (position "
+                              f"{position.position_id})") from None

@@ -20,8 +20,10 @@ says what a controller can expect; in short:
   nothing but end of input or ``quit`` ends it.  Every line is flushed as it is written.
 
 A decision's random draws come from ``RandomStream(seed, game, stream)`` with the game counted
-by ``newgame`` (0 before the first), one stream a game for the seat, so a served ``random``
-plays the same games for the same seed and commands.
+by ``newgame`` since ``engine.seed`` was last set (0 before the first), one stream a game for the
+seat, so a served ``random`` plays the same games for the same seed and commands, and a
+controller that sets a seed for every game (bgsim's) gets the same game whichever process
+plays it.
 """
 
 from __future__ import annotations
@@ -143,6 +145,7 @@ class Server:
             if value > MAX_SEED:
                 raise ubgi.UbgiError(f"{SEED_KEY} must_be 0..{MAX_SEED}, got {value}", "bad_value")
             self.seed = value
+            self.game = 0  # a seed set for a game: its draws do not depend on the games before
             self.stream = RandomStream(self.seed, self.game, WHITE_STREAM)
         elif name == PLY_KEY:
             self._set_ply(value)

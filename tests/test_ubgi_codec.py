@@ -5,6 +5,7 @@ position they produce in any order and notation."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -16,7 +17,7 @@ from bgsim.interchange.ubgi import (BestCube, BestMove, BestMoveId, BestTake, Be
                                     PositionCommand, Proto, Quit, ReadyOk, Set, SetCube, SetOption, SetScore,
                                     SetTurn, Situation, Stop, Ubgi, UbgiError, UbgiOk, Value, parse_answer,
                                     parse_command, parse_key, read_play)
-from bgsim.interchange.xgid import ON_ROLL, OPPONENT
+from bgsim.interchange.xgid import CENTRE, ON_ROLL, OPPONENT
 from bgsim.rules import legal_plays
 
 START = Position.start()
@@ -330,8 +331,7 @@ def test_a_situation_writes_the_position_lines_with_its_cube_score_and_rules():
         "game.variant": "backgammon", "game.match_length": "7", "game.score_self": "3",
         "game.score_opponent": "5", "game.crawford": "false", "game.cube": "4", "game.cube_owner": "opponent",
         "game.jacoby": "false", "game.beaver": "false", "game.max_cube": "64"}
-    assert Situation(position).with_game_values(match.game_values()) == match.__class__(
-        **{**match.__dict__, "offered": False})
+    assert Situation(position).with_game_values(match.game_values()) == replace(match, offered=False)
     assert match.session_lines() == ["newsession type match length 7 crawford off", "setscore 3 5",
                                      "setcube value 4 owner p1", "setturn p0"]
 
@@ -347,3 +347,18 @@ def test_a_situation_refuses_what_ubgi_cannot_carry():
     assert nack.game_values()["game.variant"] == "nackgammon"
     assert [key.name for key in nack.game_keys()] == list(ubgi.GAME_KEYS)
     assert all(parse_key(key.line()) == key for key in nack.game_keys())
+
+
+def test_the_fast_position_ids_and_xgids_are_the_reference_encoders_own():
+    chooser = random.Random(5)
+    for position, roll in _positions(300, 11):
+        assert ubgi.fast_position_id(position.board) == position.position_id
+        situation = Situation(position, dice=roll if chooser.random() < 0.5 else (0, 0),
+                              cube_value=1 << chooser.randint(0, 6),
+                              cube_owner=chooser.choice([CENTRE, ON_ROLL, OPPONENT]),
+                              jacoby=chooser.random() < 0.5, beaver=chooser.random() < 0.5,
+                              max_cube=chooser.choice([64, 256, 1 << 20]))
+        assert situation.xgid() == situation._encode()
+        match = Situation(position, cube_value=2, offered=True, match_to=7, score=(6, chooser.randint(0, 6)),
+                          crawford=chooser.random() < 0.5)
+        assert match.xgid() == match._encode()

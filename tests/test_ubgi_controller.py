@@ -158,13 +158,11 @@ def test_external_players_play_on_the_reference_engine_and_fast_refuses_them_in_
 
 def test_the_same_seed_gives_the_same_rows_one_game_at_a_time_or_side_by_side():
     engines = {"fake": spec("good")}
-    one = play_games(make_player("ubgi:fake", engines=engines), RANDOM, seed=9, games=4)
+    one = play_games(make_player("ubgi:fake", engines=engines), RANDOM, seed=9, games=3)
     player = make_player("ubgi:fake", engines=engines)
-    both = play_games(player, RANDOM, seed=9, games=4, threads=2)
+    both = play_games(player, RANDOM, seed=9, games=3, threads=2)
     assert len(player.forks(2)) == 2 and player.forks(2)[1].process is not None  # a process of its own
-    assert one.equals(both)
-    again = play_games(player, RANDOM, seed=9, games=4, threads=2)
-    assert again.equals(one)
+    assert one.equals(both) and one["forfeit"].isna().all()
 
 
 def test_the_cube_and_the_score_reach_an_engine_without_xgid_through_its_game_keys():
@@ -214,3 +212,56 @@ def ended(pid: int, patience: float = 10.0) -> bool:
             return False
         time.sleep(0.01)
     return True
+
+
+@pytest.mark.parametrize("regime", ["team", "individual"])
+def test_in_a_chouette_a_forfeiting_member_leaves_alone_and_a_forfeiting_box_ends_the_game(regime):
+    from bgsim.chouette import play_chouettes
+
+    bad = UbgiPlayer(spec("illegal", name="bad"))
+    players = [bad, make_player("random+pipdiff(double=0%,redouble=0%)"), make_player("random"), RANDOM]
+    rows = play_chouettes(players, 7, 2, chouette_cubes=regime)  # seed 7: the captain in game 0, the box in 1
+    assert (rows.groupby("game")["points"].sum() == 0).all()  # every game still sums to zero
+    forfeits = rows[rows["forfeit"]]
+    assert set(forfeits["spec"]) == {"ubgi:bad"} and (forfeits["result"] == "forfeit").all()
+    assert forfeits["forfeit_reason"].str.startswith("illegal: ubgi:bad ").all()
+    for _, row in forfeits.iterrows():
+        game = rows[rows["game"] == row["game"]]
+        if row["seat"] == "box":  # the game ends: every member wins a backgammon at its cube
+            members = game[game["seat"] != "box"]
+            assert (members["result"] == "forfeit").all() and (members["winner"] == "team").all()
+            assert (members["points"] == 3 * members["cube_value"]).all()
+        else:  # it alone leaves, losing a backgammon at its cube; the others play on
+            assert row["points"] == -3 * row["cube_value"]
+            assert (game[game["spec"] != "ubgi:bad"]["result"] != "forfeit").any()
+    assert {"box", "captain"} <= set(forfeits["seat"])
+
+
+def test_an_engine_judged_as_a_cube_rule_answers_go_cube_and_go_take_and_a_silent_one_stops_the_audit():
+    from bots.ubgi import EngineCube
+    from experiments.studies.cube_charge import Rule, judge
+
+    race = Position.from_points({6: 3, 5: 3, 4: 2}, {19: 3, 20: 3, 21: 2})
+    taker = EngineCube(UbgiPlayer(spec("take")))
+    rows = judge(race.position_id, [Rule("ubgi:fake", taker)])
+    assert [(row["question"], row["answer"]) for row in rows] == [("double", "double"), ("redouble", "no double"),
+                                                                  ("take", "pass")]
+    silent = EngineCube(UbgiPlayer(spec("hang-go", name="mute", timeout=0.05)))
+    with pytest.raises(EngineError) as caught:
+        judge(race.position_id, [Rule("ubgi:mute", silent)])
+    assert "engine mute timeout" in str(caught.value) and race.position_id in str(caught.value)
+    with pytest.raises(ValueError, match="leave out \\+CUBE"):
+        EngineCube(make_player("ubgi:fake+keith", engines={"fake": spec("good")}))
+
+
+def test_a_player_factory_travels_to_a_worker_which_starts_engines_of_its_own(tmp_path):
+    import pickle
+
+    from bots import EnginePlayers
+
+    factory = EnginePlayers((("fake", spec("good")),), EngineLog(tmp_path / "engines.log"))
+    copy = pickle.loads(pickle.dumps(factory))  # what a Dask worker gets
+    assert copy == factory and hash(copy) == hash(factory)
+    player = copy("ubgi:fake")
+    assert isinstance(player, UbgiPlayer) and player.process is None  # started by its first game there
+    assert player.log.path == str(tmp_path / "engines.log") and copy("random").name == "random"

@@ -45,6 +45,7 @@ differ are refused as ambiguous.  :func:`play_results` gives the positions a tex
 from __future__ import annotations
 
 import re
+from base64 import b64encode
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import permutations
@@ -1202,6 +1203,47 @@ def bestmove_text(play: Play | None) -> str:
 
 # --- what one decision is about ------------------------------------------------------------
 
+# A controller writes a position ID and an XGID for every decision: these two write exactly what
+# ``bgsim.position_id.encode`` and ``bgsim.interchange.xgid.encode`` write (the tests hold them to
+# it on random positions), with integer arithmetic instead of lists of bits.
+_SLOT_CHARS = {count: ("-" if count == 0 else chr(ord("A") + count - 1) if count > 0 else chr(ord("a") - count - 1))
+               for count in range(-15, 16)}
+
+
+def fast_position_id(board) -> str:
+    """The GNU Backgammon position ID of a 26-slot board (``bgsim.position_id.encode``)."""
+    value = shift = 0
+    for point in range(1, 25):  # the opponent's points from its side, then its bar
+        count = -board[25 - point] if board[25 - point] < 0 else 0
+        value |= ((1 << count) - 1) << shift
+        shift += count + 1
+    value |= ((1 << -board[0]) - 1) << shift
+    shift += -board[0] + 1
+    for point in range(1, 25):  # the side on roll's points, then its bar
+        count = board[point] if board[point] > 0 else 0
+        value |= ((1 << count) - 1) << shift
+        shift += count + 1
+    value |= ((1 << board[25]) - 1) << shift
+    return b64encode(value.to_bytes(10, "little")).decode("ascii")[:14]
+
+
+def _fast_xgid(situation) -> str:
+    board = "".join(_SLOT_CHARS[count] for count in situation.position.board)
+    owner = {CENTRE: "0", ON_ROLL: "1", OPPONENT: "-1"}[situation.cube_owner]
+    dice = "D" if situation.offered else f"{situation.dice[0]}{situation.dice[1]}"
+    if situation.match_to:
+        rules = int(situation.crawford)
+    else:
+        rules = int(situation.jacoby) + 2 * int(situation.beaver)
+    limit = min(situation.max_cube, 1 << 15)
+    return (f"XGID={board}:{situation.cube_value.bit_length() - 1}:{owner}:1:{dice}:{situation.score[0]}:"
+            f"{situation.score[1]}:{rules}:{situation.match_to}:{limit.bit_length() - 1}")
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 
 @dataclass(frozen=True)
 class Situation:
@@ -1230,35 +1272,61 @@ class Situation:
         if self.position.has_state or self.position.variant not in VARIANT_NAMES:
             raise UbgiError(f"{self.position.variant}: a GNU Backgammon position ID holds no checkers in hand "
                             f"(UBGI plays {', '.join(VARIANT_NAMES)})", "unsupported")
-        self._state()  # checks cube, score and rules (the XGID's text is written only when asked)
+        self._check()
+        object.__setattr__(self, "_xgid", _fast_xgid(self))
 
     @property
     def variant(self) -> str:
         return self.position.variant
 
-    def _state(self) -> Xgid:
+    def xgid(self) -> str:
+        """The XGID: the side on roll at the bottom; ``D`` in the dice field for a double offered."""
+        return self._xgid
+
+    def _check(self) -> None:
+        """What an XGID holds, checked as ``bgsim.interchange.xgid`` checks it."""
+        value, limit = self.cube_value, self.max_cube
+        problem = None
+        if not _whole(value) or value < 1 or value & (value - 1) or value > 1 << 15:
+            problem = f"a cube value is a power of two from 1 to 32768, got {value!r}"
+        elif self.cube_owner not in CUBE_OWNERS:
+            problem = f"the cube owner is one of {', '.join(CUBE_OWNERS)}, got {self.cube_owner!r}"
+        elif tuple(self.dice) != (0, 0) and not all(_whole(die) and 1 <= die <= 6 for die in self.dice):
+            problem = f"the dice are two numbers from 1 to 6, or (0, 0) before the roll, got {self.dice!r}"
+        elif self.offered and tuple(self.dice) != (0, 0):
+            problem = "a double is offered before the roll: the dice cannot show a roll then"
+        elif not _whole(self.match_to) or self.match_to < 0 or not all(_whole(score) and score >= 0
+                                                                       for score in self.score):
+            problem = f"a match length and scores are whole numbers of at least 0, got {self.match_to!r}, {self.score!r}"
+        elif self.match_to and max(self.score) >= self.match_to:
+            problem = f"score {self.score[0]}-{self.score[1]} has already won a match to {self.match_to}"
+        elif self.crawford and (not self.match_to or max(self.score) != self.match_to - 1):
+            problem = "a Crawford game needs a match with a side one point away"
+        elif not _whole(limit) or limit < 1 or limit & (limit - 1):
+            problem = f"a cube limit is a power of two, got {limit!r}"
+        if problem:
+            raise UbgiError(problem, "bad_value")
+
+    def _encode(self) -> str:
+        """The XGID as ``bgsim.interchange.xgid`` writes it (what :meth:`xgid` must equal)."""
         try:
             return Xgid(position=self.position, cube_value=self.cube_value, cube_owner=self.cube_owner,
                         dice=self.dice, offered=int(self.offered), score=self.score, match_to=self.match_to,
                         crawford=self.crawford, jacoby=self.jacoby and not self.match_to,
-                        beaver=self.beaver and not self.match_to, cube_limit=min(self.max_cube, 1 << 15))
+                        beaver=self.beaver and not self.match_to,
+                        cube_limit=min(self.max_cube, 1 << 15)).text
         except XgidError as error:
             raise UbgiError(str(error), "bad_value") from None
 
-    def xgid(self) -> str:
-        """The XGID: the side on roll at the bottom; ``D`` in the dice field for a double offered."""
-        return self._state().text
-
     def gnubgid(self) -> str:
-        return self.position.position_id
+        return fast_position_id(self.position.board)
 
     def position_lines(self, xgid: bool = False) -> list[str]:
         """``position gnubgid ID`` (always: v0.2 requires it), then ``position xgid XGID`` when
-        the engine reads it.  Written as they are: bgsim's own encoders made them (a controller
-        writes these before every decision, so nothing is read back to be checked)."""
-        lines = [f"position gnubgid {self.gnubgid()}"]
+        the engine reads it."""
+        lines = [f"position gnubgid {self.gnubgid()}"]  # what PositionCommand writes, unchecked: made here
         if xgid:
-            lines.append(f"position xgid {self.xgid()}")
+            lines.append(f"position xgid {self._xgid}")
         return lines
 
     def game_values(self) -> dict[str, str]:

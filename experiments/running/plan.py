@@ -201,7 +201,13 @@ def play_chouette_chunk(task: dict, factory: Callable[[str], Any]) -> pd.DataFra
     seating = Seating(tuple(task["seating"])) if task["seating"] is not None else None
     session = Session(players, task["seed"], Rules(**task["rules"]), task["chouette_cubes"], seating,
                       task["start"], task["engine"])
+    engines = list({id(player): player for player in players if getattr(player, "external", False)}.values())
+    before = {player.name: player.stats() for player in engines}
     frame = session.play(range(task["start"], task["stop"]))
     frame["table"] = np.int32(task["pairing"])
     frame["condition"] = pd.Series([task["condition"]] * len(frame), dtype="string")
-    return frame.astype({"table": "int32"})
+    frame = frame.astype({"table": "int32"})
+    if engines:
+        frame.attrs["engine_time"] = {player.name: {key: player.stats()[key] - before[player.name][key]
+                                                    for key in before[player.name]} for player in engines}
+    return frame
