@@ -225,7 +225,7 @@ class EngineProcess:
             self.process = subprocess.Popen(
                 list(spec.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 cwd=spec.cwd, env=settings.engine_environment(dict(spec.env)) if spec.env else None,
-                bufsize=0, **options)
+                **options)
         except OSError as error:
             raise EngineFailure("start", f"cannot run {spec.describe()!r}: {error.strerror or error}") from None
         with _LIVE_LOCK:

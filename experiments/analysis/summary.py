@@ -40,10 +40,12 @@ def summarize_games(frame: pd.DataFrame) -> dict:
         "gammons": share(result.isin(["gammon", "backgammon"])),
         "backgammons": share(result == "backgammon"),
         "drops": share(result == "drop"),
-        "forfeits": share(result == "forfeit"),
         "mean_cube": float(frame["cube_value"].mean()) if count else math.nan,
         "doubles_per_game": float(frame["doubles"].mean()) if count else math.nan,
         "plies_per_game": float(frame["plies"].mean()) if count else math.nan,
+        # games each side forfeited (an external engine: bgsim.scoring), counted
+        **{f"{side}_forfeits": int((frame["forfeit"] == side).sum()) if "forfeit" in frame.columns else 0
+           for side in ("white", "black")},
     }
 
 
