@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import io
 import json
 import os
 import queue
@@ -230,10 +229,11 @@ class EngineProcess:
             raise EngineFailure("start", f"cannot run {spec.describe()!r}: {error.strerror or error}") from None
         with _LIVE_LOCK:
             _LIVE.add(self)
-        # buffered for the reader threads: a raw pipe's readline reads one byte a system call
-        threading.Thread(target=_read_lines, args=(io.BufferedReader(self.process.stdout), self.lines), daemon=True,
+        # Popen's buffered pipes (a raw pipe's readline reads a byte a system call; a second
+        # buffer over the first would wait to fill itself, past the end of an answer)
+        threading.Thread(target=_read_lines, args=(self.process.stdout, self.lines), daemon=True,
                          name=f"ubgi-{spec.name}-out").start()
-        threading.Thread(target=_read_stderr, args=(io.BufferedReader(self.process.stderr), self.stderr), daemon=True,
+        threading.Thread(target=_read_stderr, args=(self.process.stderr, self.stderr), daemon=True,
                          name=f"ubgi-{spec.name}-err").start()
 
     def close(self) -> None:
