@@ -98,6 +98,34 @@ def test_bgsim_play_seats_an_engine_and_says_what_its_decisions_took(tmp_path, n
     assert "engine fake: fake-good, UBGI 0.2" in printed.err
 
 
+def test_trace_and_export_seat_engines_and_show_a_forfeit(tmp_path, no_user_engines, capsys):
+    engines = engines_file(tmp_path, fake="good", bad="illegal")
+    out = tmp_path / "g.parquet"
+    assert cli.main(["play", "ubgi:fake", "ubgi:bad", "--games", "1", "--seed", "3", "--out", str(out),
+                     "--engines", str(engines), "--no-progress"]) == 0
+    capsys.readouterr()
+    # the seeded engines replay the game as the row says it went, to its forfeit, which no match file holds
+    assert cli.main(["export", str(out), "--format", "sgf", "--out", str(tmp_path / "g.sgf"),
+                     "--engines", str(engines)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "bgsim: error: game 0 of seed 3 was forfeited by black (illegal): a match file has no forfeit; " \
+                  "choose the other games with --games"
+    assert cli.main(["trace", "ubgi:fake", "ubgi:bad", "--seed", "3", "--engines", str(engines)]) == 0
+    printed = capsys.readouterr().out
+    assert "(forfeit, cube 1)" in printed and "black forfeited: illegal: ubgi:bad " in printed
+
+
+@pytest.mark.parametrize("words, command", [
+    (["rollout", "4HPwATDgc/ABMA", "--player", "ubgi:fake"], "rollouts play on the fast engine only"),
+    (["validate", "--players", "ubgi:fake", "random"], "bgsim validate holds the fast engine"),
+    (["cross-check", "--players", "pipdiff,ubgi:fake"], "a cross-check plays bgsim's cube rules"),
+])
+def test_a_command_that_cannot_seat_an_engine_refuses_it_in_one_line(words, command, capsys):
+    assert cli.main(words) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bgsim: error: ubgi:fake: ") and command in err and len(err.splitlines()) == 1
+
+
 def test_the_fast_engine_and_a_missing_engine_are_refused_in_one_line_before_any_game(tmp_path, no_user_engines,
                                                                                       capsys):
     engines = engines_file(tmp_path, fake="good")

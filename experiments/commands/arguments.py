@@ -158,6 +158,14 @@ def engines_flag(parser) -> None:
                              "bgsim/engines.toml (default: those two; docs/UBGI.md)")
 
 
+def refuse_engines(specs, why: str) -> None:
+    """One line for an external engine (``ubgi:NAME``) given to a command that cannot seat one:
+    ``why`` says why, and where it can play instead."""
+    for spec in specs or ():
+        if isinstance(spec, str) and "ubgi:" in spec:
+            raise ValueError(f"{spec}: {why}")
+
+
 def progress_flag(parser) -> None:
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (there is one only when stderr is a terminal)")
