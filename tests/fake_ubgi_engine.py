@@ -11,12 +11,14 @@ opponent's play in the opponent's numbering), ``die`` (exits after ARG decisions
 ``hang-handshake`` (never answers ubgi), ``hang-go`` (never answers go), ``proto`` (speaks
 UBGI 9.9), ``child`` (``good`` that starts a child process writing its pid and its own to the
 file ARG), ``refuse`` (refuses every set with an error), ``noise`` (prints non-UBGI lines
-only).  Every decision it answers is appended to the file in ``FAKE_UBGI_LOG`` when that is
-set: ``go`` and what it answered.
+only), ``gate`` (``good``; ARG is FOLDER:N: every process notes each ``newgame`` in FOLDER,
+and the first process to start holds its first answer until N games have begun in all of
+them: a slow engine, slow for as long as the others need, not for a length of time).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
@@ -43,6 +45,14 @@ def main() -> None:
     from bgsim.interchange.ubgi import Situation, bestmove_text
     from bgsim.rules import legal_plays
 
+    gate = None  # (the games file, N) of the one process of mode gate that holds its first answer
+    if mode == "gate":
+        folder, _, count = arg.rpartition(":")
+        try:
+            os.close(os.open(os.path.join(folder, "slow"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            gate = (os.path.join(folder, "games"), int(count))
+        except FileExistsError:
+            pass
     legacy = mode == "v01"
     seed = 0
     position = Position.start()
@@ -102,6 +112,12 @@ def main() -> None:
                 sys.exit(3)
             if mode == "hang-go":
                 time.sleep(3600)
+            while gate is not None:
+                with open(gate[0]) as handle:
+                    if len(handle.readlines()) >= gate[1]:
+                        gate = None
+                        break
+                time.sleep(0.01)  # waits for an event (the others' games), whatever it takes
             if role == "cube":
                 answer = "bestcube double" if mode == "take" and not doubled else "bestcube nodouble"
                 doubled = doubled or answer.endswith(" double")
@@ -124,6 +140,9 @@ def main() -> None:
             return
         elif head == "newgame":
             decisions = 0
+            if mode == "gate":
+                with open(os.path.join(arg.rpartition(":")[0], "games"), "a") as handle:
+                    handle.write("newgame\n")
         elif head in ("newsession", "setscore", "setcube", "setturn"):
             pass
         else:

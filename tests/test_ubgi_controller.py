@@ -165,6 +165,18 @@ def test_the_same_seed_gives_the_same_rows_one_game_at_a_time_or_side_by_side():
     assert one.equals(both) and one["forfeit"].isna().all()
 
 
+def test_a_slow_engine_holds_up_only_its_own_games_when_games_play_side_by_side(tmp_path):
+    # one of the two processes answers its first decision only once 4 games have begun: the
+    # other thread must have taken games 1, 2 and 3 meanwhile (a thread takes the next game as
+    # it finishes one).  Were the games split between the threads beforehand, that engine would
+    # wait out its timeout and forfeit.
+    (tmp_path / "games").touch()
+    player = make_player("ubgi:gate", engines={"gate": spec("gate", "gate", arg=f"{tmp_path}:4", timeout=120)})
+    rows = play_games(player, RANDOM, seed=2, games=4, threads=2)
+    assert (tmp_path / "slow").exists() and len((tmp_path / "games").read_text().splitlines()) == 4
+    assert len(rows) == 4 and rows["forfeit"].isna().all()
+
+
 def test_the_cube_and_the_score_reach_an_engine_without_xgid_through_its_game_keys():
     player = UbgiPlayer(spec("keys"))
     assert player.start().context == "game keys" and not player.identity.xgid
