@@ -3,10 +3,11 @@ flags they share, and what they mean, are ``experiments/commands/arguments.py``'
 
 Bad input never ends in a traceback: errors that name the problem (``ValueError`` and its
 subclasses, ``OSError``, the errors of ``experiments/errors.py``, a flag argparse refuses) print
-one line and exit with status 2.  A command interrupted by Ctrl-C exits with 130, keeping what
-was finished, and so does one stopped by SIGTERM or SIGHUP (a scheduler's stop, a closed
-terminal): each ends the command as Ctrl-C does, external engines included; a warning of
-bgsim's is one line, ``bgsim: warning: ...``.
+one line and exit with status 2.  A fast engine that cannot be loaded (``bgsim/fast_loader.py``)
+is one line too, and exit status 1; commands that do not need it never load it.  A command
+interrupted by Ctrl-C exits with 130, keeping what was finished, and so does one stopped by
+SIGTERM or SIGHUP (a scheduler's stop, a closed terminal): each ends the command as Ctrl-C
+does, external engines included; a warning of bgsim's is one line, ``bgsim: warning: ...``.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import signal
 import sys
 import warnings
 
-from bgsim import settings
+from bgsim import fast_loader, settings
 
-from .commands.arguments import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
+from .commands.arguments import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, Parser
 from .errors import MissingDependency, RunError
 
 # Modules that add subcommands; each has ``register(subparsers)``.
@@ -138,7 +139,10 @@ def _stop_as_ctrl_c() -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    parser = build_parser(words[0] if words else None)
+    try:
+        parser = build_parser(words[0] if words else None)
+    except Exception as error:
+        return _fast_engine_failed(error)
     try:
         args = parser.parse_args(argv)
     except ValueError as error:  # arguments.BadArguments: argparse's complaint, as one line
@@ -161,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError, MissingDependency, RunError, NotImplementedError) as error:
         print(f"bgsim: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except Exception as error:
+        return _fast_engine_failed(error)
     finally:
         warnings.showwarning = shown
         engines = sys.modules.get("bots.ubgi")
@@ -168,6 +174,15 @@ def main(argv: list[str] | None = None) -> int:
             engines.close_all()
         for number, handler in replaced.items():
             signal.signal(number, handler)
+
+
+def _fast_engine_failed(error: Exception) -> int:
+    """A fast engine that cannot be loaded, in one line (exit 1); any other error goes on up."""
+    line = fast_loader.failure(error)
+    if line is None:
+        raise error
+    print(f"bgsim: error: {line}", file=sys.stderr)
+    return EXIT_FAILED
 
 
 if __name__ == "__main__":  # pragma: no cover
