@@ -42,6 +42,7 @@ def walk(seed: int, turns: int) -> list[Position]:
 POSITIONS = walk(3, 60)
 
 
+@pytest.mark.bot_rule("checker", "bgsage")
 def test_bgsage_plays_the_legal_plays_of_bgsim_on_its_own_board_layout():
     """The opponent's bar is bgsage's positive slot 0 and bgsim's negative one: with checkers on
     both bars, hits and bear-offs, bgsage's moves are bgsim's legal plays, board for board (a
@@ -67,6 +68,7 @@ VIEWS = [
 ]
 
 
+@pytest.mark.bot_rule("cube", "bgsage")
 def test_the_one_ply_cube_answers_are_cube_actions():
     """The quick 1-ply path gives ``BgBotAnalyzer.cube_action``'s double, take and beaver, in
     money (with and without the Jacoby rule and beavers, the cube centred and owned) and at a

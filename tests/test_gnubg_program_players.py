@@ -32,6 +32,7 @@ def view_of(state: Xgid) -> CubeView:
                     post_crawford=bool(state.match_to and state.match_to - 1 in state.score))
 
 
+@pytest.mark.bot_rule("cube", "gnubg-program")
 def test_its_cube_answers_are_gnubgs_recorded_proper_actions(gnubg):
     """Sixteen positions whose 0-ply cube analysis GNU Backgammon printed (every category of
     its answer, money and match, beavers and Jacoby): the bot doubles where the words say double
@@ -55,6 +56,7 @@ def test_its_cube_answers_are_gnubgs_recorded_proper_actions(gnubg):
     assert asked == 16
 
 
+@pytest.mark.bot_rule("checker", "gnubg-program")
 def test_its_play_is_the_first_of_gnubgs_move_list_found_by_the_position_it_makes(gnubg):
     position = Position.from_points({13: 4, 8: 3, 6: 4, 5: 2, 4: 2}, {24: 2, 23: 2, 19: 3, 12: 4, 1: 2, "bar": 2})
     roll = (6, 4)

@@ -228,7 +228,7 @@ def ended(pid: int, patience: float = 10.0) -> bool:
 
 @pytest.mark.parametrize("regime", ["team", "individual"])
 def test_in_a_chouette_a_forfeiting_member_leaves_alone_and_a_forfeiting_box_ends_the_game(regime):
-    from bgsim.chouette import play_chouettes
+    from bgsim.chouette_sessions import play_chouettes
 
     bad = UbgiPlayer(spec("illegal", name="bad"))
     players = [bad, make_player("random+pipdiff(double=0%,redouble=0%)"), make_player("random"), RANDOM]
