@@ -104,6 +104,17 @@ box, the captain, then the team), counted per member's cube: the box's double to
 is three doubles offered by the box and one received by each member, the team's double is one
 offered by each member and as many received by the box.
 
+Forfeits (an external player, ``bgsim.decisions.Forfeit``; reference engine only)
+-------------------------------------------------------------------------------
+A player outside the process hears of each game and each of its decisions first
+(``see_context``: the box as white, the team as black, the cube its decision is about).  When
+the box forfeits, the game ends there: every member still in wins a backgammon at its own cube
+(``bgsim.scoring``, the options applied), result ``forfeit`` on every row.  When a member
+forfeits, it alone leaves the game, losing a backgammon at its own cube (its row's result
+``forfeit``); the rest play on (a member that forfeited the team's checker play hands the same
+roll to the next member still in), and a game with no member left ends before the next roll,
+won by the box.  The forfeiter's row says so (``forfeit``, ``forfeit_reason``).
+
 Engines
 -------
 ``bgsim/fast/chouette.py`` plays the same games in the Numba engine, step for step as written
@@ -120,10 +131,10 @@ from typing import Iterator, Sequence
 
 from .board import Position
 from .cube import Cube, CubeView, Response, Rules
-from .decisions import DecisionError, Player, check_player
+from .decisions import DecisionError, Forfeit, Player, check_player
 from .dice import DICE_STREAM, RandomStream, check_seed
-from .game import MAX_PLIES, WHITE, answer_to_double, chosen_play, cube_view, opening_roll
-from .scoring import DROP, points_for, result_of
+from .game import MAX_PLIES, WHITE, DecisionContext, answer_to_double, chosen_play, cube_view, opening_roll
+from .scoring import DROP, FORFEIT, points_for, result_of
 
 BOX = "box"
 TEAM = "team"
@@ -249,6 +260,8 @@ class SeatRecord:
     doubles_blocked: int = 0  # team regime: it wanted to double, another member did not
     plies_moved: int = 0  # plies at which it moved the checkers
     points: int = 0  # won (+) or lost (-)
+    forfeit: bool = False  # it forfeited (an external player): see the module text
+    forfeit_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -308,6 +321,14 @@ class _Member:
     in_game: bool = True
 
 
+class _BoxForfeit(Exception):
+    """The box's player forfeited: the game ends (the module text, Forfeits)."""
+
+    def __init__(self, forfeit: Forfeit) -> None:
+        super().__init__(forfeit.text)
+        self.forfeit = forfeit
+
+
 class _Game:
     def __init__(self, players, seating, seed, game, rules, chouette_cubes, trace) -> None:
         self.players = players
@@ -326,11 +347,51 @@ class _Game:
         self.automatic = 0
         self.events: list[CubeEvent] = []
         self.history: list[ChouettePly] = []
+        # a player outside the process hears of the game and of each of its decisions first
+        self.hooks = {number: getattr(players[number], "see_context", None) for number in seating.order}
+        self.forfeited_last = False
 
     def members_in(self) -> list[_Member]:
         return [member for member in self.members if member.in_game]
 
+    def member_of(self, number: int) -> _Member | None:
+        return next((member for member in self.members if member.record.player == number), None)
+
+    def asked(self, number: int, cube: Cube | None, call, first: bool = False):
+        """``call()``, the answer of player ``number``; a member's Forfeit takes it out of the
+        game (None is returned), the box's ends the game (``_BoxForfeit``)."""
+        hook = self.hooks.get(number)
+        try:
+            if hook is not None:
+                cube = cube or (self.members_in()[0].cube if self.members_in() else Cube())
+                owner = {BOX: WHITE, TEAM: "black"}.get(cube.owner, cube.owner)
+                hook(DecisionContext(self.seed, self.game, WHITE if number == self.seating.box else "black", first,
+                                     self.plies, cube.value, owner, self.rules, None))
+            return call()
+        except Forfeit as forfeit:
+            if number == self.seating.box:
+                raise _BoxForfeit(forfeit) from None
+            member = self.member_of(number)
+            self.forfeited_last = True  # the last member to leave so far left by forfeit
+            member.in_game = False
+            member.record.left_ply = self.plies + 1
+            member.record.result = FORFEIT
+            member.record.points = -points_for(FORFEIT, member.cube.value, self.rules, member.turned, False)
+            member.record.forfeit, member.record.forfeit_reason = True, forfeit.text
+            return None
+
     def play(self) -> ChouetteRecord:
+        try:
+            return self._play()
+        except _BoxForfeit as ended:
+            self.box.forfeit, self.box.forfeit_reason = True, ended.forfeit.text
+            for member in self.members_in():
+                member.record.points = points_for(FORFEIT, member.cube.value, self.rules, member.turned, False)
+                member.record.result = FORFEIT
+                member.in_game = False
+            return self.finish(TEAM, FORFEIT, scored=True)
+
+    def _play(self) -> ChouetteRecord:
         opener, roll, ties = opening_roll(self.dice)  # the box throws white's die
         side = BOX if opener == WHITE else TEAM
         start = Cube()
@@ -341,6 +402,11 @@ class _Game:
             record = SeatRecord(number, self.seating.seat(place), place)
             self.members.append(_Member(self.players[number], record, Cube(start.value)))
         position = Position.start()
+        for number in self.seating.order:  # the game starts: a player outside the process hears of it
+            if self.hooks.get(number) is not None:
+                self.asked(number, None, lambda: None, first=True)
+        if not self.members_in():
+            return self.finish(BOX, FORFEIT)
         while self.plies < MAX_PLIES:
             self.events = []
             position_id = position.position_id if self.trace else ""
@@ -348,12 +414,14 @@ class _Game:
                 self.cube_actions(side, position)
                 if not self.members_in():
                     self.note(side, -1, position_id, None, "")
+                    if self.forfeited_last:  # the team has nobody left to play: the box won
+                        return self.finish(BOX, FORFEIT)
                     return self.finish(side, DROP)
                 roll = self.dice.roll()
             self.plies += 1
-            mover = self.box if side == BOX else self.members_in()[0].record
-            chosen = chosen_play(self.players[mover.player], position, roll, self.streams[mover.player])
-            mover.plies_moved += 1
+            mover, chosen = self.move(side, position, roll)
+            if mover is None:  # every member forfeited: the box wins
+                return self.finish(BOX, FORFEIT)
             if chosen is not None:
                 position = chosen.result
             self.note(side, mover.player, position_id, roll, chosen.notation if chosen else "")
@@ -363,6 +431,23 @@ class _Game:
             side = other_side(side)
             roll = None
         raise RuntimeError(f"chouette game {self.game} of seed {self.seed} did not end within {MAX_PLIES} plies")
+
+    def move(self, side: str, position: Position, roll):
+        """(mover's record, play) of the side on roll; a member that forfeits hands the roll to
+        the next one still in; (None, None) when none is left."""
+        while True:
+            mover = self.box if side == BOX else (self.members_in()[0].record if self.members_in() else None)
+            if mover is None:
+                return None, None
+            number = mover.player
+            cube = None if side == BOX else self.member_of(number).cube
+            missing = object()
+            chosen = self.asked(number, cube, lambda: chosen_play(self.players[number], position, roll,
+                                                                  self.streams[number]) or missing)
+            if chosen is None:
+                continue  # it forfeited and left
+            mover.plies_moved += 1
+            return mover, (None if chosen is missing else chosen)
 
     # --- the cube -------------------------------------------------------------------------
 
@@ -385,10 +470,12 @@ class _Game:
         if not cube.may_double(BOX, self.rules):
             return
         view = replace(cube_view(cube, self.rules, BOX, None), beaver_allowed=False)
-        if not self.asked_to_double(self.box_player, self.box.player, position, view):
+        if not self.asked_to_double(self.box_player, self.box.player, position, view, cube):
             return
         for member in members:
-            self.settle(member, BOX, view, self.answer(member.player, member.record.player, position, view))
+            answer = self.answer(member.player, member.record.player, position, view, member.cube)
+            if answer is not None:  # None: it forfeited and left
+                self.settle(member, BOX, view, answer)
 
     def team_doubles_the_box(self, position: Position) -> None:
         members = self.members_in()
@@ -397,12 +484,15 @@ class _Game:
             return
         view = cube_view(cube, self.rules, TEAM, None)
         wanting = [member for member in members
-                   if self.asked_to_double(member.player, member.record.player, position, view)]
+                   if self.asked_to_double(member.player, member.record.player, position, view, member.cube)]
+        members = self.members_in()  # a member that forfeited has left
+        if not members:
+            return
         if len(wanting) < len(members):  # not unanimous: the team does not double
             for member in wanting:
                 member.record.doubles_blocked += 1
             return
-        answer = self.answer(self.box_player, self.box.player, position, view)
+        answer = self.answer(self.box_player, self.box.player, position, view, cube)
         for member in members:
             self.settle(member, TEAM, view, answer)
 
@@ -410,23 +500,31 @@ class _Game:
         if not member.cube.may_double(BOX, self.rules):
             return
         view = cube_view(member.cube, self.rules, BOX, None)
-        if self.asked_to_double(self.box_player, self.box.player, position, view):
-            self.settle(member, BOX, view, self.answer(member.player, member.record.player, position, view))
+        if self.asked_to_double(self.box_player, self.box.player, position, view, member.cube):
+            answer = self.answer(member.player, member.record.player, position, view, member.cube)
+            if answer is not None:
+                self.settle(member, BOX, view, answer)
 
     def member_doubles_the_box(self, member: _Member, position: Position) -> None:
         if not member.cube.may_double(TEAM, self.rules):
             return
         view = cube_view(member.cube, self.rules, TEAM, None)
-        if self.asked_to_double(member.player, member.record.player, position, view):
-            self.settle(member, TEAM, view, self.answer(self.box_player, self.box.player, position, view))
+        if self.asked_to_double(member.player, member.record.player, position, view, member.cube):
+            self.settle(member, TEAM, view, self.answer(self.box_player, self.box.player, position, view, member.cube))
 
-    def asked_to_double(self, player: Player, number: int, position: Position, view: CubeView) -> bool:
-        wants = bool(player.offer_double(position, view))
+    def asked_to_double(self, player: Player, number: int, position: Position, view: CubeView,
+                        cube: Cube | None = None) -> bool:
+        wants = self.asked(number, cube, lambda: bool(player.offer_double(position, view)))
+        if wants is None:  # a member that forfeited: it left, wanting nothing
+            return False
         self.events.append(CubeEvent(number, "double" if wants else "no double", view.value))
         return wants
 
-    def answer(self, player: Player, number: int, position: Position, view: CubeView) -> Response:
-        answer = answer_to_double(player, position, view)
+    def answer(self, player: Player, number: int, position: Position, view: CubeView,
+               cube: Cube | None = None) -> Response | None:
+        answer = self.asked(number, cube, lambda: answer_to_double(player, position, view))
+        if answer is None:  # a member that forfeited: it left
+            return None
         if answer is Response.BEAVER and not view.beaver_allowed:
             raise DecisionError(f"{player.name} beavered where beavers are not allowed")
         self.events.append(CubeEvent(number, answer.value, view.value))
@@ -438,6 +536,7 @@ class _Game:
         doubler.doubles_offered += 1
         taker.doubles_received += 1
         if answer is Response.DROP:
+            self.forfeited_last = False
             taker.dropped = True
             member.in_game = False
             member.record.left_ply = self.plies + 1
@@ -455,8 +554,8 @@ class _Game:
 
     # --- the end --------------------------------------------------------------------------
 
-    def finish(self, winner: str, result: str) -> ChouetteRecord:
-        for member in self.members_in():  # none left after a drop
+    def finish(self, winner: str, result: str, scored: bool = False) -> ChouetteRecord:
+        for member in [] if scored else self.members_in():  # none left after a drop
             points = points_for(result, member.cube.value, self.rules, member.turned, False)
             member.record.points = points if winner == TEAM else -points
             member.record.result = result

@@ -29,8 +29,12 @@ def chouette_engine(engine: str, players: Sequence[Player] = ()) -> str:
     ``fast`` is checked to seat every one (a ValueError in one line names the first it cannot)."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}: choose from {', '.join(ENGINES)}")
-    if engine == "reference":
-        return engine
+    external = [player.name for player in players if getattr(player, "external", False)]
+    if external and engine == "fast":
+        raise ValueError(f"the fast engine cannot play {external[0]}: an external engine is a process it cannot "
+                         "call; its chouettes play on the reference engine (--engine auto or reference)")
+    if engine == "reference" or external:
+        return "reference"
     fast = fast_loader.load("chouette")
     if engine == "fast":
         fast.Table(players, Rules(), "team")  # the players' checks, one line for the first that fails

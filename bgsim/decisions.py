@@ -45,10 +45,50 @@ class Player(Protocol):
     # Optional: ``check_variant(variant: str) -> None`` raises a ValueError naming why this
     # player cannot play that variant; the game loop calls it before a game of any variant
     # but the standard one.
+    #
+    # Optional, for a player outside the process (an engine behind a protocol: ``bots.ubgi``):
+    # ``see_context(context: bgsim.game.DecisionContext) -> None``, which the game loop calls at
+    # the start of every game (``context.first``) and before every decision it asks of this
+    # player, with the game's seed and number, the cube, the score and the rules; and any
+    # decision (``see_context`` included) may raise :class:`Forfeit`, which ends the game as
+    # lost by this player (``bgsim.scoring``: result ``forfeit``).  bgsim's own bots have
+    # neither, and the game loop asks nothing more of them.
 
 
 class DecisionError(ValueError):
     """A player answered something the rules do not allow."""
+
+
+FORFEIT_REASONS = {
+    "timeout": "no answer within the decision's time",
+    "crash": "the engine's process ended, or closed its output",
+    "malformed": "a line that is not UBGI, or a play that does not parse",
+    "wrong_answer": "a UBGI answer, but not to what was asked",
+    "error": "an error line in answer to the decision",
+    "illegal": "a play, pass or beaver the rules do not allow",
+    "wrong_side": "a legal play of the opponent, in its numbering",
+    "ambiguous": "a play two legal plays fit",
+    "start": "the engine could not be started (or started again) for the game",
+}
+
+
+class Forfeit(Exception):
+    """Raised by a player's decision: it cannot give a legal answer (``reason``, one of
+    :data:`FORFEIT_REASONS`; ``detail``, one line saying what it did).  The game loop ends the
+    game there, lost by that player (``bgsim.scoring``, ``forfeit``); it is not an error of
+    the run."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        if reason not in FORFEIT_REASONS:
+            raise ValueError(f"a forfeit's reason is one of {', '.join(FORFEIT_REASONS)}, got {reason!r}")
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = " ".join(str(detail).split())
+
+    @property
+    def text(self) -> str:
+        """``reason: detail``, as the rows' ``forfeit_reason`` holds it."""
+        return f"{self.reason}: {self.detail}"
 
 
 # --- the two simplest answers, for bgsim's own use (tests, bench, custom players) -----------

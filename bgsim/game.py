@@ -20,10 +20,10 @@ from typing import Sequence
 
 from .board import Position
 from .cube import CENTRE, Cube, CubeView, Response, Rules
-from .decisions import DecisionError, Player
+from .decisions import DecisionError, Forfeit, Player
 from .dice import BLACK_STREAM, DICE_STREAM, STREAMS_PER_GAME, WHITE_STREAM, RandomStream, check_seed
 from .rules import Play, check_roll, legal_plays
-from .scoring import DROP, SINGLE, acey_deucey_points, points_for, result_of
+from .scoring import DROP, FORFEIT, SINGLE, acey_deucey_points, points_for, result_of
 from .variants import STANDARD, variant_of
 
 WHITE = "white"
@@ -49,6 +49,29 @@ class MatchContext:
     def away(self, side: str) -> int:
         score = self.white_score if side == WHITE else self.black_score
         return self.match_to - score
+
+
+@dataclass(frozen=True)
+class DecisionContext:
+    """What the game loop tells a player that lives outside the process before each of its
+    decisions (``Player.see_context``, optional: ``bgsim.decisions``): which game of which run,
+    the seat asked, the cube, the rules and the match.  ``first`` marks the call at the start of
+    a game, before anything is asked; ``cube_owner`` is ``centre``, ``white`` or ``black``."""
+
+    seed: int
+    game: int
+    side: str
+    first: bool
+    plies: int
+    cube_value: int
+    cube_owner: str
+    rules: Rules
+    match: MatchContext | None
+    mirror: bool = False
+
+    @property
+    def game_in_match(self) -> int:
+        return self.match.game_in_match if self.match else 0
 
 
 @dataclass(frozen=True)
@@ -92,6 +115,8 @@ class GameRecord:
     black_off: int
     match: MatchContext | None = None
     history: list[PlyRecord] = field(default_factory=list)
+    forfeit: str = ""  # the side that forfeited the game (result "forfeit"), "" when none did
+    forfeit_reason: str = ""  # ``Forfeit.text``: its reason and what the player did
 
     @property
     def white_points(self) -> int:
@@ -168,10 +193,20 @@ def play_game(
     first_double_ply = 0
     first_doubler = ""
     history: list[PlyRecord] = []
+    # a player outside the process is told the game's state before each decision it is asked
+    hooks = {side_: getattr(players[side_], "see_context", None) for side_ in (WHITE, BLACK)}
+    asked = side  # the seat asked last: the one that forfeits when its answer raises Forfeit
 
-    def finish(winner: str, result: str, value: int, winner_view: Position) -> GameRecord:
+    def tell(who: str, first: bool = False) -> None:
+        nonlocal asked
+        asked = who
+        hook = hooks[who]
+        if hook is not None:
+            hook(DecisionContext(seed, game, who, first, plies, cube.value, cube.owner, rules, match, mirror))
+
+    def finish(winner: str, result: str, value: int, winner_view: Position, forfeit: Forfeit | None = None) -> GameRecord:
         white_view = winner_view if winner == WHITE else winner_view.turned()
-        if variant.acey_deucey:
+        if variant.acey_deucey and forfeit is None:
             points = acey_deucey_points(winner_view, value)
         else:
             points = points_for(result, value, rules, doubles > 0, match is not None)
@@ -181,67 +216,78 @@ def play_game(
             first_double_ply=first_double_ply, first_doubler=first_doubler, points=points,
             plies=plies, white_pips=white_view.pip_count, black_pips=white_view.opponent_pip_count,
             white_off=white_view.checkers_off, black_off=white_view.opponent_checkers_off,
-            match=match, history=history,
+            match=match, history=history, forfeit=other(winner) if forfeit else "",
+            forfeit_reason=forfeit.text if forfeit else "",
         )
 
-    while plies < MAX_PLIES:
-        cube_action = ""
-        position_id = position.position_string if trace else ""
-        if roll is None:  # every turn but the opening one starts with a chance to double
-            if cube.may_double(side, rules, crawford):
-                view = cube_view(cube, rules, side, match)
-                if players[side].offer_double(position, view):
-                    if first_double_ply == 0:
-                        first_double_ply, first_doubler = plies + 1, side
-                    answer = answer_to_double(players[other(side)], position, view)
-                    if answer is Response.DROP:
-                        if trace:
-                            history.append(PlyRecord(plies + 1, side, position_id, "double/drop", None, "", ""))
-                        return finish(side, DROP, cube.value, position)
-                    if answer is Response.BEAVER:
-                        if not view.beaver_allowed:
-                            raise DecisionError(f"{players[other(side)].name} beavered where beavers are not allowed")
-                        cube.beaver(other(side))
-                        beavers += 1
-                        doubles += 2
-                        cube_action = "double/beaver"
-                    elif answer is Response.TAKE:
-                        cube.take(other(side))
-                        doubles += 1
-                        cube_action = "double/take"
-                    else:  # pragma: no cover - Response has three members
-                        raise DecisionError(f"unknown answer to a double: {answer!r}")
-            if plies < len(rolls):
-                roll = rolls[plies]
-            else:
-                first = _die(dice, mirror)
-                roll = (first, _die(dice, mirror))
-        plies += 1
-        one_two = variant.acey_deucey and sorted(roll) == [1, 2]
-        if one_two and rules.double_on_acey_deucey:
-            cube.value *= 2  # at every 1-2 rolled, whatever comes of it
-        position, notation, moves = _after(position, chosen_play(players[side], position, roll, choices[side]))
-        if trace:
-            history.append(PlyRecord(plies, side, position_id, cube_action, roll, notation,
-                                     position.position_string, moves))
-        if position.checkers_off == position.checkers:
-            return finish(side, _result(variant, position), cube.value, position)
-        if one_two and len(moves) == 2:  # the 1 and the 2 both played: a double of the player's choice
-            double, plays = _choose_double(players[side], position, choices[side])
-            before = position
-            position, notation, moves = _after(position, chosen_play(players[side], position, (double, double),
-                                                                     choices[side], plays))
+    try:
+        for who in (WHITE, BLACK):  # the game starts: a player outside the process hears of it first
+            if hooks[who] is not None:
+                tell(who, first=True)
+        while plies < MAX_PLIES:
+            cube_action = ""
+            position_id = position.position_string if trace else ""
+            if roll is None:  # every turn but the opening one starts with a chance to double
+                if cube.may_double(side, rules, crawford):
+                    view = cube_view(cube, rules, side, match)
+                    tell(side)
+                    if players[side].offer_double(position, view):
+                        if first_double_ply == 0:
+                            first_double_ply, first_doubler = plies + 1, side
+                        tell(other(side))
+                        answer = answer_to_double(players[other(side)], position, view)
+                        if answer is Response.DROP:
+                            if trace:
+                                history.append(PlyRecord(plies + 1, side, position_id, "double/drop", None, "", ""))
+                            return finish(side, DROP, cube.value, position)
+                        if answer is Response.BEAVER:
+                            if not view.beaver_allowed:
+                                raise DecisionError(f"{players[other(side)].name} beavered where beavers are not allowed")
+                            cube.beaver(other(side))
+                            beavers += 1
+                            doubles += 2
+                            cube_action = "double/beaver"
+                        elif answer is Response.TAKE:
+                            cube.take(other(side))
+                            doubles += 1
+                            cube_action = "double/take"
+                        else:  # pragma: no cover - Response has three members
+                            raise DecisionError(f"unknown answer to a double: {answer!r}")
+                if plies < len(rolls):
+                    roll = rolls[plies]
+                else:
+                    first = _die(dice, mirror)
+                    roll = (first, _die(dice, mirror))
+            plies += 1
+            one_two = variant.acey_deucey and sorted(roll) == [1, 2]
+            if one_two and rules.double_on_acey_deucey:
+                cube.value *= 2  # at every 1-2 rolled, whatever comes of it
+            tell(side)
+            position, notation, moves = _after(position, chosen_play(players[side], position, roll, choices[side]))
             if trace:
-                history.append(PlyRecord(plies, side, before.position_string, "", (double, double),
-                                         notation, position.position_string, moves, chosen_double=True))
+                history.append(PlyRecord(plies, side, position_id, cube_action, roll, notation,
+                                         position.position_string, moves))
             if position.checkers_off == position.checkers:
                 return finish(side, _result(variant, position), cube.value, position)
-            if len(moves) == 4:  # the double played in full: the same side rolls again
-                roll = None
-                continue
-        position = position.turned()
-        side = other(side)
-        roll = None
+            if one_two and len(moves) == 2:  # the 1 and the 2 both played: a double of the player's choice
+                double, plays = _choose_double(players[side], position, choices[side])
+                before = position
+                position, notation, moves = _after(position, chosen_play(players[side], position, (double, double),
+                                                                         choices[side], plays))
+                if trace:
+                    history.append(PlyRecord(plies, side, before.position_string, "", (double, double),
+                                             notation, position.position_string, moves, chosen_double=True))
+                if position.checkers_off == position.checkers:
+                    return finish(side, _result(variant, position), cube.value, position)
+                if len(moves) == 4:  # the double played in full: the same side rolls again
+                    roll = None
+                    continue
+            position = position.turned()
+            side = other(side)
+            roll = None
+    except Forfeit as forfeit:
+        winner = other(asked)
+        return finish(winner, FORFEIT, cube.value, position if winner == side else position.turned(), forfeit)
     raise RuntimeError(f"game {game} of seed {seed} did not end within {MAX_PLIES} plies")
 
 

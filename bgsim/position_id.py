@@ -69,18 +69,14 @@ def from_gnubg_board(opponent, on_roll) -> tuple[int, ...]:
 
 
 def encode(position) -> str:
-    """The position ID of a ``Position``."""
-    bits: list[int] = []
+    """The position ID of a ``Position``: each side's 25 counts (opponent first), a count of
+    ``n`` written as ``n`` one-bits and a zero, in 80 bits from the lowest up, in base64."""
+    bits, shift = 0, 0
     for side in to_gnubg_board(position):
         for count in side:
-            bits.extend([1] * count)
-            bits.append(0)
-    bits.extend([0] * (80 - len(bits)))
-    data = bytearray(10)
-    for index, bit in enumerate(bits):
-        if bit:
-            data[index // 8] |= 1 << (index % 8)
-    return base64.b64encode(bytes(data)).decode("ascii")[:14]
+            bits |= ((1 << count) - 1) << shift
+            shift += count + 1
+    return base64.b64encode(bits.to_bytes(10, "little")).decode("ascii")[:14]
 
 
 def decode(text: str) -> tuple[int, ...]:

@@ -24,7 +24,8 @@ from .variants import VARIANTS
 
 SIDES = ("white", "black")
 WINNER_CODES = SIDES  # 0 white, 1 black
-RESULT_CODES = ("single", "gammon", "backgammon", "drop")
+RESULT_CODES = ("single", "gammon", "backgammon", "drop", "forfeit")
+FORFEIT_CODES = ("", "white", "black")  # code 0 when nobody forfeited: a null in the frame
 OWNER_CODES = ("centre", "white", "black")
 DOUBLER_CODES = ("", "white", "black")  # code 0 when nobody doubled: a null in the frame
 
@@ -35,8 +36,9 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "white": ("string", "white's player spec"),
     "black": ("string", "black's player spec"),
     "winner": ("category", "`white` or `black`"),
-    "result": ("category", "`single`, `gammon`, `backgammon` or `drop` (a refused double); "
-               "acey-deucey's games are all `single`"),
+    "result": ("category", "`single`, `gammon`, `backgammon`, `drop` (a refused double) or `forfeit` "
+               "(an external player's illegal, malformed or missing answer, timeout or crash: "
+               "`bgsim.scoring`); acey-deucey's games are all `single`"),
     "cube_value": ("int64", "final cube value; for a drop, the value before the refused double; "
                    "acey-deucey (no cube): the final stake"),
     "cube_owner": ("category", "`centre`, `white` or `black` at the end of the game"),
@@ -70,6 +72,10 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "rule_variant": ("category", "rule option: the game played, `standard`, `nackgammon`, "
                      "`hypergammon1`..`hypergammon3`, `dutch` or `acey-deucey`"),
     "rule_double_on_acey_deucey": ("bool", "rule option: acey-deucey's stake doubles at each 1-2"),
+    "forfeit": ("category", "the side that forfeited the game (result `forfeit`): `white` or `black`, "
+                "null if none"),
+    "forfeit_reason": ("string", "why: `REASON: what the player did` (`bgsim.decisions.FORFEIT_REASONS`; "
+                       "the engine log has the position, dice and exact answer), empty if none"),
 }
 
 # Columns an engine must supply as arrays; the rest follow from the players and rules.
@@ -85,7 +91,10 @@ CODED = {
     "result": RESULT_CODES,
     "cube_owner": OWNER_CODES,
     "first_doubler": DOUBLER_CODES,
+    "forfeit": FORFEIT_CODES,
 }
+# Columns an engine may leave out: a game of bgsim's own bots, which never forfeit.
+OPTIONAL_COLUMNS = {"forfeit": 0, "forfeit_reason": ""}
 
 
 # The frame's categories of each categorical column (fixed, so frames concatenate as categoricals).
@@ -95,6 +104,7 @@ CATEGORIES = {
     "cube_owner": OWNER_CODES,
     "first_doubler": SIDES,
     "rule_variant": VARIANTS,
+    "forfeit": SIDES,
 }
 # Integer columns whose engine value 0 means "did not happen": nulls in the frame.
 NULL_WHEN_ZERO = {"first_double_ply": "Int32"}
@@ -134,12 +144,14 @@ def frame_from_columns(
     if missing:
         raise ValueError(f"engine output lacks columns: {', '.join(missing)}")
     count = len(columns["game"])
+    columns = {**{name: np.full(count, value, dtype=object if isinstance(value, str) else np.int64)
+                  for name, value in OPTIONAL_COLUMNS.items() if name not in columns}, **columns}
     data: dict[str, object] = {}
     for name in COLUMNS:
         if name in CODED:
             codes = np.asarray(columns[name], dtype=np.int64)
-            if name == "first_doubler":
-                codes = codes - 1  # DOUBLER_CODES start with "nobody", which becomes -1: null
+            if name in ("first_doubler", "forfeit"):
+                codes = codes - 1  # their codes start with "nobody", which becomes -1: null
             data[name] = pd.Categorical.from_codes(codes, dtype=DTYPES[name])
         elif name in NULL_WHEN_ZERO:
             values = np.asarray(columns[name])
@@ -206,7 +218,9 @@ def columns_from_records(records: Iterable) -> dict[str, np.ndarray]:
         }
         for name, value in values.items():
             out[name].append(value)
-    return {name: np.array(values) for name, values in out.items()}
+        out.setdefault("forfeit", []).append(FORFEIT_CODES.index(getattr(record, "forfeit", "")))
+        out.setdefault("forfeit_reason", []).append(getattr(record, "forfeit_reason", ""))
+    return {name: np.array(values, dtype=object if name == "forfeit_reason" else None) for name, values in out.items()}
 
 
 def empty_frame() -> pd.DataFrame:
@@ -254,6 +268,9 @@ CHOUETTE_COLUMNS: dict[str, tuple[str, str]] = {
     "points": ("int64", "points this player won (+) or lost (-); the game's rows sum to zero"),
     "plies": ("int32", "rolls in the game, the opening roll is 1"),
     "automatic_doubles": ("int16", "automatic doubles from tied opening rolls"),
+    "forfeit": ("bool", "this player forfeited (an external player; `bgsim.chouette`, Forfeits): its result is "
+                "`forfeit`"),
+    "forfeit_reason": ("string", "why: `REASON: what the player did`, empty if it did not forfeit"),
     "rule_chouette_cubes": ("category", "rule option: `team` (the team doubles unanimously and shares "
                             "a cube) or `individual` (every member has its own cube)"),
     **{name: spec for name, spec in COLUMNS.items() if name.startswith("rule_")},
@@ -290,7 +307,10 @@ def chouette_frame_from_columns(columns: Mapping[str, np.ndarray], seed: int, sp
     if missing:
         raise ValueError(f"engine output lacks columns: {', '.join(missing)}")
     count = len(columns["game"])
-    data: dict[str, object] = {}
+    data: dict[str, object] = {
+        "forfeit": np.asarray(columns.get("forfeit", np.zeros(count, dtype=bool)), dtype=bool),
+        "forfeit_reason": np.asarray(columns.get("forfeit_reason", np.full(count, "", dtype=object)), dtype=object),
+    }
     for name in CHOUETTE_ENGINE_COLUMNS:
         values = np.asarray(columns[name])
         if name in CHOUETTE_CODED:
@@ -344,8 +364,11 @@ def chouette_columns_from_records(records: Iterable) -> dict[str, np.ndarray]:
             }
             for name, value in values.items():
                 out[name].append(value)
+            out.setdefault("forfeit", []).append(bool(getattr(seat, "forfeit", False)))
+            out.setdefault("forfeit_reason", []).append(getattr(seat, "forfeit_reason", ""))
     dtypes = {name: CHOUETTE_COLUMNS[name][0] for name in CHOUETTE_ENGINE_COLUMNS}
     dtypes.update({name: "int64" for name in CHOUETTE_CODED})
+    dtypes.update({"forfeit": "bool", "forfeit_reason": object})
     return {name: np.array(values, dtype=dtypes[name]) for name, values in out.items()}
 
 

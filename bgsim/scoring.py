@@ -1,4 +1,11 @@
-"""How a finished game is scored: single, gammon or backgammon, times the cube."""
+"""How a finished game is scored: single, gammon or backgammon, times the cube.
+
+A game an external player forfeits (``bgsim.decisions.Forfeit``: an illegal or missing answer,
+a timeout, a crash) ends there, result ``forfeit``, and scores as the most the game could have
+cost the forfeiter: a backgammon at the cube's value, the rule options applied (a gammon with
+``backgammon_as_gammon``, a single under the Jacoby rule before a double was taken); in a match,
+``points_counted`` caps it at what the winner needed, as for any game.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +16,9 @@ SINGLE = "single"
 GAMMON = "gammon"
 BACKGAMMON = "backgammon"
 DROP = "drop"
+FORFEIT = "forfeit"
 
-MULTIPLIER = {SINGLE: 1, GAMMON: 2, BACKGAMMON: 3, DROP: 1}
+MULTIPLIER = {SINGLE: 1, GAMMON: 2, BACKGAMMON: 3, DROP: 1, FORFEIT: 3}
 
 
 def result_of(position: Position) -> str:
@@ -41,6 +49,8 @@ def points_for(result: str, cube_value: int, rules: Rules, cube_turned: bool, ma
     """Points the winner scores.  A drop scores the cube value before the refused double."""
     if result == DROP:
         return cube_value
+    if result == FORFEIT:
+        result = BACKGAMMON  # the most a game can cost, scored as one (module docstring)
     if result == BACKGAMMON and rules.backgammon_as_gammon:
         result = GAMMON
     if rules.jacoby and not match and not cube_turned:

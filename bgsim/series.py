@@ -29,13 +29,14 @@ ENGINES = ("auto", "fast", "reference")
 
 def play_games_reference(
     white: Player, black: Player, seed: int, games, rules: Rules = Rules(), match_to: int = 0,
-    start=None, rolls=None, mirror=False,
+    start=None, rolls=None, mirror=False, threads: int | None = None,
 ) -> pd.DataFrame:
-    """The reference engine: plain Python, one game after another."""
+    """The reference engine: plain Python, one game after another; with ``threads`` > 1 and an
+    external player (``is_external``), that many games side by side, each thread seating its own
+    engine processes (``player.forks``), the rows in game order all the same."""
     check_players(white, black)
     check_seed(seed)
     numbers = game_numbers(games)
-    records = []
     if start is not None and not isinstance(start, (Position, np.ndarray)):
         start = list(start)  # read twice below
     variant_starts = _variant_starts(start, len(numbers))
@@ -43,6 +44,7 @@ def play_games_reference(
         starts = game_starts(len(numbers), [position.as_standard() for position in variant_starts], rolls, mirror)
     else:
         starts = game_starts(len(numbers), start, rolls, mirror)
+    jobs = []  # one per game number: (white, black) -> its records
     if start is not None:
         if match_to:
             raise ValueError("a game that starts from a position is a money game: it cannot be part of a match")
@@ -50,17 +52,62 @@ def play_games_reference(
             given = [(int(setup[2 + 2 * k]), int(setup[3 + 2 * k])) for k in range(int(setup[1]))]
             position = (variant_starts[index] if variant_starts is not None
                         else Position(tuple(int(v) for v in board)))
-            records.append(play_game(white, black, seed, number, rules, start=position, rolls=given,
-                                     mirror=bool(setup[0])))
+            jobs.append(lambda w, b, number=number, position=position, given=given, setup=setup: [
+                play_game(w, b, seed, number, rules, start=position, rolls=given, mirror=bool(setup[0]))])
     elif match_to:
         check_match_length(match_to)
-        for number in numbers:
-            records.extend(play_match(white, black, seed, number, match_to, rules).games)
+        jobs = [lambda w, b, number=number: play_match(w, b, seed, number, match_to, rules).games
+                for number in numbers]
     else:
-        records = [play_game(white, black, seed, number, rules) for number in numbers]
+        jobs = [lambda w, b, number=number: [play_game(w, b, seed, number, rules)] for number in numbers]
+    if threads is not None and threads > 1 and len(jobs) > 1 and (is_external(white) or is_external(black)):
+        records = _side_by_side(white, black, jobs, threads)
+    else:
+        records = [record for job in jobs for record in job(white, black)]
     if not records:
         return empty_frame()
     return frame_from_columns(columns_from_records(records), seed, white.name, black.name, rules)
+
+
+def _side_by_side(white, black, jobs, threads: int) -> list:
+    """``jobs`` on ``threads`` threads, each with its own seats of the external players: a thread
+    takes the next game as it finishes one, so a slow engine holds up its own games only.  The
+    records come back in the jobs' order; the first error of any thread is raised here."""
+    import threading
+
+    count = min(threads, len(jobs))
+    whites = white.forks(count) if is_external(white) else [white] * count
+    blacks = whites if black is white else (black.forks(count) if is_external(black) else [black] * count)
+    results: list = [None] * len(jobs)
+    failures: list[BaseException] = []
+    taken = iter(range(len(jobs)))
+    lock = threading.Lock()
+
+    def work(seat: int) -> None:
+        while not failures:
+            with lock:
+                index = next(taken, None)
+            if index is None:
+                return
+            try:
+                results[index] = jobs[index](whites[seat], blacks[seat])
+            except BaseException as error:  # handed to the caller's thread
+                failures.append(error)
+                return
+
+    workers = [threading.Thread(target=work, args=(seat,), daemon=True, name=f"games-{seat}") for seat in range(count)]
+    for worker in workers:
+        worker.start()
+    try:
+        for worker in workers:
+            while worker.is_alive():
+                worker.join(0.2)  # a short wait, so that Ctrl-C reaches this thread
+    except BaseException:
+        failures.append(KeyboardInterrupt())
+        raise
+    if failures:
+        raise failures[0]
+    return [record for part in results for record in part]
 
 
 def _variant_starts(start, count: int) -> list[Position] | None:
@@ -75,11 +122,24 @@ def _variant_starts(start, count: int) -> list[Position] | None:
     return positions * count if len(positions) == 1 else positions
 
 
+def is_external(player) -> bool:
+    """A player outside this process (an engine behind a protocol, ``bots.ubgi``): the fast
+    engine cannot call it, so its games play on the reference engine."""
+    return bool(getattr(player, "external", False))
+
+
 def engine_for(engine: str, white: Player, black: Player, rules: Rules | None = None) -> str:
     """The engine ``play_games`` runs for ``engine``: ``auto`` is fast when both players can run
-    there (every variant plays in both engines; ``rules`` is kept for the callers that pass it)."""
+    there (every variant plays in both engines; ``rules`` is kept for the callers that pass it),
+    and reference for an external player (``fast`` refuses one in one line)."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}: choose from {', '.join(ENGINES)}")
+    external = [player.name for player in (white, black) if is_external(player)]
+    if external and engine == "fast":
+        raise ValueError(f"the fast engine cannot play {external[0]}: an external engine is a process it cannot "
+                         "call; its games play on the reference engine (--engine auto or reference)")
+    if external:
+        return "reference"
     if engine != "auto":
         return engine
     fast = fast_loader.load()
@@ -113,6 +173,7 @@ def play_games(
     if isinstance(rules, Rules):
         check_variant_players(white, black, rules.variant)
     if engine_for(engine, white, black, rules) == "reference":
-        return play_games_reference(white, black, seed, games, rules, match_to, start, rolls, mirror)
+        return play_games_reference(white, black, seed, games, rules, match_to, start, rolls, mirror,
+                                    threads=threads)
     return fast_loader.load().play_games(white, black, seed, games, rules, match_to=match_to, threads=threads,
                                          start=start, rolls=rolls, mirror=mirror)

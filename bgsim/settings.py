@@ -9,7 +9,10 @@ README's "Settings" section lists the same names.  A module that needs a variabl
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,11 @@ XDG_CACHE_HOME = Setting(
     "XDG_CACHE_HOME", "~/.cache", "Linux: the user cache folder, when BGSIM_CACHE is not set")
 LOCALAPPDATA = Setting(
     "LOCALAPPDATA", "~/AppData/Local", "Windows: the user cache folder, when BGSIM_CACHE is not set")
+XDG_CONFIG_HOME = Setting(
+    "XDG_CONFIG_HOME", "~/.config",
+    "Linux: the user config folder, whose bgsim/engines.toml declares the engines `ubgi:NAME` seats")
+APPDATA = Setting(
+    "APPDATA", "~/AppData/Roaming", "Windows: the user config folder (bgsim/engines.toml)")
 KERNELS = Setting(
     "BGSIM_KERNELS", "run",
     "`run`: a run compiles only its own bots' kernels; `all`: every run plays on the kernels of "
@@ -54,7 +62,7 @@ NUMBA_CACHE_DIR = Setting(
     "an empty one")
 
 SETTINGS = (CACHE, BEAROFF_CHECKERS, MATCH_BEAROFF_CHECKERS, STOP_AFTER, KERNELS, XDG_CACHE_HOME, LOCALAPPDATA,
-            NUMBA_NUM_THREADS, NUMBA_CACHE_DIR)
+            XDG_CONFIG_HOME, APPDATA, NUMBA_NUM_THREADS, NUMBA_CACHE_DIR)
 
 
 def kernels_mode() -> str:
@@ -72,3 +80,23 @@ def environment(**changes: str) -> dict[str, str]:
     if unknown:
         raise ValueError(f"not a bgsim setting: {', '.join(unknown)} (declare it in bgsim/settings.py)")
     return {**os.environ, **changes}
+
+
+def config_folder() -> Path:
+    """bgsim's folder under the platform's user config folder: ``$XDG_CONFIG_HOME/bgsim``
+    (``~/.config/bgsim``) on Linux, ``~/Library/Application Support/bgsim`` on macOS,
+    ``%APPDATA%\\bgsim`` on Windows."""
+    home = Path.home()
+    if sys.platform == "win32":
+        base = APPDATA.text()
+        return (Path(base) if base else home / "AppData" / "Roaming") / "bgsim"
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "bgsim"
+    base = XDG_CONFIG_HOME.text()
+    return (Path(base) if base else home / ".config") / "bgsim"
+
+
+def engine_environment(extra: Mapping[str, str]) -> dict[str, str]:
+    """An external engine's environment: this process's, with what its engines file sets
+    (``env``; names of the engine's, not bgsim's)."""
+    return {**os.environ, **extra}

@@ -6,10 +6,11 @@ Imports flow one way: this package uses ``bgsim`` and never ``experiments``.
 """
 
 from .params import SpecError, Threshold
-from .registry import BotPlayer, checker_bots, cube_bots, make_checker, make_cube, make_player
+from .registry import BotPlayer, EnginePlayers, checker_bots, cube_bots, make_checker, make_cube, make_player
 
 __all__ = [
     "BotPlayer",
+    "EnginePlayers",
     "SpecError",
     "Threshold",
     "checker_bots",

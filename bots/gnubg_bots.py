@@ -53,6 +53,7 @@ class GnubgChecker(CheckerBot):
     PARAMS = (
         Param("plies", parse_int, 0, "look-ahead plies of the gnubg evaluation (0..2)", minimum=0, maximum=2),
     )
+    ubgi_ply_offset = 1  # UBGI counts the root: GNU Backgammon's 0-ply is UBGI's 1-ply
 
     def pick(self, position, roll, plays, random):
         if len(plays) == 1:
@@ -160,6 +161,7 @@ class GnubgCube(CubeBot):
         Param("plies", parse_int, 0, "look-ahead plies of the probabilities (0..2)", minimum=0, maximum=2),
         SCORE_AWARE,
     )
+    ubgi_ply_offset = 1  # UBGI counts the root: GNU Backgammon's 0-ply is UBGI's 1-ply
 
     def _match_decision(self, position: Position, cube: CubeView) -> tuple[int, ...] | None:
         """GNU Backgammon's (double?, take?, ...) at the score, or None outside its table."""

@@ -20,6 +20,7 @@ import pkgutil
 import re
 import sys
 from collections.abc import Sequence as SequenceABC
+from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
 from typing import Iterable, Sequence
@@ -120,6 +121,18 @@ class BotPlayer:
         self.checker = checker
         self.cube = cube if cube is not None else NoCube()
         self.name = checker.spec if isinstance(self.cube, NoCube) else f"{checker.spec}+{self.cube.spec}"
+        # bots that weigh a play by the cube and score (bots/context.py) are told them by the
+        # game loop; a seat without such a bot has no hook, so the game loop asks nothing more
+        self._seeing = [bot for bot in (self.checker, self.cube) if hasattr(bot, "see")]
+        if self._seeing:
+            self.see_context = self._see_context
+
+    def _see_context(self, context) -> None:
+        from .context import state_of
+
+        state = state_of(context)
+        for bot in self._seeing:
+            bot.see(state)
 
     def check_variant(self, variant: str) -> None:
         """SpecError (one line) when a bot of this seat cannot play ``variant``; a cube bot only
@@ -262,12 +275,18 @@ def make_cube(text: str) -> CubeBot:
     return _build("cube", cube_bots(), text)  # type: ignore[return-value]
 
 
-def make_player(spec: str) -> BotPlayer:
-    """Build a player from ``CHECKER`` or ``CHECKER+CUBE``; SpecError names what is wrong."""
-    if isinstance(spec, BotPlayer):
+def make_player(spec: str, engines=None, log=None) -> BotPlayer:
+    """Build a player from ``CHECKER`` or ``CHECKER+CUBE``; SpecError names what is wrong.
+
+    ``ubgi:NAME`` and ``ubgi:NAME+CUBE`` are external engines (``bots.ubgi``): NAME is looked up
+    in ``engines`` (name -> ``bots.ubgi.EngineSpec``), else in the engines this process
+    declared (``bots.ubgi.declare``); ``log`` is their engine log."""
+    if isinstance(spec, BotPlayer) or getattr(spec, "external", False):
         return spec
     if not isinstance(spec, str):
         raise SpecError(f"a player spec is text like 'heuristic+pipdiff', got {spec!r}")
+    if spec.strip().startswith("ubgi:"):
+        return make_engine_player(spec, engines, log)
     parts = split_top_level(spec.strip(), "+")
     if len(parts) > 2:
         raise SpecError(f"{spec!r}: a player is CHECKER or CHECKER+CUBE, found {len(parts)} parts")
@@ -276,3 +295,45 @@ def make_player(spec: str) -> BotPlayer:
     checker = make_checker(parts[0])
     cube = make_cube(parts[1]) if len(parts) == 2 else NoCube()
     return BotPlayer(checker, cube)
+
+
+# --- external engines (bots.ubgi) ------------------------------------------------------------
+
+
+def make_engine_player(spec: str, engines=None, log=None):
+    """``ubgi:NAME`` or ``ubgi:NAME+CUBE`` as a player (nothing started yet); SpecError names
+    an engine no engines file declares, or a cube bot that is not one."""
+    from .ubgi import _DECLARED, _DECLARED_LOG, PREFIX, UbgiPlayer
+
+    table = _DECLARED if engines is None else engines
+    log = _DECLARED_LOG[0] if log is None and engines is None else log
+    text = spec.strip()[len(PREFIX):]
+    parts = split_top_level(text, "+")
+    if len(parts) > 2 or not all(part.strip() for part in parts):
+        raise SpecError(f"{spec!r}: an engine player is ubgi:NAME or ubgi:NAME+CUBE (a bgsim cube bot)")
+    name = parts[0].strip()
+    if name not in table:
+        known = ", ".join(sorted(table)) or "none is declared"
+        raise SpecError(f"{spec!r}: no engine named {name!r} in the engines files (known: {known}; "
+                        "declare [engines.NAME] in --engines FILE, the experiment file or the user's "
+                        "bgsim/engines.toml: docs/UBGI.md)")
+    cube = make_cube(parts[1]) if len(parts) == 2 else None
+    return UbgiPlayer(table[name], cube, log)
+
+
+@dataclass(frozen=True)
+class EnginePlayers:
+    """A player factory for commands and Dask workers that seat engines: ``ubgi:`` specs from
+    ``engines`` (with ``log``), every other spec by ``bots.make_player``.  Picklable and
+    hashable, so each worker builds (and starts) its own engines."""
+
+    engines: tuple = ()  # (name, bots.ubgi.EngineSpec) pairs
+    log: object = None  # a bots.ubgi.EngineLog
+
+    def __call__(self, spec):
+        if not (isinstance(spec, str) and spec.strip().startswith("ubgi:")):
+            return make_player(spec)
+        return make_engine_player(spec, dict(self.engines), self.log)
+
+    def __reduce__(self):
+        return (EnginePlayers, (self.engines, self.log))

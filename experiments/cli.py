@@ -4,13 +4,17 @@ flags they share, and what they mean, are ``experiments/commands/arguments.py``'
 Bad input never ends in a traceback: errors that name the problem (``ValueError`` and its
 subclasses, ``OSError``, the errors of ``experiments/errors.py``, a flag argparse refuses) print
 one line and exit with status 2.  A fast engine that cannot be loaded (``bgsim/fast_loader.py``)
-is one line too, and exit status 1; commands that do not need it never load it.  A command interrupted by Ctrl-C exits with 130, keeping what
-was finished; a warning of bgsim's is one line, ``bgsim: warning: ...``.
+is one line too, and exit status 1; commands that do not need it never load it.  A command
+interrupted by Ctrl-C exits with 130, keeping what was finished, and so does one stopped by
+SIGTERM or SIGHUP (a scheduler's stop, a closed terminal): each ends the command as Ctrl-C
+does, external engines included; a warning of bgsim's is one line, ``bgsim: warning: ...``.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import signal
 import sys
 import warnings
 
@@ -37,6 +41,8 @@ COMMAND_MODULES = (
     "experiments.commands.chouette",
     "experiments.commands.interchange",
     "experiments.commands.analyse",
+    "experiments.commands.engines",
+    "experiments.commands.ubgi",
 )
 
 
@@ -55,6 +61,8 @@ COMMANDS = {
     "trace": "experiments.commands.trace", "chouette": "experiments.commands.chouette",
     "export": "experiments.commands.interchange", "import": "experiments.commands.interchange",
     "analyse": "experiments.commands.analyse",
+    "engines": "experiments.commands.engines",
+    "ubgi": "experiments.commands.ubgi", "check": "experiments.commands.ubgi",
 }
 
 
@@ -105,6 +113,30 @@ def _warning_line(message, category, filename, lineno, file=None, line=None) -> 
     print(f"bgsim: warning: {message}", file=sys.stderr if file is None else file, flush=True)
 
 
+def _stop_as_ctrl_c() -> dict:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt in this process while a command runs, so that
+    they keep what was finished and end every engine (``bots.ubgi.close_all``) as Ctrl-C does;
+    a worker forked from it dies of them as it would have.  Returns the handlers replaced."""
+    here = os.getpid()
+
+    def stop(number, frame):
+        if os.getpid() != here:  # a forked worker process: the signal's own default
+            signal.signal(number, signal.SIG_DFL)
+            os.kill(os.getpid(), number)
+            return
+        raise KeyboardInterrupt
+
+    replaced = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        try:
+            if number is not None and signal.getsignal(number) is signal.SIG_DFL:
+                replaced[number] = signal.signal(number, stop)
+        except ValueError:  # not the main thread: signals are not this thread's to handle
+            break
+    return replaced
+
+
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     try:
@@ -121,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     shown = warnings.showwarning
     warnings.showwarning = _warning_line  # one line, without the source line under it
+    replaced = _stop_as_ctrl_c()
     try:
         settings.kernels_mode()  # a bad setting is said before the command's first line
         return int(args.handler(args) or 0)
@@ -136,6 +169,11 @@ def main(argv: list[str] | None = None) -> int:
         return _fast_engine_failed(error)
     finally:
         warnings.showwarning = shown
+        engines = sys.modules.get("bots.ubgi")
+        if engines is not None:  # however the command ended (Ctrl-C too), no engine is left running
+            engines.close_all()
+        for number, handler in replaced.items():
+            signal.signal(number, handler)
 
 
 def _fast_engine_failed(error: Exception) -> int:

@@ -5,17 +5,11 @@
 
 from __future__ import annotations
 
-
-class MissingDependency(RuntimeError):
-    """An optional dependency a command needs is not installed."""
+from bgsim.errors import MissingDependency, RunError  # defined below bots, which raise them too
 
 
 class ExperimentError(ValueError):
     """An experiment file (or a flag overriding it) that cannot be run as written."""
-
-
-class RunError(RuntimeError):
-    """A run that cannot start or go on (the message says what to do about it)."""
 
 
 class InUse(RunError):

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
-RUNS = sorted(path.parent for path in RESULTS.glob("*/run.json") if path.parent.name != "runs")
+# a folder of results, or of several runs (results/engines/: one folder a yardstick run)
+RUNS = sorted(path.parent for path in [*RESULTS.glob("*/run.json"), *RESULTS.glob("engines/*/run.json")]
+              if path.parent.name != "runs")
 
 
 @pytest.mark.parametrize("folder", RUNS, ids=[folder.name for folder in RUNS])

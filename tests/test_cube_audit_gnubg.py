@@ -197,7 +197,7 @@ def test_bad_judging_is_one_error_line(tmp_path, capsys, extra, message):
     ["eval", "4HPwATDgc/ABMA", "--judge", "gnubg"],
 ], ids=["cube-audit", "cross-check", "eval"])
 def test_without_gnubg_each_command_says_how_to_install_it(tmp_path, capsys, monkeypatch, command):
-    import experiments.analysis.gnubg_program as program
+    import bots.gnubg_process as program
 
     monkeypatch.setattr(program.shutil, "which", lambda name: None)
     monkeypatch.setattr(program, "DEBIAN_PATH", "/nonexistent/gnubg")

@@ -185,7 +185,7 @@ def test_statistics_are_read_from_gnubgs_own_layout():
 
 def test_a_missing_program_says_how_to_install_it(monkeypatch):
     from experiments.errors import MissingDependency
-    import experiments.analysis.gnubg_program as program
+    import bots.gnubg_process as program
 
     monkeypatch.setattr(program.shutil, "which", lambda name: None)
     monkeypatch.setattr(program, "DEBIAN_PATH", "/nonexistent/gnubg")

@@ -24,8 +24,10 @@ def test_no_double_is_a_null_and_outcomes_are_categoricals(tmp_path):
     # The mean means what it says: over the games that had a double.
     plies = frame.loc[doubled, "first_double_ply"].astype(float)
     assert frame["first_double_ply"].mean() == pytest.approx(plies.mean())
-    for name, categories in (("winner", ["white", "black"]), ("result", ["single", "gammon", "backgammon", "drop"]),
-                             ("cube_owner", ["centre", "white", "black"]), ("first_doubler", ["white", "black"])):
+    for name, categories in (("winner", ["white", "black"]),
+                             ("result", ["single", "gammon", "backgammon", "drop", "forfeit"]),
+                             ("cube_owner", ["centre", "white", "black"]), ("first_doubler", ["white", "black"]),
+                             ("forfeit", ["white", "black"])):
         assert isinstance(frame[name].dtype, pd.CategoricalDtype)
         assert list(frame[name].cat.categories) == categories
     frame.to_parquet(tmp_path / "r.parquet")

@@ -20,6 +20,10 @@ PLAYER = {"white": 0, "black": 1}
 def game_from_record(record: GameRecord, number: int, start: Position | None = None) -> Game:
     """The game record of a traced game (``play_game(..., trace=True)``).  ``start``: the
     position the game started from (white on roll), when not the opening."""
+    if getattr(record, "forfeit", ""):
+        raise RecordError(f"game {record.game} of seed {record.seed} was forfeited by {record.forfeit} "
+                          f"({record.forfeit_reason.split(':')[0]}): a match file has no forfeit; choose the "
+                          "other games with --games")
     if not record.history:
         raise RecordError(f"game {record.game} of seed {record.seed} was not traced: "
                           "play it with trace=True to record its moves")

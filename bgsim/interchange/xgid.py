@@ -135,8 +135,11 @@ def _slot_char(count: int) -> str:
     return chr(ord("a") - count - 1)
 
 
+_SLOT_CHARS = {count: _slot_char(count) for count in range(-15, 16)}
+
+
 def _board_text(board) -> str:
-    return "".join(_slot_char(count) for count in board)
+    return "".join([_SLOT_CHARS[count] for count in board])
 
 
 def encode(state: Xgid) -> str:

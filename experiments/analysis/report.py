@@ -146,6 +146,30 @@ def _run_line(run: dict) -> str | None:
     return played_with(run, parts) + "\n"
 
 
+def _engine_lines(run: dict | None, frame: pd.DataFrame) -> list[str]:
+    """The run's external engines: who each said it is, its decisions' mean time (``run.json``'s
+    ``engine_time``, summed over the chunks) and the games it forfeited (from the rows)."""
+    engines = (run or {}).get("engines") or {}
+    if not engines:
+        return []
+    times = run.get("engine_time") or {}
+    lines = []
+    for name, identity in sorted(engines.items()):
+        for player, stats in sorted(times.items()) or [(f"ubgi:{name}", {})]:
+            if player.split("+")[0] != f"ubgi:{name}":
+                continue
+            forfeited = 0
+            if "forfeit" in frame.columns:
+                for side in ("white", "black"):
+                    forfeited += int(((frame[side] == player) & (frame["forfeit"] == side)).sum())
+            decisions = stats.get("decisions", 0)
+            mean = f"{stats.get('seconds', 0.0) / decisions * 1000:.2f} ms" if decisions else "n/a"
+            lines.append(f"* `{player}`: {identity.get('id_name') or name} (UBGI {identity.get('protocol')}, "
+                         f"sha256 {identity.get('sha256', '')[:12]}); {decisions:,} decisions, mean {mean} a "
+                         f"decision; {forfeited:,} games forfeited")
+    return lines
+
+
 def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, brief: bool,
           run: dict | None = None) -> str:
     out = []
@@ -165,6 +189,10 @@ def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, br
         line = _run_line(run)
         if line:
             out.append(line)
+    engines = _engine_lines(run, frame)
+    if engines:
+        out.append(f"{heading} External engines\n".lstrip() if not brief else "External engines")
+        out.append("\n".join(engines) + "\n")
     labels = report.labels
     is_match = "match_wins" in report.pairings
     for condition, standings in report.standings.items():

@@ -43,6 +43,9 @@ def summarize_games(frame: pd.DataFrame) -> dict:
         "mean_cube": float(frame["cube_value"].mean()) if count else math.nan,
         "doubles_per_game": float(frame["doubles"].mean()) if count else math.nan,
         "plies_per_game": float(frame["plies"].mean()) if count else math.nan,
+        # games each side forfeited (an external engine: bgsim.scoring), counted
+        **{f"{side}_forfeits": int((frame["forfeit"] == side).sum()) if "forfeit" in frame.columns else 0
+           for side in ("white", "black")},
     }
 
 
@@ -56,6 +59,7 @@ class GameTally:
         self.points = 0.0
         self.squares = 0.0
         self.counts = {"white_wins": 0, "gammons": 0, "backgammons": 0, "drops": 0}
+        self.forfeits = {"white": 0, "black": 0}  # games each side forfeited (an external engine)
         self.sums = {"mean_cube": 0.0, "doubles_per_game": 0.0, "plies_per_game": 0.0}
         self.matches = 0
         self.white_matches = 0
@@ -72,6 +76,9 @@ class GameTally:
         self.counts["gammons"] += int(result.isin(GAMMONS).sum())
         self.counts["backgammons"] += int((result == "backgammon").sum())
         self.counts["drops"] += int((result == "drop").sum())
+        if "forfeit" in frame.columns:
+            for side in self.forfeits:
+                self.forfeits[side] += int((frame["forfeit"] == side).sum())
         for key, column in (("mean_cube", "cube_value"), ("doubles_per_game", "doubles"), ("plies_per_game", "plies")):
             self.sums[key] += float(frame[column].sum())
         if len(frame) and int(frame["match_to"].max()) > 0:
@@ -90,6 +97,7 @@ class GameTally:
         out = {"games": count, "white_ppg": mean, "white_ppg_ci": half}
         out.update({key: value / count if count else math.nan for key, value in self.counts.items()})
         out.update({key: value / count if count else math.nan for key, value in self.sums.items()})
+        out["white_forfeits"], out["black_forfeits"] = self.forfeits["white"], self.forfeits["black"]
         return out
 
     def match_summary(self) -> dict:
@@ -117,7 +125,9 @@ def format_summary(summary: dict, white: str, black: str) -> str:
         f"backgammons {pct(summary['backgammons'])}   drops {pct(summary['drops'])}",
         f"  mean final cube {summary['mean_cube']:.2f}   doubles per game {summary['doubles_per_game']:.3f}   "
         f"plies per game {summary['plies_per_game']:.1f}",
-    ])
+    ] + ([f"  forfeited: white {summary['white_forfeits']:,} games, black {summary['black_forfeits']:,} "
+          "(scored as a backgammon lost at the cube; the rows' forfeit_reason says why)"]
+         if summary.get("white_forfeits") or summary.get("black_forfeits") else []))
 
 
 def format_match_summary(summary: dict, white: str, black: str) -> str:

@@ -70,4 +70,6 @@ def format_game(record, rules: Rules) -> list[str]:
     counted = f", {record.points_counted} counted" if match and record.points_counted != record.points else ""
     lines.append(f"  {record.winner} wins {record.points} point{'s' if record.points != 1 else ''} "
                  f"({record.result}, cube {record.cube_value}{counted})")
+    if getattr(record, "forfeit", ""):
+        lines.append(f"  {record.forfeit} forfeited: {record.forfeit_reason}")
     return lines

@@ -141,10 +141,29 @@ def _spellings(parser, old: str | None):
     return parser.add_mutually_exclusive_group() if old else parser
 
 
-def refuse_threads_on_reference(threads: int | None, engine: str | None) -> None:
-    """``--threads`` beside the reference engine would be silently ignored: refuse it instead."""
-    if threads is not None and engine == "reference":
+def refuse_threads_on_reference(threads: int | None, engine: str | None, external: bool = False) -> None:
+    """``--threads`` beside the reference engine would be silently ignored: refuse it instead
+    (``external``: an external engine is seated, whose games the reference engine plays side by
+    side, one thread and engine process each)."""
+    if threads is not None and engine == "reference" and not external:
         raise ValueError("--threads has no effect with --engine reference: the reference engine plays on one core")
+
+
+def engines_flag(parser) -> None:
+    """``--engines FILE``: the engines file where ``ubgi:NAME`` players are found first
+    (``experiments/running/engines.py``)."""
+    parser.add_argument("--engines", metavar="FILE", default=None,
+                        help="engines file (TOML, [engines.NAME] command = [...]) where the engines of ubgi:NAME "
+                             "players are looked up first, before the experiment file's [engines] and the user's "
+                             "bgsim/engines.toml (default: those two; docs/UBGI.md)")
+
+
+def refuse_engines(specs, why: str) -> None:
+    """One line for an external engine (``ubgi:NAME``) given to a command that cannot seat one:
+    ``why`` says why, and where it can play instead."""
+    for spec in specs or ():
+        if isinstance(spec, str) and "ubgi:" in spec:
+            raise ValueError(f"{spec}: {why}")
 
 
 def progress_flag(parser) -> None:

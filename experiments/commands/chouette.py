@@ -13,12 +13,12 @@ from pathlib import Path
 
 from bgsim.chouette import CUBE_REGIMES, check_chouette_cubes, check_player_count
 from bgsim.chouette_sessions import ENGINES, Session
-from bots import make_player
+from bots.ubgi import is_engine_spec
 from experiments.analysis.chouette import ChouetteTally, format_chouette_summary
-from experiments.commands.arguments import (force_flag, games_flag, match_length, non_negative, out_file_flag,
-                                           positive, progress_flag, rules_from_args, seed_flag)
+from experiments.commands.arguments import (engines_flag, force_flag, games_flag, match_length, non_negative,
+                                           out_file_flag, positive, progress_flag, rules_from_args, seed_flag)
 from experiments.running.machine import compiling_message, fast_compile_pending
-from experiments.running.stream import claimed_output, stream_to_file
+from experiments.running.stream import FIRST_BATCH, claimed_output, stream_to_file
 
 
 def register(subparsers) -> None:
@@ -53,6 +53,7 @@ def register(subparsers) -> None:
                           help="automatic doubles per game on tied opening rolls (default 0)")
     force_flag(chouette, "FILE if it exists")
     progress_flag(chouette)
+    engines_flag(chouette)
     chouette.set_defaults(handler=run_chouette)
 
 
@@ -68,9 +69,19 @@ def run_chouette(args) -> int:
 
 
 def _session(args, path: Path, log) -> int:
-    players = [make_player(spec) for spec in args.specs]
+    from experiments.commands.play import engine_log_path
+    from experiments.running.engines import (decision_times, engine_players, engine_table, format_decision_times,
+                                             start_engines)
+
+    external = any(map(is_engine_spec, args.specs))
+    log_path = engine_log_path(path)
+    factory = engine_players(engine_table(args.engines), log_path if external else None)
+    players = [factory(spec) for spec in args.specs]
     rules = rules_from_args(args)
     session = Session(players, args.seed, rules, args.cubes, engine=args.engine)  # checks everything first
+    if external:
+        log_path.unlink(missing_ok=True)
+        start_engines(players, log)
     log(f"playing {args.games:,} chouette games, {len(players)} players, {args.cubes} cubes, "
         f"seed {args.seed}, {session.engine} engine → {path}")
     if session.engine == "fast" and fast_compile_pending(players, chouette=True):
@@ -78,9 +89,11 @@ def _session(args, path: Path, log) -> int:
 
     tally = ChouetteTally()
     count, elapsed = stream_to_file(path, args.games, "games", session.play, not args.no_progress, log, tally.add,
-                                    salvage=session.salvage)
+                                    salvage=session.salvage, first_batch=1 if external else FIRST_BATCH)
     done = count // len(players)
     print(format_chouette_summary(tally.summary(), args.cubes))
+    for line in format_decision_times(decision_times(players)):
+        print(line)
     print(f"wrote {count} rows to {path}  ({session.engine} engine, {elapsed:.1f} s, "
           f"{done / max(elapsed, 1e-9):,.1f} games/s)")
     return 0

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from experiments.commands.arguments import (check_resume_force, cube_rules_flag, gnubg_plies, positions_flag,
-                                           run_folder_flags, seed_flag, threads_flag)
+                                           refuse_engines, run_folder_flags, seed_flag, threads_flag)
 from experiments.running.config import split_specs
 from experiments.running.folder import choose_folder
 from experiments.running.progress import duration, phase_line
@@ -64,6 +64,8 @@ def run(args) -> int:
 
     check_resume_force(args)
     specs = split_specs(args.players)
+    refuse_engines(specs, "a cross-check plays bgsim's cube rules on the fast engine; an external engine's cube "
+                   "is judged by bgsim cube-audit --players ubgi:NAME")
     log = (lambda text: print(text, file=sys.stderr, flush=True))
     threads = args.threads or thread_limit()
     if args.contact:

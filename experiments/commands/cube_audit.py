@@ -10,8 +10,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from experiments.commands.arguments import (check_resume_force, cube_rules_flag, gnubg_plies, positions_flag,
-                                           positive, refuse_given, run_folder_flags, seed_flag, threads_flag)
+from experiments.commands.arguments import (check_resume_force, cube_rules_flag, engines_flag, gnubg_plies,
+                                           positions_flag, positive, refuse_given, run_folder_flags, seed_flag,
+                                           threads_flag)
 from experiments.running.config import split_specs
 from experiments.running.folder import choose_folder
 from experiments.running.machine import thread_limit
@@ -68,6 +69,7 @@ def register(subparsers) -> None:
                        help="charge the pip rule at a grid of thresholds on the same judged positions too "
                        "(with --judge gnubg or --jacoby; default: no sweep)")
     run_folder_flags(audit, "a run already", "cube-audit")
+    engines_flag(audit)
     audit.set_defaults(handler=run)
     from experiments.commands.cube_audit_games import games_flag  # real games: a module of their own
 
@@ -155,6 +157,10 @@ def run(args) -> int:
             raise ValueError("--players is required with --judge bgsim (e.g. pipdiff,keith,thorp,exact)")
         args.players = GNUBG_PLAYERS
     specs = split_specs(args.players)
+    if any(spec.startswith("ubgi:") for spec in specs):  # engines judged as cube rules: declared first
+        from experiments.running.engines import engine_players, engine_table
+
+        engine_players(engine_table(args.engines))
     out = choose_folder(args.out, "cube-audit", args.resume, AUDIT)
     log = (lambda text: print(text, file=sys.stderr, flush=True))
     audit = run_audit(out, specs, shlex.join(_command(args, specs, judging, out)), args.positions, args.seed,

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_new, export_files
-from experiments.commands.arguments import non_negative
+from experiments.commands.arguments import engines_flag, non_negative
 from experiments.running.files import explain, write_table
 
 
@@ -35,6 +35,7 @@ def register(subparsers) -> None:
     export.add_argument("--leg", type=int, default=None, choices=(0, 1),
                         help="a run's seating, 0 or 1 (default: the only one; required when there are two)")
     export.add_argument("--force", action="store_true", help="overwrite files that exist")
+    engines_flag(export)  # games of ubgi:NAME replay with the engine: the same rows only if it is seeded
     export.set_defaults(handler=run_export)
 
     read = subparsers.add_parser(
@@ -56,6 +57,9 @@ def register(subparsers) -> None:
 
 
 def run_export(args) -> int:
+    from experiments.running.engines import engine_players, engine_table
+
+    engine_players(engine_table(args.engines))  # the engines the replay's ubgi:NAME players find
     out = Path(args.out)
     paths, differences = export_files(args.source, args.games, args.format, out, args.pairing, args.leg,
                                       args.force)

@@ -6,7 +6,7 @@ import json
 import sys
 
 from bgsim import met
-from experiments.commands.arguments import games_flag, json_flag, positive, refuse_given, seed_flag
+from experiments.commands.arguments import engines_flag, games_flag, json_flag, positive, refuse_given, seed_flag
 
 
 def register(subparsers) -> None:
@@ -36,6 +36,7 @@ def register(subparsers) -> None:
     parser.add_argument("--size", type=positive, default=11, metavar="N",
                         help="grid: scores 1..N away (default 11, at most the table's length)")
     json_flag(parser)
+    engines_flag(parser)
     parser.set_defaults(handler=run_met)
 
 
@@ -67,7 +68,10 @@ def run_met(args) -> int:
     else:
         refuse_given(args, ("size",), "with a score A B", "it sizes the grid")
     if args.from_player is not None:
+        from experiments.running.engines import engine_players, engine_table
         from experiments.studies.match_equity import compare, derived_from_player
+
+        engine_players(engine_table(args.engines))  # --from-player ubgi:NAME: its engine plays itself
 
         table, measured = derived_from_player(args.from_player, args.games, args.seed)
         distance = compare(table, met.published())

@@ -12,10 +12,11 @@ from pathlib import Path
 from bgsim.cube import Rules
 from bgsim.series import ENGINES
 from bgsim.variants import VARIANTS
-from experiments.commands.arguments import (force_flag, games_flag, match_flag, out_file_flag, progress_flag,
-                                           refuse_threads_on_reference, rules_flags, rules_from_args, seed_flag,
-                                           threads_flag)
-from bots import describe_bots, make_player
+from experiments.commands.arguments import (engines_flag, force_flag, games_flag, match_flag, out_file_flag,
+                                           progress_flag, refuse_threads_on_reference, rules_flags, rules_from_args,
+                                           seed_flag, threads_flag)
+from bots import describe_bots
+from bots.ubgi import is_engine_spec
 from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_format, export_files
 from experiments.analysis.summary import GameTally, format_match_summary, format_summary
 from experiments.running.stream import claimed_output, play_to_file
@@ -40,7 +41,8 @@ def register(subparsers) -> None:
     match_flag(play)
     play.add_argument("--engine", choices=ENGINES, default="auto",
                       help="auto: the fast engine when it can run both players, else the reference one (default auto)")
-    threads_flag(play, "threads of the fast engine (the reference engine plays on one)")
+    threads_flag(play, "threads of the fast engine (the reference engine plays on one, but for games of an "
+                       "external engine: that many side by side, an engine process each)")
     rules_flags(play)
     play.add_argument("--record", nargs=2, metavar=("FORMAT", "FILE"), default=None,
                       help=f"also write the games with every move as a match file: mat or sgf, and where "
@@ -55,6 +57,7 @@ def register(subparsers) -> None:
                       help="acey-deucey: the stake doubles at each 1-2")
     force_flag(play, "FILE if it exists")
     progress_flag(play)
+    engines_flag(play)
     play.set_defaults(handler=run_play)
 
     bots = subparsers.add_parser(
@@ -70,22 +73,43 @@ def run_bots(args) -> int:
 
 
 def run_play(args) -> int:
-    refuse_threads_on_reference(args.threads, args.engine)
+    refuse_threads_on_reference(args.threads, args.engine, any(map(is_engine_spec, (args.white, args.black))))
     path = Path(args.out)
     with claimed_output(path, args.force):
         return _play(args, path)
 
 
+def engine_log_path(path: Path) -> Path:
+    """Where ``bgsim play``'s engine log goes: beside the rows, ``NAME.engines.log``."""
+    return path.with_name(path.stem + ".engines.log")
+
+
 def _play(args, path: Path) -> int:
-    white = make_player(args.white)
-    black = make_player(args.black)
+    from experiments.running.engines import (decision_times, engine_players, engine_table, format_decision_times,
+                                             start_engines)
+
+    external = any(map(is_engine_spec, (args.white, args.black)))
+    log_path = engine_log_path(path)
+    factory = engine_players(engine_table(args.engines), log_path if external else None)
+    white = factory(args.white)
+    black = factory(args.black)
     rules = rules_from_args(args)
     record = check_record(args, rules)
     tally = GameTally()
+    if external:
+        from bgsim.series import engine_for
+
+        engine_for(args.engine, white, black, rules)  # --engine fast refuses an engine before it starts
+        log_path.unlink(missing_ok=True)  # this run's log, not a replaced run's
+        start_engines((white, black), _log)
     engine, rows, elapsed = play_to_file(white, black, args.games, args.seed, path, rules,
                                          args.match_to, args.engine, args.threads, not args.no_progress,
                                          _log, tally.add)
     print(format_summary(tally.summary(), white.name, black.name))
+    for line in format_decision_times(decision_times((white, black))):
+        print(line)
+    if external and log_path.exists():
+        print(f"the engines' forfeits and notes are in {log_path}")
     if args.match_to:  # points per game above are capped at what the winner needed
         summary = tally.match_summary()
         summary["match_to"] = args.match_to

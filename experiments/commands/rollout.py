@@ -13,8 +13,8 @@ import signal
 import sys
 from contextlib import nullcontext
 from bgsim.interchange.xgid import xgid_of
-from experiments.commands.arguments import (EXIT_INTERRUPTED, games_flag, json_flag, progress_flag, seed_flag,
-                                           threads_flag)
+from experiments.commands.arguments import (EXIT_INTERRUPTED, games_flag, json_flag, progress_flag,
+                                           refuse_engines, seed_flag, threads_flag)
 
 
 DEFAULT_PLAYER = "nn"
@@ -61,6 +61,8 @@ def run_rollout(args) -> int:
     position, _ = read_position_text(args.position_id)  # a bad ID is a ValueError: one line
     if position.variant != "standard":  # before the compile: bgsim.rollout says the same
         raise ValueError(f"rollouts roll out positions of the standard game only, not {position.variant}")
+    refuse_engines([args.player], "rollouts play on the fast engine only, and an external engine plays on the "
+                   "reference engine (seat it with bgsim play or bgsim run)")
     chosen = make_player(args.player)
     if not isinstance(chosen.cube, NoCube):
         raise ValueError(f"--player {args.player}: rollouts are cubeless, so its cube bot would do nothing; "

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.commands.arguments import (check_resume_force, positive, progress_flag, refuse_threads_on_reference,
-                                            seed, threads_flag)
+from experiments.commands.arguments import (check_resume_force, engines_flag, positive, progress_flag,
+                                            refuse_threads_on_reference, seed, threads_flag)
 
 
 def register(subparsers) -> None:
@@ -40,6 +40,7 @@ def _shared_flags(parser) -> None:
                         "on a finished run, say so and show its results")
     parser.add_argument("--force", action="store_true", help="replace a finished or unfinished run in --out")
     progress_flag(parser)
+    engines_flag(parser)
 
 
 def run_tournament(args) -> int:
@@ -61,8 +62,9 @@ def _run(path: Path, args) -> int:
     check_resume_force(args)
     overrides = {"games": args.games, "seed": args.seed, "threads": args.threads,
                  "engine": args.engine, "chunk": args.chunk}
-    experiment = load_experiment(path, overrides)
-    refuse_threads_on_reference(args.threads, experiment.engine)  # the flag's engine or the file's
+    experiment = load_experiment(path, overrides, engines_file=args.engines)
+    # the flag's engine or the file's; an external engine's games play side by side on --threads
+    refuse_threads_on_reference(args.threads, experiment.engine, experiment.seats_engines)
     result = run_experiment(experiment, args.out, resume=args.resume, force=args.force, dask=args.dask,
                             progress=not args.no_progress, command=_command(args))
     print(result.report.text)
@@ -74,7 +76,7 @@ def _run(path: Path, args) -> int:
 def _command(args) -> list[str]:
     """The command as typed, rebuilt from the parsed flags (for run.json and resume hints)."""
     words = ["bgsim", args.command] + ([args.file] if args.command == "run" else [])
-    for flag in ("games", "seed", "out", "threads", "engine", "chunk", "dask"):
+    for flag in ("games", "seed", "out", "threads", "engine", "chunk", "dask", "engines"):
         value = getattr(args, flag)
         if value is not None:
             words += [f"--{flag}", str(value)]

@@ -4,11 +4,13 @@
 
 from __future__ import annotations
 
+import sys
+
 from bgsim.cube import Rules
 from bgsim.game import WHITE, play_game
 from bgsim.match import check_match_length, play_match
 from experiments.analysis.trace import format_game
-from experiments.commands.arguments import match_flag, non_negative, seed_flag
+from experiments.commands.arguments import engines_flag, match_flag, non_negative, seed_flag
 
 
 def register(subparsers) -> None:
@@ -30,14 +32,20 @@ def register(subparsers) -> None:
     parser.add_argument("--variant", default="standard", metavar="NAME",
                         help="the game played (RULES.md, Variants; default standard); positions are then "
                         "bgsim position strings")
+    engines_flag(parser)
     parser.set_defaults(handler=run_trace)
 
 
 def run_trace(args) -> int:
-    from bots import make_player
+    from experiments.running.engines import engine_players, engine_table, start_engines
 
-    white, black = make_player(args.white), make_player(args.black)
+    factory = engine_players(engine_table(args.engines))  # ubgi:NAME seats an engine; a forfeit shows in the trace
+    white, black = factory(args.white), factory(args.black)
     rules = Rules(variant=args.variant)
+    for player in (white, black):
+        if hasattr(player, "check_variant"):
+            player.check_variant(rules.variant)  # one line before an engine starts, not a deep error later
+    start_engines((white, black), lambda text: print(text, file=sys.stderr, flush=True))
     if args.match_to:
         check_match_length(args.match_to)
         result = play_match(white, black, args.seed, args.game, args.match_to, rules, trace=True)

@@ -5,8 +5,8 @@ and the comparison are :mod:`experiments.studies.validation`'s.
 from __future__ import annotations
 
 from bgsim.cube import Rules
-from experiments.commands.arguments import (RULE_OPTIONS, games_flag, match_flag, positions_flag, refuse_given,
-                                           rules_flags, seed_flag, threads_flag)
+from experiments.commands.arguments import (RULE_OPTIONS, games_flag, match_flag, positions_flag, refuse_engines,
+                                           refuse_given, rules_flags, seed_flag, threads_flag)
 from experiments.studies.validation import DEFAULT_GAMES, chouette_cases, default_cases, validate
 
 PAIRING_OPTIONS = ("match_to", *RULE_OPTIONS, "backgammon_as_gammon")
@@ -41,6 +41,8 @@ def register(subparsers) -> None:
 
 def _cases(args) -> list[tuple[str, str, Rules, int]]:
     if args.players:
+        refuse_engines(args.players, "bgsim validate holds the fast engine to the reference one game for game, and "
+                       "an external engine plays on the reference engine only (bgsim check ENGINE tests an engine)")
         rules = Rules(cube=not args.no_cube, max_cube=args.max_cube, jacoby=args.jacoby,
                       beaver=args.beaver, automatic_doubles=args.automatic_doubles,
                       backgammon_as_gammon=args.backgammon_as_gammon)

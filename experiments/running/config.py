@@ -39,6 +39,9 @@ Keys (all optional except ``games`` and at least two players)::
     positions = ["4HPwATDgc/ABMA", ...]   # game g starts from positions[g % len] (white on roll); XGIDs too
     # or: race = [40, 80]            # random races, each side 40..80 pips; seed = S (default: the run's)
 
+    [engines.gnubg]                  # optional: external engines its ubgi:NAME players seat
+    command = ["gnubg", "--ubgi"]    # (experiments/running/engines.py; --engines FILE comes first)
+
     [grid]                           # optional: more players from a template and value lists
     template = "heuristic+pipdiff(double={double}%,take={take}%)"
     double = [6, 8, 10]
@@ -126,6 +129,10 @@ class Experiment:
     # chouettes: (condition, cube regime) and (condition, seats) where a condition sets them
     condition_cubes: tuple[tuple[str, str], ...] = ()
     condition_seats: tuple[tuple[str, int], ...] = ()
+    # the file's own [engines] table, as written; and every engine its ubgi:NAME players may seat
+    # (--engines FILE first, then that table, then the user's engines file): bots.ubgi.EngineSpec
+    engines: dict = field(default_factory=dict)
+    engine_specs: tuple = field(default=(), compare=False)
 
     def match_length(self, condition: str) -> int:
         """The match length of a condition's games (0: money games)."""
@@ -200,6 +207,8 @@ class Experiment:
         }
         if self.chouette:
             data["mode"] = self.mode
+        if self.engines:
+            data["engines"] = self.engines
         return data
 
     @classmethod
@@ -233,7 +242,13 @@ class Experiment:
             grid_keys=tuple(data.get("grid_keys", ())),
             source=data.get("source", "<memory>"),
             starts=data.get("starts"),
+            engines=data.get("engines", {}),
         )
+
+    @property
+    def seats_engines(self) -> bool:
+        """Whether a player of the run is an external engine (``ubgi:NAME``)."""
+        return any(spec.strip().startswith("ubgi:") for spec in self.everyone)
 
 
 def rules_table(rules: Rules) -> dict:
@@ -256,7 +271,7 @@ TOP_KEYS = {
     "name": str, "description": str, "players": list, "opponent": str, "pairings": str,
     "games": int, "seed": int, "engine": str, "threads": int, "duplicate": bool, "chunk": int,
     "match_to": int, "target_ci": float, "judge_cube": int, "rules": dict, "conditions": dict, "grid": dict,
-    "starts": dict, "mode": str,
+    "starts": dict, "mode": str, "engines": dict,
 }
 
 
@@ -289,13 +304,7 @@ def split_specs(text: str) -> list[str]:
     return specs
 
 
-def load_experiment(
-    path: str | Path,
-    overrides: dict | None = None,
-    make_player: Callable[[str], Any] | None = None,
-) -> Experiment:
-    """Read, check and return the experiment in ``path``; ``overrides`` are command-line flags."""
-    path = Path(path)
+def _read_toml(path: Path) -> tuple[dict, str]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -303,10 +312,39 @@ def load_experiment(
     except UnicodeDecodeError as error:
         raise ExperimentError(f"{path}: not UTF-8 text ({error.reason})") from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as error:
         raise ExperimentError(f"{path}: not valid TOML: {error}") from None
-    return experiment_from_mapping(data, str(path), path.stem, overrides, make_player)
+
+
+def load_experiment(
+    path: str | Path,
+    overrides: dict | None = None,
+    make_player: Callable[[str], Any] | None = None,
+    engines_file: str | Path | None = None,
+) -> Experiment:
+    """Read, check and return the experiment in ``path``; ``overrides`` are command-line flags;
+    ``engines_file``: ``--engines FILE``, where ``ubgi:NAME`` players are looked up first."""
+    path = Path(path)
+    data, text = _read_toml(path)
+    from .engines import engine_players, engine_table
+
+    table = data.get("engines", {})
+    engines = {}
+    if engines_file is not None or table or "ubgi:" in text:  # a run of bgsim's bots reads no engines file
+        engines = engine_table(engines_file, table if isinstance(table, dict) else None, path, text)
+    if make_player is None and engines:
+        make_player = engine_players(engines)
+    experiment = experiment_from_mapping(data, str(path), path.stem, overrides, make_player)
+    return replace(experiment, engine_specs=tuple(sorted(engines.items())))
+
+
+def experiment_engines(path: str | Path) -> tuple[dict | None, Path, str]:
+    """The ``[engines]`` table of the experiment file ``path`` (None if it has none), the path and
+    its text (for the lines of errors)."""
+    path = Path(experiment_file(str(path)))
+    data, text = _read_toml(path)
+    return data.get("engines"), path, text
 
 
 def experiment_from_mapping(
@@ -501,7 +539,7 @@ def experiment_from_mapping(
         condition_lengths=tuple(lengths.items()), grid=grid, grid_keys=grid_keys,
         source=source, starts=starts, mode=mode,
         condition_cubes=tuple(cubes.items()) if chouette else (),
-        condition_seats=tuple(seats.items()),
+        condition_seats=tuple(seats.items()), engines=dict(data.get("engines", {})),
     )
     canonical = check_players(experiment, make_player)
     if canonical:

@@ -276,8 +276,24 @@ def _differences(before: dict, now: dict) -> list[str]:
     out = []
     for key in sorted(set(before) | set(now)):
         if before.get(key) != now.get(key):
-            if key in ("players", "conditions"):
+            if key == "engines":
+                out += _engine_differences(before.get(key) or {}, now.get(key) or {})
+            elif key in ("players", "conditions"):
                 out.append(f"{key} differ")
             else:
                 out.append(f"{key}: {before.get(key)!r} in the run, {now.get(key)!r} now")
+    return out
+
+
+def _engine_differences(before: dict, now: dict) -> list[str]:
+    """What changed of each engine under its name: the run's engines must be the same ones."""
+    out = []
+    for name in sorted(set(before) | set(now)):
+        old, new = before.get(name), now.get(name)
+        if old is None or new is None:
+            out.append(f"engine {name} {'is new' if old is None else 'is gone'}")
+            continue
+        for field in sorted(set(old) | set(new)):
+            if old.get(field) != new.get(field):
+                out.append(f"engine {name} changed its {field}: {old.get(field)!r} in the run, {new.get(field)!r} now")
     return out

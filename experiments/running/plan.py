@@ -175,6 +175,8 @@ def play_chunk(task: dict, make_player: Callable[[str], Any] | None = None) -> p
         from .starts import start_positions
 
         starts = [start_positions(task["starts"], leg) for leg in numbers]
+    engines = [player for player in (first, second) if getattr(player, "external", False)]
+    before = {player.name: player.stats() for player in engines}
     with scope:
         legs = [play_games(first, second, games=numbers[0], start=starts[0], **common),
                 play_games(second, first, games=numbers[1], start=starts[1], **common)]
@@ -182,8 +184,11 @@ def play_chunk(task: dict, make_player: Callable[[str], Any] | None = None) -> p
         frame["pairing"] = np.int32(task["pairing"])
         frame["condition"] = pd.Series([task["condition"]] * len(frame), dtype="string")
         frame["leg"] = np.int8(leg)
-    frame = pd.concat(legs, ignore_index=True)
-    return frame.astype({"pairing": "int32", "leg": "int8", "condition": "string"})
+    frame = pd.concat(legs, ignore_index=True).astype({"pairing": "int32", "leg": "int8", "condition": "string"})
+    if engines:  # what the engines' decisions took in this chunk: the runner adds it up in run.json
+        frame.attrs["engine_time"] = {player.name: {key: player.stats()[key] - before[player.name][key]
+                                                    for key in before[player.name]} for player in engines}
+    return frame
 
 
 def play_chouette_chunk(task: dict, factory: Callable[[str], Any]) -> pd.DataFrame:
@@ -197,7 +202,13 @@ def play_chouette_chunk(task: dict, factory: Callable[[str], Any]) -> pd.DataFra
     seating = Seating(tuple(task["seating"])) if task["seating"] is not None else None
     session = Session(players, task["seed"], Rules(**task["rules"]), task["chouette_cubes"], seating,
                       task["start"], task["engine"])
+    engines = list({id(player): player for player in players if getattr(player, "external", False)}.values())
+    before = {player.name: player.stats() for player in engines}
     frame = session.play(range(task["start"], task["stop"]))
     frame["table"] = np.int32(task["pairing"])
     frame["condition"] = pd.Series([task["condition"]] * len(frame), dtype="string")
-    return frame.astype({"table": "int32"})
+    frame = frame.astype({"table": "int32"})
+    if engines:
+        frame.attrs["engine_time"] = {player.name: {key: player.stats()[key] - before[player.name][key]
+                                                    for key in before[player.name]} for player in engines}
+    return frame

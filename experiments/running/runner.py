@@ -119,7 +119,18 @@ class _Session:
 
     def _run(self, folder: Path) -> RunResult:
         experiment = self.experiment
-        stored = self.run_folder.open(experiment.identity(), resume=self.resume, force=self.force)
+        identity = experiment.identity()
+        self.engines = {}
+        if experiment.seats_engines:
+            from .engines import ENGINE_LOG, engine_players, start_engines
+
+            # the engines start (and a bad one stops the run) before anything is written; the
+            # run's identity holds what each is, so a resume on another engine is refused
+            self.make_player = engine_players(dict(experiment.engine_specs), folder / ENGINE_LOG)
+            self.engines = start_engines([cached_player(self.make_player, name) for name in experiment.everyone],
+                                         self.log)
+            identity["engines"] = {name: engine.fingerprint() for name, engine in self.engines.items()}
+        stored = self.run_folder.open(identity, resume=self.resume, force=self.force)
         if stored is not None and stored.get("status") == "finished" and (folder / GAMES_FILE).exists():
             frame = load_rows(folder)
             self.times = dict(stored.get("phases") or {})
@@ -129,7 +140,7 @@ class _Session:
 
         pairings = plan_units(experiment)  # a chouette experiment's: its tables
         threads = experiment.threads or None
-        self._open(folder, stored, pairings)
+        self._open(folder, stored, pairings, identity)
         chunks = Chunks(experiment, pairings, folder)
         unit = "matches" if experiment.plays_matches else "games"
         total = experiment.legs * experiment.games * len(pairings)
@@ -168,6 +179,10 @@ class _Session:
                 raise explain(error, path, f"and finish with --resume (the {len(chunks.on_disk)} finished "
                                            f"chunks in {folder / CHUNK_DIR} are kept)") from None
             chunks.record(task["pairing"], task["chunk"], path, frame)
+            for name, spent in frame.attrs.get("engine_time", {}).items():
+                summed = self.record.setdefault("engine_time", {}).setdefault(name, {})
+                for key, value in spent.items():
+                    summed[key] = summed.get(key, 0) + value
             self.played_rows += (task["stop"] - task["start"]) if experiment.chouette else len(frame)  # games
             self.written += 1
             units = experiment.legs * (task["stop"] - task["start"])
@@ -212,9 +227,10 @@ class _Session:
                 self.log(f"about {duration(left / rate)} to go at ~{rate:,.0f} {unit}/s "
                          "(Ctrl-C stops and keeps the finished chunks; --resume goes on)")
 
-    def _open(self, folder: Path, stored: dict | None, pairings: list[Pairing]) -> None:
+    def _open(self, folder: Path, stored: dict | None, pairings: list[Pairing], identity: dict) -> None:
         """Create the folder and record this session in ``run.json`` before any game is played."""
         experiment = self.experiment
+        engines = {name: engine.to_dict() for name, engine in self.engines.items()}
         if stored is None:
             if experiment.chouette:
                 planned = {"tables": [{"index": t.index, "players": list(t.players), "condition": t.condition,
@@ -223,8 +239,8 @@ class _Session:
                 planned = {"pairings": [{"index": p.index, "first": p.first, "second": p.second,
                                          "condition": p.condition, "seed": p.seed} for p in pairings]}
             self.record = self.run_folder.record(
-                self.command_text, experiment.identity(), name=experiment.name, config=experiment.to_dict(),
-                seed=experiment.seed, **planned, sessions=[])
+                self.command_text, identity, name=experiment.name, config=experiment.to_dict(),
+                seed=experiment.seed, **planned, **({"engines": engines} if engines else {}), sessions=[])
         else:
             self.record = self.run_folder.resumed(stored)
         self.record["status"] = "running"
@@ -271,6 +287,11 @@ class _Session:
         shutil.rmtree(folder / CHUNK_DIR, ignore_errors=True)
         shown = self.played_rows / elapsed if elapsed > 0 else float("nan")
         after = {name: seconds for name, seconds in self.times.items() if name != "playing"}
+        if self.record.get("engine_time"):
+            from .engines import format_decision_times
+
+            for line in format_decision_times(self.record["engine_time"]):
+                self.log(line)
         self.log(f"played {self.played_rows} games in {elapsed:.1f} s ({shown:,.0f} games/s)"
                  + (f"; {phase_line(after)}" if after else "") + f"; results in {folder}")
         return RunResult(folder, frame, report, self.played_rows, elapsed)

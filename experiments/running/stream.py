@@ -17,7 +17,7 @@ from typing import Callable
 import pandas as pd
 
 from bgsim.cube import Rules
-from bgsim.series import engine_for, play_games
+from bgsim.series import engine_for, is_external, play_games
 from bgsim.variants import STANDARD
 
 from .files import RowFile, claim, stop_hook
@@ -70,7 +70,8 @@ def play_to_file(white, black, games: int, seed: int, path: Path, rules: Rules, 
     if match_to:
         rules.check_for_match()
     played_on = engine_for(engine, white, black, rules)
-    if threads is not None and played_on == "reference":
+    external = is_external(white) or is_external(black)
+    if threads is not None and played_on == "reference" and not external:
         what = (f"{rules.variant} is played" if rules.variant != STANDARD
                 else f"{white.name} vs {black.name} is played")
         raise ValueError(f"--threads has no effect here: {what} by the reference engine, on one core")
@@ -93,27 +94,30 @@ def play_to_file(white, black, games: int, seed: int, path: Path, rules: Rules, 
             path, games, unit,
             lambda numbers: play_games(white, black, seed, numbers, rules, match_to=match_to,
                                        engine=engine, threads=threads),
-            progress, log, on_batch)
+            progress, log, on_batch,
+            # an external engine's game may take minutes: its first batch is one game a thread
+            first_batch=(threads or 1) if external else FIRST_BATCH)
     return played_on, count, seconds
 
 
 def stream_to_file(path: Path, total: int, unit: str, play: Callable[[range], pd.DataFrame],
                    progress: bool = True, log: Callable[[str], None] = print,
                    on_batch: Callable[[pd.DataFrame], None] = lambda frame: None,
-                   salvage: Callable[[], pd.DataFrame | None] = lambda: None) -> tuple[int, float]:
+                   salvage: Callable[[], pd.DataFrame | None] = lambda: None,
+                   first_batch: int = FIRST_BATCH) -> tuple[int, float]:
     """Call ``play`` on batches of the numbers 0..total-1 and append each frame to ``path``:
     (rows written, seconds).  On Ctrl-C the finished batches are kept, with what ``salvage``
     gives of the unfinished one (a session that plays game after game has some), and the file
     is closed under its name; on any other error nothing is left behind.  ``path`` is claimed
     (``files.claim``) while it is written."""
     with claim(path, "output file"):
-        return _stream(path, total, unit, play, progress, log, on_batch, salvage)
+        return _stream(path, total, unit, play, progress, log, on_batch, salvage, first_batch)
 
 
-def _stream(path, total, unit, play, progress, log, on_batch, salvage) -> tuple[int, float]:
+def _stream(path, total, unit, play, progress, log, on_batch, salvage, first_batch=FIRST_BATCH) -> tuple[int, float]:
     rows = RowFile(path)
     bar = Progress(total, 0, unit, progress)
-    done, batch, batches, timed, timed_seconds = 0, FIRST_BATCH, 0, 0, 0.0
+    done, batch, batches, timed, timed_seconds = 0, first_batch, 0, 0, 0.0
     started = time.perf_counter()
 
     def write(frame: pd.DataFrame) -> None:

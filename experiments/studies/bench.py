@@ -20,6 +20,9 @@ machine shared with other work slows all of them alike and the ratios stay meani
   positions of real games, all 36 rolls each;
 * when installed: a uniform-random game loop over ``gnubg_nn.moves`` and an OpenSpiel random
   playout of ``backgammon``, and every figure as a ratio to them;
+* the UBGI controller's cost a decision (``bench_ubgi.py``): ``random`` against a ``bgsim ubgi
+  random`` engine over pipes, beside the same games in-process (target: under 100 us of CPU a
+  decision on one core, legality checked);
 * cold compile (a fresh process with an empty ``NUMBA_CACHE_DIR``) and cached start (the same
   again once the cache is filled), both up to the first finished game;
 * with ``--against PYTHON``: another checkout's engine (the interpreter of its virtual
@@ -68,6 +71,9 @@ from .bench_loops import available as _available
 from .bench_loops import gnubg_best_move_loop, gnubg_random_loop, openspiel_random_loop
 from .bench_machine import busy_processes, describe_machine
 from .bench_report import COMPILE_TARGETS, TARGETS, compare, machine_differences, profile_report, ratios
+from .bench_ubgi import measure_ubgi
+from .bench_ubgi import report_lines as ubgi_report_lines
+from .bench_ubgi import target as ubgi_target
 
 # The committed baseline lives in the repository; a run's own JSON goes to the ignored runs
 # folder (relative to where bgsim runs, as `bgsim run` does), so a bench never rewrites a
@@ -356,6 +362,7 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
             print(f"bear-off databases built in {run['bearoff']['one_sided_build_s']:.1f}s (one-sided) and "
                   f"{run['bearoff']['two_sided_build_s']:.1f}s (two-sided, {run['bearoff']['two_sided_checkers']} checkers)")
         run["figures"] = measure(games, rounds, seed, against=against)
+        run["ubgi"] = measure_ubgi(max(10, games // 1000), rounds, seed)  # the UBGI controller's cost
     finally:
         if against is not None:
             against.close()
@@ -374,6 +381,8 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
         unit = ("generations/s" if name.endswith("generations")
                 else "trials/s" if name.startswith(("rollout", "against_rollout")) else "games/s")
         print(f"  {name:<{width}}  {figure['per_s']:>12,.1f} {unit}{plies}")
+    for line in ubgi_report_lines(run["ubgi"]):
+        print(line)
     print("ratios:")
     for name, value in run["ratios"].items():
         print(f"  {name:<60} {value:>9.2f}x")
@@ -383,6 +392,9 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
             met = run["ratios"][name] >= target
             run["targets"][name] = {"target": target, "measured": run["ratios"][name], "met": met}
             print(f"target {name} >= {target}: {run['ratios'][name]:.2f} {'met' if met else 'NOT MET'}")
+    run["targets"]["ubgi_controller_us_per_decision"] = ubgi_target(run["ubgi"])
+    print(f"target ubgi_controller_us_per_decision <= {run['ubgi']['target_us']:g}: "
+          f"{run['ubgi']['controller_us_per_decision']:.1f} {'met' if run['targets']['ubgi_controller_us_per_decision']['met'] else 'NOT MET'}")
     if "compile" in run:
         for name, target in COMPILE_TARGETS:
             met = run["compile"][name] <= target

@@ -175,13 +175,16 @@ class Rule:
 
 
 def make_rules(specs: list[str]) -> list[Rule]:
-    from bots import make_cube
+    """The cube rules of ``specs``: cube bots, or external engines (``ubgi:NAME``, declared by
+    the command: ``experiments/running/engines.py``) that answer ``go cube`` and ``go take``."""
+    from bots import make_cube, make_player
+    from bots.ubgi import EngineCube, is_engine_spec
 
     if not specs:
         raise ValueError("--players needs at least one cube bot spec")
     rules = []
     for spec in specs:
-        rules.append(Rule(spec, make_cube(spec)))
+        rules.append(Rule(spec, EngineCube(make_player(spec)) if is_engine_spec(spec) else make_cube(spec)))
     names = [rule.name for rule in rules]
     if len(set(names)) != len(names):
         raise ValueError(f"--players names a cube bot twice: {','.join(names)}")

@@ -10,7 +10,7 @@ up: money with and without the Jacoby rule and beavers, matches, cubes gnubg's s
 from pathlib import Path
 
 from bgsim.interchange.xgid import decode
-from experiments.analysis.gnubg_program import MARK, _cube_commands, cube_setup, run_script
+from bots.gnubg_process import MARK, _cube_commands, cube_setup, run_script
 
 HERE = Path(__file__).parent
 STATES = [
