@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -67,19 +68,22 @@ class Pair:
 
 
 MILLION = 1_000_000
+# Each pair's H1 is about 0.095 standard deviations of its deal score, so that a fixed-size test
+# of the same errors (alpha = beta = 0.05) needs about 1,200 deals and the sequential test about
+# half of that: a pool of a million deals holds about 1,500 tests at either hypothesis.
 PAIRS = (
-    Pair("cubeless-null", "racer", "racer", False, True, 3 * MILLION, 0, 0.06,
+    Pair("cubeless-null", "racer", "racer", False, True, MILLION, 0, 0.09,
          "racer against itself, no cube"),
-    Pair("cubeless-blot", "racer", "racer(blot=6)", False, False, 2_500_000, MILLION, 0.03,
+    Pair("cubeless-blot", "racer", "racer(blot=6)", False, False, MILLION, MILLION, 0.04,
          "racer against racer pricing a blot at 6 pips instead of 5, no cube"),
-    Pair("cubeless-hit", "racer", "racer(hit=3)", False, False, 2_500_000, MILLION, 0.03,
+    Pair("cubeless-hit", "racer", "racer(hit=3)", False, False, MILLION, MILLION, 0.04,
          "racer against racer with a hit bonus of 3 instead of 2, no cube"),
-    Pair("cube-null", "racer+pipdiff", "racer+pipdiff", True, True, 3 * MILLION, 0, 0.08,
+    Pair("cube-null", "racer+pipdiff", "racer+pipdiff", True, True, MILLION, 0, 0.12,
          "the 8-9-12 pip rule against itself (racer checker play)"),
-    Pair("cube-take16", "racer+pipdiff", "racer+pipdiff(take=16%)", True, False, 3 * MILLION, MILLION, 0.06,
+    Pair("cube-take16", "racer+pipdiff", "racer+pipdiff(take=16%)", True, False, MILLION, MILLION, 0.10,
          "the pip rule taking up to 12% against taking up to 16% (racer checker play)"),
-    Pair("cube-take20-25", "racer+pipdiff(take=20%)", "racer+pipdiff(take=25%)", True, False, 3 * MILLION,
-         MILLION, 0.06,
+    Pair("cube-take20-25", "racer+pipdiff(take=20%)", "racer+pipdiff(take=25%)", True, False, MILLION,
+         MILLION, 0.10,
          "the pip rule taking up to 20% against 25%: wide takes, high cubes, the heaviest tails "
          "(racer checker play)"),
 )
@@ -128,8 +132,8 @@ def play_all(work: Path, pairs=PAIRS, threads: int | None = 1, log=print) -> Non
 
     players = [make_player(spec) for pair in pairs for spec in (pair.candidate, pair.baseline)]
     with compile_only_for(players):
-        for kind, base in (("truth", TRUTH_SEED), ("pool", POOL_SEED)):
-            for index, pair in enumerate(pairs):
+        for index, pair in enumerate(pairs):
+            for kind, base in (("truth", TRUTH_SEED), ("pool", POOL_SEED)):
                 deals = pair.truth if kind == "truth" else pair.pool
                 folder = _folder(work, pair, kind)
                 folder.mkdir(parents=True, exist_ok=True)
@@ -183,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     pools.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
     if args.step == "pools":
+        (args.work / "pools.pid").parent.mkdir(parents=True, exist_ok=True)
+        (args.work / "pools.pid").write_text(f"{os.getpid()}\n")  # the job's own id, to stop it by
         play_all(args.work, threads=args.threads, log=lambda text: print(text, flush=True))
     return 0
 
