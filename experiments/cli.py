@@ -36,6 +36,8 @@ COMMAND_MODULES = (
     "experiments.commands.chouette",
     "experiments.commands.interchange",
     "experiments.commands.analyse",
+    "experiments.commands.sprt",
+    "experiments.commands.ratings",
 )
 
 
@@ -54,6 +56,7 @@ COMMANDS = {
     "trace": "experiments.commands.trace", "chouette": "experiments.commands.chouette",
     "export": "experiments.commands.interchange", "import": "experiments.commands.interchange",
     "analyse": "experiments.commands.analyse",
+    "sprt": "experiments.commands.sprt", "ratings": "experiments.commands.ratings",
 }
 
 

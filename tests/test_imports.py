@@ -1,7 +1,7 @@
 """Imports flow one way and never in a circle.
 
 ``bgsim`` <- ``bots`` <- ``experiments``, and inside experiments its layers: the modules below
-every layer (``errors``, ``stats``) < ``running`` < ``analysis`` < ``studies`` < ``commands``
+every layer (``errors``, ``stats``, ``sequential``) < ``running`` < ``analysis`` < ``studies`` < ``commands``
 and the ``cli``.  Every import statement counts, at module level or inside a function; only an
 ``if TYPE_CHECKING:`` block, which never runs, does not.  Importing a module also runs its
 packages' ``__init__``; that is not counted as an import of the package.
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("bgsim", "bots", "experiments")
 # experiments' layers, lowest first; a module may import its own layer and the ones below it
 LAYERS = (
-    ("base", ("experiments", "experiments.errors", "experiments.stats")),
+    ("base", ("experiments", "experiments.errors", "experiments.stats", "experiments.sequential")),
     ("running", ("experiments.running",)),
     ("analysis", ("experiments.analysis",)),
     ("studies", ("experiments.studies",)),

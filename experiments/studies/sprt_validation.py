@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -40,6 +41,7 @@ import numpy as np
 
 from bgsim.cube import Rules
 from bgsim.dice import GOLDEN, MASK64, mix64
+from experiments.sequential import DEFAULT_BATCH, DEFAULT_LIMIT, METHODS, Sprt, run_test
 
 # --- the pairs -------------------------------------------------------------------------------
 
@@ -165,6 +167,331 @@ def load_scores(work: Path, pair: Pair, kind: str) -> np.ndarray:
     return np.concatenate([np.load(path) for path in blocks])
 
 
+# --- the simulated tests ------------------------------------------------------------------------
+
+# the true differences theta the tests meet: D0 + f (D1 - D0) for each f (D0 = 0)
+FRACTIONS = (-0.5, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
+# shorter tests: H1 at 2 and 4 times the pair's delta1 (4 and 16 times fewer deals), at D0 and D1
+SHORT = ((2.0, (0.0, 1.0)), (4.0, (0.0, 1.0)))
+MOST_TESTS = 4000  # tests per setting at most (the short tests fit far more into a pool)
+
+
+@dataclass(frozen=True)
+class Truth:
+    """What a pair's truth run says: the candidate's gain per game and its 95% half-width, the
+    deal score's standard deviation (points per game over the two seatings), its kurtosis, the
+    largest deal score seen, the share of deals scoring 4 points a game or more either way."""
+
+    mu: float
+    half: float
+    deals: int
+    sd: float
+    kurtosis: float
+    largest: float
+    big: float
+
+    @classmethod
+    def of(cls, scores: np.ndarray, exact: float | None = None) -> "Truth":
+        units = scores.astype(np.float64) / 2  # a deal's points per game: the sum halved
+        mu, sd = float(units.mean()), float(units.std(ddof=1))
+        half = 1.959963984540054 * sd / np.sqrt(len(units))
+        z = (units - mu) / sd
+        return cls(exact if exact is not None else mu, 0.0 if exact is not None else half, len(units), sd,
+                   float(np.mean(z ** 4)), float(np.abs(units).max()), float(np.mean(np.abs(units) >= 4)))
+
+
+def truth_of(work: Path, pair: Pair) -> Truth:
+    """A null pair's truth is 0 by symmetry (its spread is its pool's); else its truth run's."""
+    if pair.null:
+        return Truth.of(load_scores(work, pair, "pool"), exact=0.0)
+    return Truth.of(load_scores(work, pair, "truth"))
+
+
+def run_tests(units: np.ndarray, mu: float, theta: float, delta1: float, *, method: str = "gsprt",
+              least: int = 0, batch: int = DEFAULT_BATCH, limit: int = DEFAULT_LIMIT,
+              most: int = MOST_TESTS) -> list[dict]:
+    """Sequential tests of H0 "gain <= 0" against H1 "gain >= delta1" on a pair whose gain is
+    ``theta``, made from deals of a pair whose gain is ``mu``: each test reads the pool's next
+    deals (its own block, consecutive, disjoint from every other test's) with both hypotheses
+    moved by ``mu - theta``, until it decides; a test the pool ends under is dropped."""
+    shift = mu - theta
+    sprt = Sprt(shift, delta1 + shift)
+    out, start = [], 0
+    while len(out) < most:
+        test = run_test(sprt, units[start:start + limit], batch, limit=limit, method=method, least=least)
+        if test.decision is None and test.deals < limit:
+            break  # the pool ran out under it
+        naive, anytime = test.naive_interval(), test.anytime_interval()
+        out.append({"start": start, "deals": test.deals, "decision": test.decision or "none", "llr": test.llr,
+                    "estimate": test.mean - shift,
+                    "naive_covers": naive[0] <= mu <= naive[1], "anytime_covers": anytime[0] <= mu <= anytime[1],
+                    "fixed_deals": sprt.fixed_deals(test.sd)})
+        start += test.deals
+    return out
+
+
+def simulate(work: Path, pairs=PAIRS, log=print) -> "pd.DataFrame":
+    """Every pair's tests at every true difference of FRACTIONS (both likelihood ratios), and its
+    shorter tests: one row per test, written to ``work/tests.parquet`` (and returned)."""
+    import pandas as pd
+
+    frames = []
+    for pair in pairs:
+        truth = truth_of(work, pair)
+        units = load_scores(work, pair, "pool").astype(np.float64) / 2
+        settings = [(1.0, fraction, method, 0) for fraction in FRACTIONS for method in METHODS]
+        settings += [(scale, fraction, method, 0) for scale, fractions in SHORT for fraction in fractions
+                     for method in METHODS]
+        for scale, fraction, method, least in settings:
+            began = time.perf_counter()
+            delta1 = pair.delta1 * scale
+            rows = run_tests(units, truth.mu, fraction * delta1, delta1, method=method, least=least)
+            frame = pd.DataFrame(rows)
+            frame = frame.assign(pair=pair.name, scale=scale, fraction=fraction, theta=fraction * delta1,
+                                 delta1=delta1, method=method, least=least, mu=truth.mu)
+            frames.append(frame)
+            log(f"{pair.name}: {len(rows):,} tests at theta = {fraction:g} x {delta1:g} ({method}) in "
+                f"{time.perf_counter() - began:.0f} s: H1 {np.mean(frame['decision'] == 'H1'):.3f}, "
+                f"{frame['deals'].mean():,.0f} deals on average")
+    tests = pd.concat(frames, ignore_index=True)
+    tests.to_parquet(Path(work) / "tests.parquet", index=False)
+    return tests
+
+
+# --- the tables, the plots --------------------------------------------------------------------
+
+
+def wilson(successes: int, count: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson's 95% interval for a binomial share."""
+    if count == 0:
+        return math.nan, math.nan
+    share = successes / count
+    centre = (share + z * z / (2 * count)) / (1 + z * z / count)
+    width = z / (1 + z * z / count) * math.sqrt(share * (1 - share) / count + z * z / (4 * count * count))
+    return max(0.0, centre - width), min(1.0, centre + width)
+
+
+def wald_oc(theta: float, delta1: float, alpha: float = 0.05, beta: float = 0.05) -> float:
+    """Wald's approximate chance of accepting H1 at a true gain ``theta`` (H0: 0, H1: delta1),
+    for a normal mean: 1 - (e^(a h) - 1) / (e^(a h) - e^(b h)), h = (delta1 - 2 theta) / delta1."""
+    upper, lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
+    h = (delta1 - 2 * theta) / delta1
+    if abs(h) < 1e-9:
+        return -lower / (upper - lower)
+    accept0 = (math.exp(upper * h) - 1) / (math.exp(upper * h) - math.exp(lower * h))
+    return 1 - accept0
+
+
+def wald_asn(theta: float, delta1: float, sd: float, alpha: float = 0.05, beta: float = 0.05) -> float:
+    """Wald's approximate mean number of deals (no overshoot, a look after every deal)."""
+    upper, lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
+    one = wald_oc(theta, delta1, alpha, beta)
+    drift = delta1 / sd ** 2 * (theta - delta1 / 2)
+    if abs(drift) < 1e-12:
+        return -lower * upper * sd ** 2 / delta1 ** 2
+    return ((1 - one) * lower + one * upper) / drift
+
+
+def tables(tests, truths: dict[str, Truth], pairs=PAIRS):
+    """(truths, errors, oc): what the pages show, from the tests' rows."""
+    import pandas as pd
+
+    by_name = {pair.name: pair for pair in pairs}
+    truth_rows = []
+    for name, truth in truths.items():
+        pair = by_name[name]
+        truth_rows.append({"pair": name, "candidate": pair.candidate, "baseline": pair.baseline,
+                           "cube": pair.cube, "null": pair.null, "gain": truth.mu, "gain_half": truth.half,
+                           "truth_deals": truth.deals, "sd": truth.sd, "kurtosis": truth.kurtosis,
+                           "largest": truth.largest, "big": truth.big, "delta1": pair.delta1,
+                           "fixed_deals": Sprt(0.0, pair.delta1).fixed_deals(truth.sd)})
+    oc_rows = []
+    for (name, scale, method, fraction), rows in tests.groupby(["pair", "scale", "method", "fraction"], sort=False):
+        truth, delta1 = truths[name], float(rows["delta1"].iloc[0])
+        theta = fraction * delta1
+        count = len(rows)
+        ones = int((rows["decision"] == "H1").sum())
+        zeros = int((rows["decision"] == "H0").sum())
+        low, high = wilson(ones, count)
+        oc_rows.append({
+            "pair": name, "scale": scale, "method": method, "fraction": fraction, "theta": theta, "delta1": delta1,
+            "tests": count, "h1": ones / count, "h1_low": low, "h1_high": high, "h0": zeros / count,
+            "undecided": (count - ones - zeros) / count, "wald_h1": wald_oc(theta, delta1),
+            "mean_deals": float(rows["deals"].mean()), "p95_deals": float(np.percentile(rows["deals"], 95)),
+            "wald_deals": wald_asn(theta, delta1, truth.sd),
+            "fixed_deals": Sprt(0.0, delta1).fixed_deals(truth.sd),
+            "naive_coverage": float(rows["naive_covers"].mean()),
+            "anytime_coverage": float(rows["anytime_covers"].mean()),
+            "bias": float(rows["estimate"].mean() - theta),
+        })
+    oc = pd.DataFrame(oc_rows)
+    errors = []
+    for (name, scale, method), rows in oc.groupby(["pair", "scale", "method"], sort=False):
+        at0, at1 = rows[rows["fraction"] == 0.0].iloc[0], rows[rows["fraction"] == 1.0].iloc[0]
+        tests0, tests1 = int(at0.tests), int(at1.tests)
+        a_low, a_high = wilson(round(at0.h1 * tests0), tests0)
+        b_low, b_high = wilson(round(at1.h0 * tests1), tests1)
+        errors.append({"pair": name, "scale": scale, "method": method, "delta1": at0.delta1,
+                       "tests_h0": tests0, "alpha": at0.h1, "alpha_low": a_low, "alpha_high": a_high,
+                       "tests_h1": tests1, "beta": at1.h0, "beta_low": b_low, "beta_high": b_high,
+                       "mean_deals_h0": at0.mean_deals, "p95_deals_h0": at0.p95_deals,
+                       "mean_deals_h1": at1.mean_deals, "p95_deals_h1": at1.p95_deals,
+                       "fixed_deals": at0.fixed_deals,
+                       "naive_coverage": float((at0.naive_coverage * tests0 + at1.naive_coverage * tests1)
+                                               / (tests0 + tests1)),
+                       "anytime_coverage": float((at0.anytime_coverage * tests0 + at1.anytime_coverage * tests1)
+                                                 / (tests0 + tests1))})
+    return pd.DataFrame(truth_rows), pd.DataFrame(errors), oc
+
+
+def plot_oc(path: Path, oc, truths: dict[str, Truth], pairs=PAIRS) -> None:
+    """The operating characteristic and the deals used, each pair a column (scale 1, gsprt)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, len(pairs), figsize=(3.1 * len(pairs), 6.2), squeeze=False)
+    for column, pair in enumerate(pairs):
+        rows = oc[(oc["pair"] == pair.name) & (oc["scale"] == 1.0) & (oc["method"] == "gsprt")]
+        rows = rows.sort_values("theta")
+        grid = np.linspace(rows["theta"].min(), rows["theta"].max(), 101)
+        top, bottom = axes[0][column], axes[1][column]
+        top.plot(grid, [wald_oc(t, pair.delta1) for t in grid], color="0.6", label="Wald's approximation")
+        top.errorbar(rows["theta"], rows["h1"], yerr=[rows["h1"] - rows["h1_low"], rows["h1_high"] - rows["h1"]],
+                     fmt="o", color="C0", ms=4, capsize=2, label="tests (95% interval)")
+        top.axhline(0.05, color="C3", lw=0.6, ls=":")
+        top.axhline(0.95, color="C3", lw=0.6, ls=":")
+        top.set_title(pair.name, fontsize=9)
+        top.set_ylim(-0.02, 1.02)
+        bottom.plot(grid, [wald_asn(t, pair.delta1, truths[pair.name].sd) for t in grid], color="0.6",
+                    label="Wald's mean")
+        bottom.plot(rows["theta"], rows["mean_deals"], "o-", color="C0", ms=4, label="mean deals")
+        bottom.plot(rows["theta"], rows["p95_deals"], "s--", color="C1", ms=4, label="95th percentile")
+        bottom.axhline(rows["fixed_deals"].iloc[0], color="C2", lw=1, label="fixed-size test")
+        bottom.set_xlabel("true gain (points per game)", fontsize=8)
+        if column == 0:
+            top.set_ylabel("share of tests accepting H1", fontsize=8)
+            bottom.set_ylabel("deals used", fontsize=8)
+            top.legend(fontsize=6, loc="upper left")
+            bottom.legend(fontsize=6, loc="upper left")
+        for axis in (top, bottom):
+            axis.tick_params(labelsize=7)
+    fig.suptitle("Sequential tests on real games: H0 gain <= 0, H1 gain >= D1, alpha = beta = 0.05", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_short(path: Path, errors, pairs=PAIRS) -> None:
+    """Error rates against the tests' length (H1 at 1, 2 and 4 times D1), each pair a line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    for index, pair in enumerate(pairs):
+        rows = errors[(errors["pair"] == pair.name) & (errors["method"] == "gsprt")].sort_values("scale")
+        deals = (rows["mean_deals_h0"] + rows["mean_deals_h1"]) / 2
+        style = dict(color=f"C{index}", marker="o" if pair.cube else "s", ms=4, label=pair.name)
+        axes[0].errorbar(deals, rows["alpha"], yerr=[rows["alpha"] - rows["alpha_low"],
+                                                     rows["alpha_high"] - rows["alpha"]], capsize=2, **style)
+        axes[1].errorbar(deals, rows["beta"], yerr=[rows["beta"] - rows["beta_low"],
+                                                    rows["beta_high"] - rows["beta"]], capsize=2, **style)
+    for axis, name in zip(axes, ("H1 accepted where the gain is 0 (alpha)", "H0 accepted where the gain is D1 (beta)")):
+        axis.axhline(0.05, color="C3", lw=0.8, ls=":", label="nominal 0.05")
+        axis.set_xscale("log")
+        axis.set_xlabel("mean deals a test used", fontsize=8)
+        axis.set_title(name, fontsize=9)
+        axis.tick_params(labelsize=7)
+    axes[0].legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _fmt_share(value: float, low: float, high: float) -> str:
+    return f"{100 * value:.2f}% ({100 * low:.2f} .. {100 * high:.2f})"
+
+
+def markdown(truths, errors, oc) -> str:
+    """summary.md: every table the README quotes."""
+    from experiments.analysis.summary import markdown_table
+
+    out = ["# The sequential test on real games: every table\n",
+           "Written by `python -m experiments.studies.sprt_validation report` from the tests' rows "
+           "(`README.md` says what they mean).\n", "## The pairs and their truth\n"]
+    rows = [[r.pair, r.candidate, r.baseline, "cube" if r.cube else "no cube",
+             "0 (exactly: a bot against itself)" if r.null else f"{r.gain:+.4f} ± {r.gain_half:.4f}",
+             f"{r.truth_deals:,}", f"{r.sd:.3f}", f"{r.kurtosis:.1f}", f"{r.largest:g}", f"{100 * r.big:.3f}%",
+             f"{r.delta1:g}", f"{r.fixed_deals:,}"] for r in truths.itertuples()]
+    out.append(markdown_table(["pair", "candidate", "baseline", "play", "true gain per game (95%)", "deals",
+                               "sd of a deal", "kurtosis", "largest |deal|", "deals >= 4 points a game",
+                               "D1", "fixed-size deals"], rows, "llll" + "r" * 8) + "\n")
+    out.append("## Error rates against the nominal 5% (H1 at D1 times 1, 2 and 4)\n")
+    rows = [[r.pair, f"{r.scale:g}", r.method, f"{r.delta1:g}", f"{r.tests_h0:,}",
+             _fmt_share(r.alpha, r.alpha_low, r.alpha_high), f"{r.tests_h1:,}",
+             _fmt_share(r.beta, r.beta_low, r.beta_high),
+             f"{r.mean_deals_h0:,.0f} / {r.p95_deals_h0:,.0f}", f"{r.mean_deals_h1:,.0f} / {r.p95_deals_h1:,.0f}",
+             f"{r.fixed_deals:,}", f"{100 * r.naive_coverage:.1f}%", f"{100 * r.anytime_coverage:.1f}%"]
+            for r in errors.itertuples()]
+    out.append(markdown_table(["pair", "D1 ×", "LLR", "D1", "tests at 0", "H1 accepted at 0 (alpha)",
+                               "tests at D1", "H0 accepted at D1 (beta)", "deals at 0: mean / 95th",
+                               "deals at D1: mean / 95th", "fixed-size deals", "naive 95% covers",
+                               "after-stopping 95% covers"], rows, "lrll" + "r" * 9) + "\n")
+    out.append("## Operating characteristic and deals used (H1 at D1)\n")
+    rows = [[r.pair, r.method, f"{r.fraction:g}", f"{r.theta:+.4f}", f"{r.tests:,}",
+             _fmt_share(r.h1, r.h1_low, r.h1_high), f"{100 * r.wald_h1:.2f}%", f"{100 * r.undecided:.2f}%",
+             f"{r.mean_deals:,.0f}", f"{r.p95_deals:,.0f}", f"{r.wald_deals:,.0f}", f"{r.fixed_deals:,}",
+             f"{100 * r.naive_coverage:.1f}%", f"{100 * r.anytime_coverage:.1f}%", f"{r.bias:+.4f}"]
+            for r in oc[oc["scale"] == 1.0].itertuples()]
+    out.append(markdown_table(["pair", "LLR", "gain / D1", "true gain", "tests", "H1 accepted (95%)", "Wald",
+                               "undecided", "mean deals", "95th percentile", "Wald's mean", "fixed-size",
+                               "naive covers", "after-stopping covers", "bias of the estimate"], rows,
+                              "ll" + "r" * 13) + "\n")
+    return "\n".join(out)
+
+
+def report(work: Path, out: Path, pairs=PAIRS, log=print) -> None:
+    """Check each pool's first deals by playing them again, then write the tables, the plots and
+    ``run.json`` into ``out`` from ``work/tests.parquet``."""
+    import pandas as pd
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    tests = pd.read_parquet(Path(work) / "tests.parquet")
+    checked = []
+    for index, pair in enumerate(pairs):
+        for kind, base in (("truth", TRUTH_SEED), ("pool", POOL_SEED)):
+            deals = pair.truth if kind == "truth" else pair.pool
+            if not deals:
+                continue
+            stored = load_scores(work, pair, kind)
+            again = deal_scores(pair, seed_of(base, index), 0, 500, threads=1)
+            if not np.array_equal(stored[:500], again):
+                raise RuntimeError(f"{pair.name} {kind}: the stored deals differ from the same deals played now")
+            checked.append(f"{pair.name} {kind}")
+    log(f"the first 500 deals of {len(checked)} pools and truth runs, played again, are the stored ones")
+    truths = {pair.name: truth_of(work, pair) for pair in pairs}
+    truth_table, errors, oc = tables(tests, truths, pairs)
+    truth_table.to_csv(out / "pairs.csv", index=False, float_format="%.6g")
+    errors.to_csv(out / "error_rates.csv", index=False, float_format="%.6g")
+    oc.to_csv(out / "operating_characteristic.csv", index=False, float_format="%.6g")
+    (out / "summary.md").write_text(markdown(truth_table, errors, oc), encoding="utf-8")
+    plot_oc(out / "operating_characteristic.png", oc, truths, pairs)
+    plot_short(out / "short_tests.png", errors, pairs)
+    played = [json.loads((_folder(work, pair, kind) / "done.json").read_text(encoding="utf-8"))
+              for pair in pairs for kind in ("truth", "pool")]
+    _write_json(out / "run.json", {"kind": "sprt validation", "pairs": [asdict(pair) for pair in pairs],
+                                   "pool_seed": POOL_SEED, "truth_seed": TRUTH_SEED, "block": BLOCK,
+                                   "batch": DEFAULT_BATCH, "limit": DEFAULT_LIMIT, "fractions": list(FRACTIONS),
+                                   "short": [list(item) for item in SHORT], "most_tests": MOST_TESTS,
+                                   "tests": len(tests), "played": played, "checked_again": checked,
+                                   "command": "python -m experiments.studies.sprt_validation report "
+                                              f"{work} {out}", **_provenance()})
+
+
 def _provenance() -> dict:
     from experiments.running.folder import git_state, now, version
 
@@ -185,11 +512,20 @@ def main(argv: list[str] | None = None) -> int:
     pools = steps.add_parser("pools", help="play every pair's pool and truth run into WORK (resumable)")
     pools.add_argument("work", type=Path)
     pools.add_argument("--threads", type=int, default=1)
+    simulated = steps.add_parser("simulate", help="run the tests on the finished pools in WORK")
+    simulated.add_argument("work", type=Path)
+    reported = steps.add_parser("report", help="the tables, plots and run.json of WORK's tests, into OUT")
+    reported.add_argument("work", type=Path)
+    reported.add_argument("out", type=Path)
     args = parser.parse_args(argv)
     if args.step == "pools":
         (args.work / "pools.pid").parent.mkdir(parents=True, exist_ok=True)
         (args.work / "pools.pid").write_text(f"{os.getpid()}\n")  # the job's own id, to stop it by
         play_all(args.work, threads=args.threads, log=lambda text: print(text, flush=True))
+    elif args.step == "simulate":
+        simulate(args.work, log=lambda text: print(text, flush=True))
+    elif args.step == "report":
+        report(args.work, args.out, log=lambda text: print(text, flush=True))
     return 0
 
 
