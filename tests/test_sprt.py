@@ -276,3 +276,13 @@ def test_sprt_of_a_player_against_itself_is_refused(tmp_path, capsys):
                      "--out", str(tmp_path / "same")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "same player" in err
+
+
+@pytest.mark.parametrize("name", ["ratings_checkers", "ratings_gnubg"])
+def test_the_rating_lists_experiments_say_what_they_ask_and_validate(name):
+    from experiments.running.config import SHIPPED, load_experiment
+
+    path = SHIPPED / f"{name}.toml"
+    assert path.read_text().startswith("# Question:")
+    experiment = load_experiment(path)
+    assert experiment.duplicate and experiment.games >= 300 and "pubeval" in experiment.everyone
