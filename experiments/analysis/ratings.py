@@ -38,14 +38,14 @@ import pandas as pd
 from bgsim.cube import Rules
 from experiments.errors import RunError
 from experiments.running.config import Experiment
-from experiments.running.files import write_atomic, write_text
+from experiments.running.files import write_atomic, write_json, write_text
 from experiments.running.folder import GAMES_FILE, read_run
 from experiments.stats import Z95
 
 from .summary import holm, markdown_table, summarize_pairings
 
 SUMMARY_FILE = "summary.csv"
-OUTPUTS = ("ratings.md", "ratings.csv", "superiority.csv", "ratings.png")
+OUTPUTS = ("ratings.md", "ratings.csv", "superiority.csv", "ratings.png", "run.json")
 LEVEL = 0.05  # the flags' and the fit test's level
 
 
@@ -65,15 +65,18 @@ class Ratings:
     df: int
     p_fit: float
     widened: float  # the factor the intervals were widened by (1: not)
-    runs: list[str] = field(default_factory=list)
+    runs: list[dict] = field(default_factory=list)  # each run read: folder, name, commit, games
     markdown: str = ""
 
     @property
     def flagged(self) -> pd.DataFrame:
         return self.pairings[self.pairings["not_transitive"]]
 
-    def write(self, folder: str | Path, plot: bool = True) -> list[Path]:
-        """ratings.md, ratings.csv, superiority.csv and (``plot``) ratings.png into ``folder``."""
+    def write(self, folder: str | Path, plot: bool = True, command: str | None = None) -> list[Path]:
+        """ratings.md, ratings.csv, superiority.csv, (``plot``) ratings.png and run.json (which
+        code fitted it, from which runs, by which ``command``) into ``folder``."""
+        from experiments.running.folder import git_state, now, version
+
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         written = [plot_ratings(folder / "ratings.png", self)] if plot else []  # first: drawing is what can fail
@@ -82,15 +85,20 @@ class Ratings:
                            ("superiority.csv", self.superiority.to_csv(float_format="%.4f"))):
             write_text(text, folder / name)
             written.append(folder / name)
+        commit, dirty = git_state()
+        write_json({"kind": "ratings", "status": "finished", "bgsim_version": version(), "git_commit": commit,
+                    "git_dirty": dirty, "command": command, "anchor": self.anchor, "match_to": self.match_to,
+                    "rules": self.rules, "runs": self.runs, "finished": now()}, folder / "run.json")
+        written.append(folder / "run.json")
         return written
 
 
 # --- reading runs -------------------------------------------------------------------------------
 
 
-def read_pairings(path: str | Path) -> tuple[pd.DataFrame, dict[str, tuple[dict, int]]]:
+def read_pairings(path: str | Path) -> tuple[pd.DataFrame, dict[str, tuple[dict, int]], dict]:
     """A run folder's pairings (the rows of its ``games.parquet`` summarized, else its
-    ``summary.csv``) and each condition's (rules, match length)."""
+    ``summary.csv``), each condition's (rules, match length), and where they came from."""
     folder = Path(path)
     if not folder.is_dir():
         raise RatingsError(f"{folder}: no such run folder")
@@ -115,7 +123,10 @@ def read_pairings(path: str | Path) -> tuple[pd.DataFrame, dict[str, tuple[dict,
     keep += [c for c in ("matches", "match_wins", "match_wins_ci") if c in pairings]
     pairings = pairings[keep].copy()
     pairings["run"] = str(folder)
-    return pairings, conditions
+    source = {"folder": str(folder), "name": experiment.name, "git_commit": run.get("git_commit"),
+              "git_dirty": run.get("git_dirty"), "games": run.get("games"),
+              "from": GAMES_FILE if (folder / GAMES_FILE).exists() else SUMMARY_FILE}
+    return pairings, conditions, source
 
 
 def _rules_line(rules: dict, match_to: int) -> str:
@@ -125,14 +136,16 @@ def _rules_line(rules: dict, match_to: int) -> str:
     return ", ".join([kind, *changed]) if changed else f"{kind}, default rules"
 
 
-def gather(paths, condition: str | None = None) -> tuple[pd.DataFrame, dict, int]:
-    """Every run's pairings under one set of rules: (pairings, rules, match length); runs under
-    different rules, or of several conditions without ``condition``, are refused in one line."""
+def gather(paths, condition: str | None = None) -> tuple[pd.DataFrame, dict, int, list[dict]]:
+    """Every run's pairings under one set of rules: (pairings, rules, match length, sources);
+    runs under different rules, or of several conditions without ``condition``, are refused in
+    one line."""
     if not paths:
         raise RatingsError("name at least one run folder")
-    frames, seen = [], {}
+    frames, seen, sources = [], {}, []
     for path in paths:
-        pairings, conditions = read_pairings(path)
+        pairings, conditions, source = read_pairings(path)
+        sources.append(source)
         if condition is not None:
             if condition not in conditions:
                 raise RatingsError(f"{path}: no condition {condition!r} (it has: {', '.join(conditions)})")
@@ -157,7 +170,7 @@ def gather(paths, condition: str | None = None) -> tuple[pd.DataFrame, dict, int
     frame = frame[frame["player"] != frame["opponent"]]
     if frame.empty:
         raise RatingsError("the runs hold no pairing of two different players")
-    return frame.reset_index(drop=True), dict(rules), match_to
+    return frame.reset_index(drop=True), dict(rules), match_to, sources
 
 
 # --- fitting ----------------------------------------------------------------------------------
@@ -340,7 +353,7 @@ def superiority(players: list[str], ratings: np.ndarray, covariance: np.ndarray)
 
 
 def rate(pairings: pd.DataFrame, anchor: str | None = None, match_to: int = 0, rules: dict | None = None,
-         runs: list[str] | None = None) -> Ratings:
+         runs: list[dict] | None = None) -> Ratings:
     """The rating list of ``pairings`` (the columns of ``summary.csv``'s pairing rows)."""
     fit = fit_points(pairings, anchor)
     players, ratings, covariance = fit["players"], fit["ratings"], fit["covariance"]
@@ -377,15 +390,15 @@ def rate(pairings: pd.DataFrame, anchor: str | None = None, match_to: int = 0, r
     ranked = list(table["player"])
     sup = superiority(players, ratings, covariance).loc[ranked, ranked]
     out = Ratings(table, sup, used, anchor, match_to, rules or asdict(Rules()), fit["chi2"], fit["df"], fit["p"],
-                  fit["widened"], list(runs or sorted(set(pairings["run"]))) if "run" in pairings else [])
+                  fit["widened"], list(runs or []))
     out.markdown = ratings_markdown(out)
     return out
 
 
 def rate_runs(paths, anchor: str | None = None, condition: str | None = None) -> Ratings:
     """The rating list of the runs in ``paths`` (run folders), anchored at ``anchor``."""
-    pairings, rules, match_to = gather([str(p) for p in paths], condition)
-    return rate(pairings, anchor, match_to, rules, [str(p) for p in paths])
+    pairings, rules, match_to, sources = gather([str(p) for p in paths], condition)
+    return rate(pairings, anchor, match_to, rules, sources)
 
 
 # --- showing --------------------------------------------------------------------------------------
@@ -434,6 +447,12 @@ def ratings_markdown(ratings: Ratings, labels: dict[str, str] | None = None) -> 
                                    "Holm p"], rows, "llrrrr") + "\n")
     elif ratings.df > 0:
         out.append("No pairing is flagged as not transitive (Holm, 5%).\n")
+    if ratings.runs:
+        out.append("From the runs (each pairing's mean and interval as its summary gives them):\n")
+        for source in ratings.runs:
+            commit = (source.get("git_commit") or "?")[:12] + ("+dirty" if source.get("git_dirty") else "")
+            out.append(f"* `{source['folder']}` ({source['name']}, commit {commit}, read from {source['from']})")
+        out.append("")
     out.append("Likelihood of superiority (row better than column, points scale):\n")
     players = list(ratings.superiority.index)
     rows = []

@@ -211,7 +211,8 @@ def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, br
             lengths = sorted({experiment.match_length(name) for name, _ in experiment.conditions})
             kind = ("money games" if lengths == [0] else
                     ", ".join(f"{length}-point matches" if length else "money games" for length in lengths))
-            out.append(f"{len(frame)} games ({kind}); {experiment.games} deals per pairing, "
+            most = "at most " if experiment.sequential else ""  # a pairing may stop before them
+            out.append(f"{len(frame)} games ({kind}); {most}{experiment.games} deals per pairing, "
                        f"{'each played with both seatings (duplicate dice)' if experiment.duplicate else 'seats alternating, dice independent'}; "
                        f"seed {experiment.seed}.\n")
         line = _run_line(run)

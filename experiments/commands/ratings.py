@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 from pathlib import Path
 
 from experiments.commands.arguments import json_flag
@@ -25,7 +26,7 @@ def register(subparsers) -> None:
     ratings.add_argument("--condition", default=None, metavar="NAME",
                          help="the rule condition to rate, for runs played under several (default: the runs' only one)")
     ratings.add_argument("--out", type=Path, default=None, metavar="DIR",
-                         help="results folder for ratings.md, ratings.csv, superiority.csv and ratings.png "
+                         help="results folder for ratings.md, ratings.csv, superiority.csv, ratings.png and run.json "
                          "(default: none, print only)")
     ratings.add_argument("--force", action="store_true", help="overwrite those files in --out")
     json_flag(ratings)
@@ -41,7 +42,7 @@ def run_ratings(args) -> int:
             raise ValueError(f"{args.out / there[0]} exists; pass --force to overwrite it")
     ratings = rate_runs(args.runs, anchor=args.anchor, condition=args.condition)
     if args.out is not None:
-        ratings.write(args.out)
+        ratings.write(args.out, command=_command(args))
     if args.json:
         rows = [{key: (None if isinstance(value, float) and not math.isfinite(value) else value)
                  for key, value in row.items()} for row in ratings.table.to_dict(orient="records")]
@@ -59,3 +60,12 @@ def run_ratings(args) -> int:
     if args.out is not None:
         print(f"Results: {args.out}/ ({', '.join(OUTPUTS)})")
     return 0
+
+
+def _command(args) -> str:
+    """The command that fits the list again (for run.json)."""
+    words = ["bgsim", "ratings", *args.runs]
+    for flag, value in (("--anchor", args.anchor), ("--condition", args.condition), ("--out", args.out)):
+        if value is not None:
+            words += [flag, str(value)]
+    return shlex.join(words)

@@ -139,8 +139,12 @@ class _Session:
             judged = (f"; then the takes and drops of the first {experiment.judge_cube:,} games of every table "
                       "are judged (a phase of its own)" if experiment.judge_cube else "")
         else:
-            what = (f"{len(pairings)} pairings × {experiment.games:,} deals × 2 seatings = {total:,} {unit}"
+            most = "at most " if experiment.sequential else ""  # a pairing may stop before them
+            what = (f"{len(pairings)} pairing{'s' * (len(pairings) != 1)} × {most}{experiment.games:,} deals × 2 seatings = {most}{total:,} {unit}"
                     f"{' (duplicate dice)' if experiment.duplicate else ''}")
+            if experiment.sprt is not None:
+                what += (f"; a sequential test looks after every {experiment.chunk:,} deals and stops a pairing "
+                         "once it decides")
             judged = (f"; then the cube decisions of the first {experiment.judge_cube:,} deals of every pairing "
                       "are judged (a phase of its own)" if experiment.judge_cube and experiment.plays_matches else "")
         self.log(f"{experiment.name}: {what}, engine {experiment.engine}, "
