@@ -52,6 +52,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from bgsim.fast.compile import alloc_jit
+
 DECISIONS = ("H0", "H1")
 DEFAULT_BATCH = 50  # deals a look: ``bgsim sprt --chunk``'s default, and results/sprt/'s tests
 DEFAULT_LIMIT = 100_000  # deals at most: ``bgsim sprt --games``'s default
@@ -140,10 +142,26 @@ def sprt_from_table(table: dict, where: str = "sprt") -> Sprt:
 def adjustment(values: np.ndarray, counts: np.ndarray, mu: float) -> float:
     """The pseudo-deal the test's likelihood adds for the mean ``mu``: one standard deviation of
     the deals beyond ``mu``, away from their mean (``mu`` itself where the mean is ``mu``)."""
-    n = float(np.sum(counts))
-    mean = float(np.dot(values, counts)) / n
-    sd = math.sqrt(max(float(np.dot(counts, (values - mean) ** 2)) / (n - 1), 0.0)) if n > 1 else 0.0
-    return mu - sd * float(np.sign(mean - mu))
+    return _pseudo(np.ascontiguousarray(values, dtype=np.float64), np.ascontiguousarray(counts, dtype=np.float64),
+                   float(mu))
+
+
+@alloc_jit
+def _pseudo(values, counts, mu):
+    n, total = 0.0, 0.0
+    for j in range(len(values)):
+        n += counts[j]
+        total += counts[j] * values[j]
+    mean = total / n
+    squares = 0.0
+    for j in range(len(values)):
+        squares += counts[j] * (values[j] - mean) ** 2
+    sd = math.sqrt(max(squares / (n - 1), 0.0)) if n > 1 else 0.0
+    if mean > mu:
+        return mu - sd
+    if mean < mu:
+        return mu + sd
+    return mu
 
 
 def log_likelihood(values: np.ndarray, counts: np.ndarray, mu: float, adjusted: bool = True) -> float:
@@ -157,42 +175,73 @@ def log_likelihood(values: np.ndarray, counts: np.ndarray, mu: float, adjusted: 
     The maximizing ``p_j`` is ``(n_j / N) / (1 + lam (v_j - mu))``, where ``lam`` solves
     ``sum n_j (v_j - mu) / (1 + lam (v_j - mu)) = 0``; the left side falls as ``lam`` grows,
     and every ``p_j`` at most 1 brackets the root (Owen, "Empirical Likelihood", 2001, ch. 3)."""
-    values = np.asarray(values, dtype=np.float64)
-    n = np.asarray(counts, dtype=np.float64)
-    total = n.sum()
-    if total <= 0:
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    counts = np.ascontiguousarray(counts, dtype=np.float64)
+    if values.shape != counts.shape or values.ndim != 1:
+        raise ValueError("values and counts are two arrays of the same length")
+    if not len(values) or counts.sum() <= 0:
         return 0.0
-    if adjusted:
-        values, n = np.append(values, adjustment(values, n, mu)), np.append(n, 1.0)
-        total += 1.0
-    d = values - mu
-    if not np.any(d):
+    return _log_likelihood(values, counts, float(mu), adjusted)
+
+
+@alloc_jit
+def _log_likelihood(values, counts, mu, adjusted):
+    """:func:`log_likelihood` of the deals and, ``adjusted``, the pseudo-deal of :func:`_pseudo`."""
+    extra, weight = (_pseudo(values, counts, mu), 1.0) if adjusted else (mu, 0.0)
+    total, high, low, spread, first, drift, curve = weight, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    any_apart = weight > 0 and extra != mu
+    if weight > 0:
+        high = max(high, extra - mu)
+        low = min(low, extra - mu)
+    for j in range(len(values)):
+        d = values[j] - mu
+        total += counts[j]
+        if d != 0.0:
+            any_apart = True
+        high = max(high, d)
+        low = min(low, d)
+    if not any_apart:
         return 0.0
-    high, low = d.max(), d.min()
-    if high <= 0 or low >= 0:
+    if high <= 0.0 or low >= 0.0:
         return -math.inf
-    # every weight 1 + lam d_j at least 1/N: lam in [-(1 - 1/N)/max d, (1 - 1/N)/(-min d)]
-    lo, hi = -(1 - 1 / total) / high, (1 - 1 / total) / -low
-    nd = n * d
-    scale = float(np.abs(nd).sum())
-    lam = float(nd.sum() / (nd * d).sum())  # the root of g's first-order expansion: few steps left
+    lo, hi = -(1.0 - 1.0 / total) / high, (1.0 - 1.0 / total) / -low
+    for j in range(len(values)):
+        d = values[j] - mu
+        drift += counts[j] * d
+        curve += counts[j] * d * d
+        spread += abs(counts[j] * d)
+    d = extra - mu
+    drift += weight * d
+    curve += weight * d * d
+    spread += abs(weight * d)
+    lam = drift / curve  # the root of the score's first-order expansion: few steps left
     if not lo < lam < hi:
         lam = 0.0
     for _ in range(200):
-        weight = 1.0 + lam * d
-        g = float((nd / weight).sum())
-        if abs(g) <= 1e-12 * scale:
+        g, slope = 0.0, 0.0
+        for j in range(len(values)):
+            d = values[j] - mu
+            w = 1.0 + lam * d
+            g += counts[j] * d / w
+            slope -= counts[j] * d * d / (w * w)
+        d = extra - mu
+        w = 1.0 + lam * d
+        g += weight * d / w
+        slope -= weight * d * d / (w * w)
+        if abs(g) <= 1e-12 * spread:
             break
         if g > 0:
             lo = lam
         else:
             hi = lam
-        slope = -float((nd * d / (weight * weight)).sum())
         step = lam - g / slope
         lam = step if lo < step < hi else 0.5 * (lo + hi)
         if hi - lo <= 1e-15 * max(1.0, abs(lam)):
             break
-    return -float((n * np.log1p(lam * d)).sum())
+    out = -weight * math.log1p(lam * (extra - mu))
+    for j in range(len(values)):
+        out -= counts[j] * math.log1p(lam * (values[j] - mu))
+    return out
 
 
 def normal_llr(deals: int, total: float, variance: float, mu0: float, mu1: float) -> float:

@@ -22,8 +22,8 @@ on pairs of players whose true difference is known, each test reading real games
 
 ``python -m experiments.studies.sprt_validation pools WORK`` plays the pools and truths into
 ``WORK`` (resumable: each finished block of deals is a file; a killed run plays only the blocks
-that are missing), ``... simulate WORK`` runs the tests, ``... report WORK OUT`` writes the
-tables, the plots and ``run.json`` into ``OUT``.
+that are missing), ``... simulate WORK [PAIR...]`` runs the tests (a file per pair), ``... report
+WORK OUT`` writes the tables, the plots and ``run.json`` into ``OUT``.
 """
 
 from __future__ import annotations
@@ -231,31 +231,41 @@ def run_tests(units: np.ndarray, mu: float, theta: float, delta1: float, *, meth
 
 
 def simulate(work: Path, pairs=PAIRS, log=print) -> "pd.DataFrame":
-    """Every pair's tests at every true difference of FRACTIONS (both likelihood ratios), and its
-    shorter tests: one row per test, written to ``work/tests.parquet`` (and returned)."""
+    """Every pair's tests at every true difference of FRACTIONS (each likelihood ratio), and its
+    shorter tests: one row per test, a file per pair (``work/tests/PAIR.parquet``, written once
+    the pair's tests are all in: a pair already simulated is read back, not run again)."""
     import pandas as pd
 
     frames = []
     for pair in pairs:
+        path = Path(work) / "tests" / f"{pair.name}.parquet"
+        if path.exists():
+            frames.append(pd.read_parquet(path))
+            continue
         truth = truth_of(work, pair)
         units = load_scores(work, pair, "pool").astype(np.float64) / 2
-        settings = [(1.0, fraction, method, 0) for fraction in FRACTIONS for method in METHODS]
-        settings += [(scale, fraction, method, 0) for scale, fractions in SHORT for fraction in fractions
+        settings = [(1.0, fraction, method) for fraction in FRACTIONS for method in METHODS]
+        settings += [(scale, fraction, method) for scale, fractions in SHORT for fraction in fractions
                      for method in METHODS]
-        for scale, fraction, method, least in settings:
+        parts = []
+        for scale, fraction, method in settings:
             began = time.perf_counter()
             delta1 = pair.delta1 * scale
-            rows = run_tests(units, truth.mu, fraction * delta1, delta1, method=method, least=least)
-            frame = pd.DataFrame(rows)
-            frame = frame.assign(pair=pair.name, scale=scale, fraction=fraction, theta=fraction * delta1,
-                                 delta1=delta1, method=method, least=least, mu=truth.mu)
-            frames.append(frame)
+            rows = run_tests(units, truth.mu, fraction * delta1, delta1, method=method)
+            frame = pd.DataFrame(rows).assign(pair=pair.name, scale=scale, fraction=fraction, theta=fraction * delta1,
+                                              delta1=delta1, method=method, mu=truth.mu)
+            parts.append(frame)
             log(f"{pair.name}: {len(rows):,} tests at theta = {fraction:g} x {delta1:g} ({method}) in "
                 f"{time.perf_counter() - began:.0f} s: H1 {np.mean(frame['decision'] == 'H1'):.3f}, "
                 f"{frame['deals'].mean():,.0f} deals on average")
-    tests = pd.concat(frames, ignore_index=True)
-    tests.to_parquet(Path(work) / "tests.parquet", index=False)
-    return tests
+        frame = pd.concat(parts, ignore_index=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(".tmp")
+        frame.to_parquet(temporary, index=False)
+        temporary.replace(path)
+        _write_json(path.with_suffix(".json"), {"pair": pair.name, "tests": len(frame), **_provenance()})
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
 
 
 # --- the tables, the plots --------------------------------------------------------------------
@@ -460,7 +470,7 @@ def report(work: Path, out: Path, pairs=PAIRS, log=print) -> None:
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    tests = pd.read_parquet(Path(work) / "tests.parquet")
+    tests = simulate(work, pairs, log)  # every pair simulated already: read back
     checked = []
     for index, pair in enumerate(pairs):
         for kind, base in (("truth", TRUTH_SEED), ("pool", POOL_SEED)):
@@ -483,11 +493,14 @@ def report(work: Path, out: Path, pairs=PAIRS, log=print) -> None:
     plot_short(out / "short_tests.png", errors, pairs)
     played = [json.loads((_folder(work, pair, kind) / "done.json").read_text(encoding="utf-8"))
               for pair in pairs for kind in ("truth", "pool")]
+    simulated = [json.loads((Path(work) / "tests" / f"{pair.name}.json").read_text(encoding="utf-8"))
+                 for pair in pairs]
     _write_json(out / "run.json", {"kind": "sprt validation", "pairs": [asdict(pair) for pair in pairs],
                                    "pool_seed": POOL_SEED, "truth_seed": TRUTH_SEED, "block": BLOCK,
                                    "batch": DEFAULT_BATCH, "limit": DEFAULT_LIMIT, "fractions": list(FRACTIONS),
                                    "short": [list(item) for item in SHORT], "most_tests": MOST_TESTS,
-                                   "tests": len(tests), "played": played, "checked_again": checked,
+                                   "tests": len(tests), "played": played, "simulated": simulated,
+                                   "checked_again": checked,
                                    "command": "python -m experiments.studies.sprt_validation report "
                                               f"{work} {out}", **_provenance()})
 
@@ -512,8 +525,9 @@ def main(argv: list[str] | None = None) -> int:
     pools = steps.add_parser("pools", help="play every pair's pool and truth run into WORK (resumable)")
     pools.add_argument("work", type=Path)
     pools.add_argument("--threads", type=int, default=1)
-    simulated = steps.add_parser("simulate", help="run the tests on the finished pools in WORK")
+    simulated = steps.add_parser("simulate", help="run the tests on the finished pools in WORK (PAIR...: only these)")
     simulated.add_argument("work", type=Path)
+    simulated.add_argument("pairs", nargs="*", metavar="PAIR")
     reported = steps.add_parser("report", help="the tables, plots and run.json of WORK's tests, into OUT")
     reported.add_argument("work", type=Path)
     reported.add_argument("out", type=Path)
@@ -523,7 +537,8 @@ def main(argv: list[str] | None = None) -> int:
         (args.work / "pools.pid").write_text(f"{os.getpid()}\n")  # the job's own id, to stop it by
         play_all(args.work, threads=args.threads, log=lambda text: print(text, flush=True))
     elif args.step == "simulate":
-        simulate(args.work, log=lambda text: print(text, flush=True))
+        chosen = [pair for pair in PAIRS if not args.pairs or pair.name in args.pairs]
+        simulate(args.work, chosen, log=lambda text: print(text, flush=True))
     elif args.step == "report":
         report(args.work, args.out, log=lambda text: print(text, flush=True))
     return 0
