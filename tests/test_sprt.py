@@ -286,3 +286,20 @@ def test_the_rating_lists_experiments_say_what_they_ask_and_validate(name):
     assert path.read_text().startswith("# Question:")
     experiment = load_experiment(path)
     assert experiment.duplicate and experiment.games >= 300 and "pubeval" in experiment.everyone
+
+
+def test_sprt_in_match_play_scores_a_pair_of_matches_0_1_or_2(tmp_path, capsys):
+    code = cli.main(["sprt", "heuristic", "random", "--match-to", "3", "--delta0", "0", "--delta1", "0.2",
+                     "--chunk", "5", "--games", "60", "--out", str(tmp_path / "m"), "--no-progress"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("H1 accepted: heuristic wins at least 70.0% of the matches against random")
+    csv = pd.read_csv(tmp_path / "m" / "summary.csv")
+    row = csv[csv["section"] == "sprt"].iloc[0]
+    # the deal's value is the share of its two matches won: 0, 1/2 or 1
+    rows = pd.read_parquet(tmp_path / "m" / "games.parquet")
+    from experiments.running.chunks import stopping_units
+
+    units = stopping_units(rows, "heuristic")
+    assert set(np.unique(units)) <= {0.0, 0.5, 1.0} and len(units) == row["deals"]
+    assert row["estimate"] == pytest.approx(units.mean() - 0.5)
