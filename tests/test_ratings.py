@@ -148,7 +148,7 @@ def test_ratings_read_run_folders_of_any_players_external_engines_too(tmp_path, 
     assert engine in printed and "anchored at `pubeval`" in printed
     table = pd.read_csv(out / "ratings.csv")
     assert table.set_index("player").loc[engine, "rating"] == pytest.approx(TRUE[engine])
-    assert {"ratings.md", "ratings.csv", "superiority.csv", "ratings.png", "run.json"} <= {p.name for p in out.iterdir()}
+    assert {"summary.md", "ratings.csv", "superiority.csv", "ratings.png", "run.json"} <= {p.name for p in out.iterdir()}
     assert json.loads((out / "run.json").read_text())["anchor"] == "pubeval"
     assert cli.main(["ratings", str(first), "--out", str(out)]) == 2  # written files are not overwritten
     assert "--force" in capsys.readouterr().err

@@ -45,7 +45,8 @@ from experiments.stats import Z95
 from .summary import holm, markdown_table, summarize_pairings
 
 SUMMARY_FILE = "summary.csv"
-OUTPUTS = ("ratings.md", "ratings.csv", "superiority.csv", "ratings.png", "run.json")
+# summary.md as every results folder calls its page (tests/test_committed_results.py reads it)
+OUTPUTS = ("summary.md", "ratings.csv", "superiority.csv", "ratings.png", "run.json")
 LEVEL = 0.05  # the flags' and the fit test's level
 
 
@@ -66,26 +67,28 @@ class Ratings:
     p_fit: float
     widened: float  # the factor the intervals were widened by (1: not)
     runs: list[dict] = field(default_factory=list)  # each run read: folder, name, commit, games
-    markdown: str = ""
+    markdown: str = ""  # the list, its fit, flags and superiority table (summary.md adds the code that fitted it)
 
     @property
     def flagged(self) -> pd.DataFrame:
         return self.pairings[self.pairings["not_transitive"]]
 
     def write(self, folder: str | Path, plot: bool = True, command: str | None = None) -> list[Path]:
-        """ratings.md, ratings.csv, superiority.csv, (``plot``) ratings.png and run.json (which
-        code fitted it, from which runs, by which ``command``) into ``folder``."""
+        """summary.md (the list), ratings.csv, superiority.csv, (``plot``) ratings.png and run.json
+        (which code fitted it, from which runs, by which ``command``) into ``folder``."""
         from experiments.running.folder import git_state, now, version
 
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         written = [plot_ratings(folder / "ratings.png", self)] if plot else []  # first: drawing is what can fail
-        for name, text in (("ratings.md", self.markdown),
+        commit, dirty = git_state()
+        fitted = (f"Fitted with bgsim {version()}; commit {(commit or '?')[:12]}{'+dirty' if dirty else ''}."
+                  + (f"  Command: `{command}`" if command else ""))
+        for name, text in (("summary.md", f"# Rating list\n\n{self.markdown}\n{fitted}\n"),
                            ("ratings.csv", self.table.to_csv(index=False, float_format="%.6g")),
                            ("superiority.csv", self.superiority.to_csv(float_format="%.4f"))):
             write_text(text, folder / name)
             written.append(folder / name)
-        commit, dirty = git_state()
         write_json({"kind": "ratings", "status": "finished", "bgsim_version": version(), "git_commit": commit,
                     "git_dirty": dirty, "command": command, "anchor": self.anchor, "match_to": self.match_to,
                     "rules": self.rules, "runs": self.runs, "finished": now()}, folder / "run.json")

@@ -26,7 +26,7 @@ def register(subparsers) -> None:
     ratings.add_argument("--condition", default=None, metavar="NAME",
                          help="the rule condition to rate, for runs played under several (default: the runs' only one)")
     ratings.add_argument("--out", type=Path, default=None, metavar="DIR",
-                         help="results folder for ratings.md, ratings.csv, superiority.csv, ratings.png and run.json "
+                         help="results folder for summary.md, ratings.csv, superiority.csv, ratings.png and run.json "
                          "(default: none, print only)")
     ratings.add_argument("--force", action="store_true", help="overwrite those files in --out")
     json_flag(ratings)
