@@ -248,13 +248,15 @@ def test_sprt_stopped_by_ctrl_c_resumes_to_the_same_decision(whole, tmp_path, mo
     pd.testing.assert_frame_equal(pd.read_parquet(out / "games.parquet"), pd.read_parquet(whole / "games.parquet"))
 
 
-def test_sprt_plays_players_the_fast_engine_cannot_through_the_same_entry_point(tmp_path, capsys):
-    # the reference engine, as for any player without fast kernels (gnubg, an external engine)
-    code = cli.main(["sprt", "heuristic", "random", "--delta0", "0", "--delta1", "0.5", "--chunk", "3", "--games", "30",
-                     "--engine", "reference", "--out", str(tmp_path / "ref"), "--no-progress", "--json"])
-    assert code == 0
-    result = json.loads(capsys.readouterr().out)
-    assert result["decision"] == "H1" and result["deals"] <= 30
+def test_sprt_plays_players_the_fast_engine_cannot_through_the_same_entry_point(tmp_path):
+    # the reference engine, as for any player without fast kernels (gnubg, an external engine);
+    # from Python, as the command runs it
+    from experiments.studies.sprt import run_sprt
+
+    result = run_sprt("heuristic", "random", 0.0, 0.5, batch=3, games=30, engine="reference", out=tmp_path / "ref",
+                      progress=False, log=lambda text: None)
+    assert result.decision == "H1" and result.deals <= 30
+    assert result.anytime[0] < result.naive[0] < result.estimate < result.naive[1] < result.anytime[1]
     assert json.loads((tmp_path / "ref" / "run.json").read_text())["engines_used"] == ["reference"]
 
 

@@ -66,39 +66,38 @@ def register(subparsers) -> None:
 
 def run_sprt(args) -> int:
     from experiments.errors import ExperimentError
-    from experiments.running.config import sprt_experiment
     from experiments.sequential import Sprt, SprtError
-    from experiments.studies.experiment import run_experiment
+    from experiments.studies import sprt
 
     check_resume_force(args)
     refuse_threads_on_reference(args.threads, args.engine)
     try:
-        test = Sprt(args.delta0, args.delta1, args.alpha, args.beta)
+        Sprt(args.delta0, args.delta1, args.alpha, args.beta)
     except SprtError as error:
         raise ValueError(_flags(str(error))) from None
     if args.candidate.strip() == args.baseline.strip():
         raise ValueError(f"CANDIDATE and BASELINE are the same player ({args.candidate}): nothing to test")
+    command = ["bgsim", "sprt", *sys.argv[2:]] if sys.argv[1:2] == ["sprt"] else _command(args)
     try:
-        experiment = sprt_experiment(args.candidate, args.baseline, test, args.games, batch=args.chunk, seed=args.seed,
-                                     rules=rules_from_args(args), match_to=args.match_to, engine=args.engine,
-                                     threads=args.threads or 0)
+        result = sprt.run_sprt(args.candidate, args.baseline, args.delta0, args.delta1, alpha=args.alpha,
+                               beta=args.beta, games=args.games, batch=args.chunk, seed=args.seed,
+                               rules=rules_from_args(args), match_to=args.match_to, engine=args.engine,
+                               threads=args.threads or 0, out=args.out, resume=args.resume, force=args.force,
+                               progress=not args.no_progress, command=command,
+                               log=lambda text: print(text, file=sys.stderr, flush=True))
     except ExperimentError as error:
         raise ValueError(str(error).replace("bgsim sprt: opponent: ", "BASELINE: ")
                          .replace("bgsim sprt: players[0]: ", "CANDIDATE: ")
                          .replace("bgsim sprt: ", "")) from None
-    command = ["bgsim", "sprt", *sys.argv[2:]] if sys.argv[1:2] == ["sprt"] else _command(args)
-    result = run_experiment(experiment, args.out, resume=args.resume, force=args.force,
-                            progress=not args.no_progress, command=command,
-                            log=lambda text: print(text, file=sys.stderr, flush=True))
-    row = result.report.sprt.iloc[0]
+    row = result.run.report.sprt.iloc[0]
     if args.json:
         out = {key: (None if isinstance(value, float) and not math.isfinite(value) else value)
                for key, value in row.to_dict().items()}
-        out["folder"] = str(result.folder)
+        out["folder"] = str(result.run.folder)
         print(json.dumps(out, default=_plain))
         return 0
     print(verdict(row, args.match_to > 0))
-    print(f"Results: {result.folder}/ (summary.md, summary.csv, games.parquet)")
+    print(f"Results: {result.run.folder}/ (summary.md, summary.csv, games.parquet)")
     return 0
 
 
