@@ -51,7 +51,7 @@ def test_ratings_of_exact_differences_are_those_differences():
     for player, value in TRUE.items():
         assert got[player] == pytest.approx(value, abs=1e-9)
     assert list(ratings.table["player"]) == sorted(TRUE, key=TRUE.get, reverse=True)
-    assert ratings.chi2 == pytest.approx(0.0, abs=1e-9) and ratings.widened == 1.0
+    assert ratings.chi2 == pytest.approx(0.0, abs=1e-9) and ratings.tau == 0.0
     assert not ratings.flagged.size
 
 
@@ -104,7 +104,7 @@ def test_a_cycle_is_flagged_as_not_transitive_and_widens_the_intervals():
     flagged = ratings.flagged
     assert len(flagged) >= 1
     assert ("heuristic", "racer") in set(zip(flagged["player"], flagged["opponent"]))
-    assert ratings.p_fit < 0.05 and ratings.widened > 1
+    assert ratings.p_fit < 0.05 and ratings.tau > 0
     assert "Not transitive" in ratings.markdown
 
 
@@ -198,3 +198,23 @@ def test_ratings_refuse_a_run_of_several_conditions_without_one_chosen(tmp_path,
     assert cli.main(["ratings", str(folder), "--condition", "jacoby", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["rules"]["jacoby"] is True and len(out["ratings"]) == len(TRUE)
+
+
+def test_pairings_that_spread_beyond_their_errors_give_tau_and_no_pairing_outweighs_the_rest():
+    """Eight players, every pairing off its two ratings by a draw of spread 0.1 and measured to
+    0.01: the spread is found (DerSimonian-Laird), and the ratings' intervals cover the truth as
+    often as a fit that knew it."""
+    rng = np.random.default_rng(11)
+    truth = {f"p{k}": 0.2 * k for k in range(8)}
+    taus, covered, total = [], 0, 0
+    for _ in range(40):
+        rows = pairing_rows(truth, half=0.01 * Z, rng=rng)
+        rows["ppg"] += rng.normal(0.0, 0.1, len(rows))
+        ratings = rate(rows.assign(run="x"), anchor="p0")
+        taus.append(ratings.tau)
+        for row in ratings.table.itertuples():
+            if row.player != "p0":
+                covered += row.low <= truth[row.player] <= row.high
+                total += 1
+    assert 0.08 < np.mean(taus) < 0.12
+    assert covered / total > 0.9  # without tau the intervals (0.01 a pairing) would cover a third of them

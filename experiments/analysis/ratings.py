@@ -3,12 +3,16 @@ sequential tests, external engines, as long as they were played under the same r
 
 * **Points per game**: every pairing's mean (the first player's points per game, the deal as
   the unit: both seatings of a deal are one value, so its standard error is the paired one the
-  run's summary gives) is modelled as the difference of two ratings, ``ppg(a, b) = r_a - r_b``,
-  and the ratings are the weighted least-squares fit (weights ``1 / se**2``), with the
-  ``anchor`` at 0 (without one, the ratings average 0).  Their 95% intervals come from the
-  fit's covariance; where the pairings disagree with any set of ratings by more than their own
-  errors allow (the fit's chi-squared test says so at 5%), the intervals are widened by
-  ``sqrt(chi2 / df)`` and the page says so.
+  run's summary gives) is modelled as the difference of two ratings plus what is peculiar to
+  that pairing, ``ppg(a, b) = r_a - r_b + u_ab``, and the ratings are the weighted
+  least-squares fit with the ``anchor`` at 0 (without one, the ratings average 0).  Where the
+  pairings agree with one set of ratings within their errors, ``u`` is 0 and the weights are
+  ``1 / se**2``; where they do not (a style one opponent exploits, gains against a hopeless
+  player that saturate), ``u_ab`` spreads with a variance ``tau**2`` estimated from the fit's
+  chi-squared (DerSimonian and Laird's moment estimator, as a network meta-analysis does), the
+  weights become ``1 / (se**2 + tau**2)`` and the 95% intervals include that spread: a pairing
+  played a million times no longer outweighs the others, since its result says more about
+  that pairing than about the two players' strength.
 * **Match play**: beside it an Elo scale from the matches won (Bradley-Terry, maximum
   likelihood, 400 points = odds of 10 to 1), each pairing counting the matches its paired
   interval is worth (``n = p (1 - p) / se**2``: duplicate dice make a deal's two matches worth
@@ -48,6 +52,7 @@ SUMMARY_FILE = "summary.csv"
 # summary.md as every results folder calls its page (tests/test_committed_results.py reads it)
 OUTPUTS = ("summary.md", "ratings.csv", "superiority.csv", "ratings.png", "run.json")
 LEVEL = 0.05  # the flags' and the fit test's level
+SHOWN = 15  # flagged pairings listed on the page (--json lists them all)
 
 
 class RatingsError(ValueError):
@@ -65,7 +70,7 @@ class Ratings:
     chi2: float
     df: int
     p_fit: float
-    widened: float  # the factor the intervals were widened by (1: not)
+    tau: float  # the spread of the pairings beyond their errors, points per game (0: transitive)
     runs: list[dict] = field(default_factory=list)  # each run read: folder, name, commit, games
     markdown: str = ""  # the list, its fit, flags and superiority table (summary.md adds the code that fitted it)
 
@@ -264,7 +269,8 @@ def chi2_sf(x: float, df: int) -> float:
 
 
 def fit_points(pairings: pd.DataFrame, anchor: str | None = None) -> dict:
-    """The points-per-game ratings: {players, ratings, covariance, residuals, chi2, df, p, widened}."""
+    """The points-per-game ratings: {players, ratings, covariance, fitted, residuals, chi2, df, p, tau}
+    (``residuals``: each pairing's distance from the ratings in its own standard errors)."""
     players = players_of(pairings)
     if anchor is not None and anchor not in players:
         raise RatingsError(f"--anchor {anchor!r} is not a player of these runs (they have: "
@@ -284,14 +290,25 @@ def fit_points(pairings: pd.DataFrame, anchor: str | None = None) -> dict:
     se = np.maximum(se, 1e-9)  # every deal alike: the difference is known, to rounding
     weights = 1.0 / se ** 2
     ratings, covariance = _solve(design, values, weights, players, anchor)
-    fitted = design @ ratings
-    residuals = (values - fitted) / se
-    chi2 = float((residuals ** 2).sum())
+    chi2 = float((weights * (values - design @ ratings) ** 2).sum())
     df = len(pairings) - (len(players) - 1)
     p = chi2_sf(chi2, df) if df > 0 else math.nan
-    widened = math.sqrt(chi2 / df) if df > 0 and p < LEVEL and chi2 > df else 1.0
-    return {"players": players, "ratings": ratings, "covariance": covariance * widened ** 2, "fitted": fitted,
-            "residuals": residuals, "chi2": chi2, "df": df, "p": p, "widened": widened}
+    tau2 = _between(design, weights, chi2, df)
+    if tau2 > 0:
+        ratings, covariance = _solve(design, values, 1.0 / (se ** 2 + tau2), players, anchor)
+    fitted = design @ ratings
+    return {"players": players, "ratings": ratings, "covariance": covariance, "fitted": fitted,
+            "residuals": (values - fitted) / se, "chi2": chi2, "df": df, "p": p, "tau": math.sqrt(tau2)}
+
+
+def _between(design: np.ndarray, weights: np.ndarray, chi2: float, df: int) -> float:
+    """DerSimonian and Laird's tau**2 for a linear model: (Q - df) / (tr W - tr(W X (X'WX)^+ X'W)),
+    0 where the fixed fit's Q is no more than its degrees of freedom."""
+    if df <= 0 or chi2 <= df:
+        return 0.0
+    information = design.T @ (design * weights[:, None])
+    hat = (design * weights[:, None]) @ np.linalg.pinv(information) @ (design * weights[:, None]).T
+    return max(0.0, (chi2 - df) / (weights.sum() - np.trace(hat)))
 
 
 def fit_elo(pairings: pd.DataFrame, players: list[str], anchor: str | None = None) -> dict:
@@ -393,7 +410,7 @@ def rate(pairings: pd.DataFrame, anchor: str | None = None, match_to: int = 0, r
     ranked = list(table["player"])
     sup = superiority(players, ratings, covariance).loc[ranked, ranked]
     out = Ratings(table, sup, used, anchor, match_to, rules or asdict(Rules()), fit["chi2"], fit["df"], fit["p"],
-                  fit["widened"], list(runs or []))
+                  fit["tau"], list(runs or []))
     out.markdown = ratings_markdown(out)
     return out
 
@@ -415,7 +432,8 @@ def ratings_markdown(ratings: Ratings, labels: dict[str, str] | None = None) -> 
              else "centred on their mean (no --anchor)")
     out = [f"Ratings from {len(ratings.pairings)} pairings of {len(table)} players "
            f"({_rules_line(ratings.rules, ratings.match_to)}), {where}: points per game against a player "
-           "rated 0, the weighted least-squares fit of every pairing's mean (the deal as unit), 95% intervals.\n"]
+           "rated 0, the weighted least-squares fit of every pairing's mean (the deal as unit; weights 1 / (se² + "
+           "tau²), tau the pairings' spread beyond their errors), 95% intervals.\n"]
     headers = ["#", "player", "points/game (95%)", "deals", "opponents"]
     if match:
         headers += ["Elo (95%)", f"FIBS rating at {ratings.match_to} points", "wins against the anchor"
@@ -431,10 +449,11 @@ def ratings_markdown(ratings: Ratings, labels: dict[str, str] | None = None) -> 
     out.append(markdown_table(headers, rows, "rl" + "r" * (len(headers) - 2)) + "\n")
     if ratings.df > 0:
         fit = (f"The fit: chi-squared {ratings.chi2:.1f} on {ratings.df} degrees of freedom (p = {ratings.p_fit:.2g})")
-        if ratings.widened > 1:
-            fit += (f": the pairings disagree with any one set of ratings by more than their errors allow, so the "
-                    f"intervals above are widened by {ratings.widened:.2f}x (sqrt(chi2/df)), and the flagged "
-                    "pairings below say where.")
+        if ratings.p_fit < LEVEL and ratings.tau > 0:
+            fit += (f": the pairings disagree with any one set of ratings by more than their errors allow.  Beyond "
+                    f"its own error a pairing's result spreads by {ratings.tau:.3f} points a game around what the "
+                    "ratings say (tau, DerSimonian-Laird); the ratings weigh every pairing by 1 / (se² + tau²) and "
+                    "their intervals include that spread.  The flagged pairings below say where the list misleads.")
         else:
             fit += ": the pairings agree with one set of ratings within their errors."
         out.append(fit + "\n")
@@ -443,9 +462,12 @@ def ratings_markdown(ratings: Ratings, labels: dict[str, str] | None = None) -> 
                    "nothing can show whether the results are transitive.\n")
     flagged = ratings.flagged
     if len(flagged):
-        out.append("Not transitive (the pairing's result is not the difference of the two ratings; Holm, 5%):\n")
+        shown = flagged.reindex(flagged["residual"].abs().sort_values(ascending=False).index).head(SHOWN)
+        out.append(f"Not transitive: {len(flagged)} of the {len(ratings.pairings)} pairings played otherwise than the "
+                   "difference of their two ratings by more than their own error allows (Holm, 5%)"
+                   + (f"; the {SHOWN} furthest" if len(flagged) > SHOWN else "") + ":\n")
         rows = [[name(r.player), name(r.opponent), f"{r.ppg + 0.0:+.3f} ± {r.ppg_ci:.3f}", f"{r.fitted + 0.0:+.3f}",
-                 f"{r.residual:+.1f}", f"{r.p_holm:.2g}"] for r in flagged.itertuples(index=False)]
+                 f"{r.residual:+.1f}", f"{r.p_holm:.2g}"] for r in shown.itertuples(index=False)]
         out.append(markdown_table(["player", "opponent", "played (95%)", "ratings say", "residual (se)",
                                    "Holm p"], rows, "llrrrr") + "\n")
     elif ratings.df > 0:

@@ -50,7 +50,7 @@ def run_ratings(args) -> int:
         print(json.dumps({"anchor": ratings.anchor, "match_to": ratings.match_to, "rules": ratings.rules,
                           "chi2": ratings.chi2, "df": ratings.df,
                           "p_fit": None if ratings.p_fit != ratings.p_fit else ratings.p_fit,
-                          "widened": ratings.widened, "ratings": rows,
+                          "tau": ratings.tau, "ratings": rows,
                           "not_transitive": flagged.to_dict(orient="records"),
                           "superiority": {a: {b: (None if v != v else v) for b, v in row.items()}
                                           for a, row in ratings.superiority.to_dict(orient="index").items()}},
