@@ -16,7 +16,7 @@ def register(subparsers) -> None:
         "ratings", help="one rating list with 95%% intervals from any set of runs",
         description="Fit one rating list to the pairings of the runs named (round robins, gauntlets, sequential "
         "tests, external engines: results folders of bgsim run, tournament or sprt, played under one set of "
-        "rules): points per game against the anchor with 95%% intervals (weighted least squares of every "
+        "rules): points per game against the anchor with 95% intervals (weighted least squares of every "
         "pairing's mean, the deal as unit), in match play an Elo scale from matches won (Bradley-Terry) beside "
         "the FIBS formula's rating at that match length, the likelihood of superiority of every two players, "
         "and a flag on every pairing the ratings do not explain (not transitive).")

@@ -27,7 +27,7 @@ def register(subparsers) -> None:
         "ln((1-beta)/alpha) (H1) or ln(beta/(1-alpha)) (H0).  The test is the generalized SPRT on the "
         "observed distribution of each deal's score (fishtest's construction); in match play (--match-to) a "
         "deal is a pair of matches, scored 0, 1 or 2, and DELTA0/DELTA1 are the share of matches won above "
-        "one half (0.02: 52%%).  The end gives the decision, the deals used and the candidate's gain with a "
+        "one half (0.02: 52%).  The end gives the decision, the deals used and the candidate's gain with a "
         "naive interval and one valid after optional stopping.  What the test's error rates and length "
         "are in practice, cube and cubeless: results/sprt/README.md.")
     sprt.add_argument("candidate", metavar="CANDIDATE", help="the player tested, e.g. heuristic+pipdiff(take=14%%)")
