@@ -427,13 +427,14 @@ def _fmt_share(value: float, low: float, high: float) -> str:
     return f"{100 * value:.2f}% ({100 * low:.2f} .. {100 * high:.2f})"
 
 
-def markdown(truths, errors, oc) -> str:
-    """summary.md: every table the README quotes."""
+def markdown(truths, errors, oc, made: str = "") -> str:
+    """summary.md: every table the README quotes (``made``: which code made them)."""
     from experiments.analysis.summary import markdown_table
 
     out = ["# The sequential test on real games: every table\n",
            "Written by `python -m experiments.studies.sprt_validation report` from the tests' rows "
-           "(`README.md` says what they mean).\n", "## The pairs and their truth\n"]
+           "(`README.md` says what they mean).\n" + (f"\n{made}\n" if made else ""),
+           "## The pairs and their truth\n"]
     rows = [[r.pair, r.candidate, r.baseline, "cube" if r.cube else "no cube",
              "0 (exactly: a bot against itself)" if r.null else f"{r.gain:+.4f} ± {r.gain_half:.4f}",
              f"{r.truth_deals:,}", f"{r.sd:.3f}", f"{r.kurtosis:.1f}", f"{r.largest:g}", f"{100 * r.big:.3f}%",
@@ -490,7 +491,8 @@ def report(work: Path, out: Path, pairs=PAIRS, log=print) -> None:
     truth_table.to_csv(out / "pairs.csv", index=False, float_format="%.6g")
     errors.to_csv(out / "error_rates.csv", index=False, float_format="%.6g")
     oc.to_csv(out / "operating_characteristic.csv", index=False, float_format="%.6g")
-    (out / "summary.md").write_text(markdown(truth_table, errors, oc), encoding="utf-8")
+    made = _made(work, pairs)
+    (out / "summary.md").write_text(markdown(truth_table, errors, oc, made), encoding="utf-8")
     plot_oc(out / "operating_characteristic.png", oc, truths, pairs)
     plot_short(out / "short_tests.png", errors, pairs)
     played = [json.loads((_folder(work, pair, kind) / "done.json").read_text(encoding="utf-8"))
@@ -505,6 +507,21 @@ def report(work: Path, out: Path, pairs=PAIRS, log=print) -> None:
                                    "checked_again": checked,
                                    "command": "python -m experiments.studies.sprt_validation report "
                                               f"{work} {out}", **_provenance()})
+
+
+def _made(work: Path, pairs) -> str:
+    """Which commits played the pools, ran the tests and wrote the tables (each clean or not)."""
+    def commits(records) -> str:
+        found = sorted({(r.get("git_commit") or "?")[:12] + ("+dirty" if r.get("git_dirty") else "") for r in records})
+        return ", ".join(found)
+
+    played = [json.loads((_folder(work, pair, kind) / "done.json").read_text(encoding="utf-8"))
+              for pair in pairs for kind in ("truth", "pool") if (_folder(work, pair, kind) / "done.json").exists()]
+    simulated = [json.loads((Path(work) / "tests" / f"{pair.name}.json").read_text(encoding="utf-8"))
+                 for pair in pairs]
+    now = _provenance()
+    return (f"Pools and truths played at commit {commits(played)}; tests run at commit {commits(simulated)}; "
+            f"tables written with bgsim {now['bgsim_version']}, commit {commits([now])}.")
 
 
 def _provenance() -> dict:
