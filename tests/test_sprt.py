@@ -248,16 +248,46 @@ def test_sprt_stopped_by_ctrl_c_resumes_to_the_same_decision(whole, tmp_path, mo
     pd.testing.assert_frame_equal(pd.read_parquet(out / "games.parquet"), pd.read_parquet(whole / "games.parquet"))
 
 
-def test_sprt_plays_players_the_fast_engine_cannot_through_the_same_entry_point(tmp_path):
-    # the reference engine, as for any player without fast kernels (gnubg, an external engine);
-    # from Python, as the command runs it
+class _Seat:
+    """A player only the reference engine can seat, as an external engine's is: plain Python
+    methods, no fast kernels; it counts the plays it is asked for."""
+
+    def __init__(self, name, inner):
+        self.name, self.inner, self.plays = name, inner, 0
+
+    def choose_play(self, position, roll, plays, random):
+        self.plays += 1
+        return self.inner.choose_play(position, roll, plays, random)
+
+    def offer_double(self, position, cube):
+        return self.inner.offer_double(position, cube)
+
+    def respond_to_double(self, position, cube):
+        return self.inner.respond_to_double(position, cube)
+
+
+def test_sprt_takes_any_spec_its_player_factory_accepts_and_plays_it_in_the_reference_engine(tmp_path):
+    # the candidate is a spec bots.make_player refuses; the factory given (as a command that seats
+    # external engines passes its own) builds it, checks it before the run, and the reference
+    # engine plays it (auto: no fast kernels); from Python, as the command runs it
+    from bots import SpecError, make_player
     from experiments.studies.sprt import run_sprt
 
-    result = run_sprt("heuristic", "random", 0.0, 0.5, batch=3, games=30, engine="reference", out=tmp_path / "ref",
-                      progress=False, log=lambda text: None)
-    assert result.decision == "H1" and result.deals <= 30
+    with pytest.raises(SpecError):
+        make_player("outside:strong")
+    seats = {}
+
+    def factory(spec):
+        if spec.startswith("outside:"):
+            return seats.setdefault(spec, _Seat(spec, make_player("heuristic")))
+        return make_player(spec)
+
+    result = run_sprt("outside:strong", "random", 0.0, 0.5, batch=3, games=30, out=tmp_path / "outside",
+                      progress=False, log=lambda text: None, make_player=factory)
+    assert result.decision == "H1" and result.row["player"] == "outside:strong" and result.deals <= 30
     assert result.anytime[0] < result.naive[0] < result.estimate < result.naive[1] < result.anytime[1]
-    assert json.loads((tmp_path / "ref" / "run.json").read_text())["engines_used"] == ["reference"]
+    assert seats["outside:strong"].plays > 0
+    assert json.loads((tmp_path / "outside" / "run.json").read_text())["engines_used"] == ["reference"]
 
 
 @pytest.mark.parametrize("words, message", [
