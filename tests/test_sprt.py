@@ -15,7 +15,7 @@ from experiments import cli
 from experiments.errors import ExperimentError
 from experiments.running.config import experiment_from_mapping
 from experiments.running.plan import plan_pairings
-from experiments.sequential import (DEFAULT_BATCH, Sprt, SprtError, SequentialTest, anytime_half_width, llr, log_likelihood,
+from experiments.sequential import (DEFAULT_BATCH, FLOOR, Sprt, SprtError, SequentialTest, anytime_half_width, llr, log_likelihood,
                                     mixing, normal_llr, run_test)
 from experiments.studies.experiment import run_experiment
 
@@ -110,6 +110,7 @@ def test_the_bounds_are_walds():
     ({"delta0": 0.0, "delta1": 0.1, "alpha": 0.0}, "alpha must be between 0 and 0.5"),
     ({"delta0": 0.0, "delta1": 0.1, "beta": 0.7}, "beta must be between 0 and 0.5"),
     ({"delta0": 0.0, "delta1": math.nan}, "delta1 must be a finite number"),
+    ({"delta0": 0.0, "delta1": 0.1, "floor": 1.5}, "floor must be between 0 and 1"),
 ])
 def test_a_test_that_makes_no_sense_is_refused_in_one_line(kwargs, words):
     with pytest.raises(SprtError, match=words.replace("(", r"\(").replace(")", r"\)")):
@@ -118,9 +119,9 @@ def test_a_test_that_makes_no_sense_is_refused_in_one_line(kwargs, words):
 
 def test_error_rates_of_a_seeded_simulation_are_inside_their_binomial_intervals():
     """300 tests at each hypothesis on deals scoring -1, 0 or +1 (two money games without the
-    cube, roughly), a look every 50 deals as ``bgsim sprt`` looks: the share of wrong decisions
-    is not above nominal beyond its binomial interval, and the tests use fewer deals on average
-    than a fixed-size test of the same errors."""
+    cube, roughly), with the test's floor, a look every 10 deals (the fixed-size test needs 125):
+    the share of wrong decisions is not above nominal beyond its binomial interval, and the tests
+    use fewer deals on average than a fixed-size test of the same errors."""
     rng = np.random.default_rng(20261202)
     test, count = Sprt(0.0, 0.2), 300
     for theta, wrong in ((0.0, "H1"), (0.2, "H0")):
@@ -128,13 +129,27 @@ def test_error_rates_of_a_seeded_simulation_are_inside_their_binomial_intervals(
         decisions, deals = [], []
         for _ in range(count):
             units = rng.choice([-1.0, 0.0, 1.0], size=2000, p=[0.5 - p_up, 0.5, p_up])
-            result = run_test(test, units, batch=DEFAULT_BATCH)
+            result = run_test(test, units, batch=10)
             decisions.append(result.decision)
             deals.append(result.deals)
         assert None not in decisions
         share = decisions.count(wrong) / count
         assert share <= 0.05 + 1.96 * math.sqrt(0.05 * 0.95 / count)
         assert np.mean(deals) < test.fixed_deals(math.sqrt(0.5 - theta ** 2))
+
+
+def test_no_decision_before_the_floor_share_of_the_fixed_size_tests_deals():
+    units = np.array([1.0, 0.0] * 5)  # mean 1/2, sd 1/2: a fixed-size test of 0 against 0.2 needs 68
+    plain, floored = SequentialTest(Sprt(0.0, 0.2, floor=0.0)), SequentialTest(Sprt(0.0, 0.2))
+    for _ in range(2):
+        plain.add(units)
+        floored.add(units)
+    assert plain.decision == "H1" and plain.deals == 20  # Wald's test decides at its bound
+    assert floored.llr > floored.sprt.upper and floored.decision is None  # beyond it, under the floor
+    assert floored.floor_deals == math.ceil(FLOOR * Sprt(0.0, 0.2).fixed_deals(floored.sd)) > 20
+    while floored.decision is None:
+        floored.add(units)
+    assert floored.decision == "H1" and floored.deals == 40 >= floored.floor_deals
 
 
 def test_the_interval_after_stopping_holds_at_every_count_and_is_wider_than_the_naive_one():
@@ -294,6 +309,7 @@ def test_sprt_takes_any_spec_its_player_factory_accepts_and_plays_it_in_the_refe
     (["--delta0", "0.1", "--delta1", "0.05"], "--delta1 (0.05) must be greater than --delta0 (0.1)"),
     (["--delta0", "0", "--delta1", "0.1", "--alpha", "0.6"], "--alpha must be between 0 and 0.5"),
     (["--delta0", "0", "--delta1", "0.1", "--beta", "0"], "--beta must be between 0 and 0.5"),
+    (["--delta0", "0", "--delta1", "0.1", "--floor", "-1"], "--floor must be between 0 and 1"),
 ])
 def test_sprt_bad_input_is_one_line_and_exit_2(words, message, tmp_path, capsys):
     out = tmp_path / "bad"

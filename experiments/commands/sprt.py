@@ -16,6 +16,7 @@ from experiments.commands.arguments import (check_resume_force, json_flag, match
 
 DEFAULT_GAMES = 100_000  # deals at most: a test still undecided there stops and says so
 from experiments.sequential import DEFAULT_BATCH as DEFAULT_CHUNK  # deals a look (results/sprt/'s too)
+from experiments.sequential import FLOOR
 
 
 def register(subparsers) -> None:
@@ -40,6 +41,10 @@ def register(subparsers) -> None:
                       help="the chance of accepting H1 when H0 holds (default 0.05)")
     sprt.add_argument("--beta", type=float, default=0.05, metavar="B",
                       help="the chance of accepting H0 when H1 holds (default 0.05)")
+    sprt.add_argument("--floor", type=float, default=FLOOR, metavar="F",
+                      help=f"no decision before F times the deals a fixed-size test of the same errors needs, "
+                      f"estimated from the deals so far (default {FLOOR:g}; 0: Wald's test as it stands, whose "
+                      f"false H1s doubled on the cube's heaviest tails: results/sprt/README.md)")
     sprt.add_argument("--games", type=positive, default=DEFAULT_GAMES, metavar="N",
                       help=f"deals at most, each played with both seatings; a test undecided there stops "
                       f"without a decision (default {DEFAULT_GAMES})")
@@ -72,7 +77,7 @@ def run_sprt(args) -> int:
     check_resume_force(args)
     refuse_threads_on_reference(args.threads, args.engine)
     try:
-        Sprt(args.delta0, args.delta1, args.alpha, args.beta)
+        Sprt(args.delta0, args.delta1, args.alpha, args.beta, args.floor)
     except SprtError as error:
         raise ValueError(_flags(str(error))) from None
     if args.candidate.strip() == args.baseline.strip():
@@ -80,7 +85,7 @@ def run_sprt(args) -> int:
     command = ["bgsim", "sprt", *sys.argv[2:]] if sys.argv[1:2] == ["sprt"] else _command(args)
     try:
         result = sprt.run_sprt(args.candidate, args.baseline, args.delta0, args.delta1, alpha=args.alpha,
-                               beta=args.beta, games=args.games, batch=args.chunk, seed=args.seed,
+                               beta=args.beta, floor=args.floor, games=args.games, batch=args.chunk, seed=args.seed,
                                rules=rules_from_args(args), match_to=args.match_to, engine=args.engine,
                                threads=args.threads or 0, out=args.out, resume=args.resume, force=args.force,
                                progress=not args.no_progress, command=command,
@@ -133,7 +138,7 @@ def verdict(row, match: bool) -> str:
 
 def _flags(message: str) -> str:
     """A test's complaint in the command's words (--delta1, not delta1)."""
-    for name in ("delta0", "delta1", "alpha", "beta"):
+    for name in ("delta0", "delta1", "alpha", "beta", "floor"):
         message = message.replace(f"{name} ", f"--{name} ").replace(f"({name})", f"(--{name})")
     return message
 
@@ -147,7 +152,8 @@ def _plain(value):
 def _command(args) -> list[str]:
     """The command rebuilt from the parsed flags (a call from Python, not from a shell)."""
     words = ["bgsim", "sprt", args.candidate, args.baseline, "--delta0", repr(args.delta0), "--delta1",
-             repr(args.delta1), "--alpha", repr(args.alpha), "--beta", repr(args.beta), "--games", str(args.games),
+             repr(args.delta1), "--alpha", repr(args.alpha), "--beta", repr(args.beta), "--floor", repr(args.floor),
+             "--games", str(args.games),
              "--chunk", str(args.chunk), "--seed", str(args.seed)]
     for flag, value in (("--match-to", args.match_to), ("--max-cube", args.max_cube if args.max_cube != 64 else 0),
                         ("--automatic-doubles", args.automatic_doubles), ("--threads", args.threads or 0)):

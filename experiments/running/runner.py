@@ -333,7 +333,9 @@ def sprt_line(pairing: Pairing, test, games: int) -> str:
     """Where a pairing's sequential test stands: deals, LLR against its bounds, the decision."""
     where = f"{pairing.first} vs {pairing.second}" + (f" ({pairing.condition})" if pairing.condition != "standard" else "")
     state = (f"accepts {test.decision}" if test.decision else
-             f"no decision after {games:,} deals (--games)" if test.stopped else "going on")
+             f"no decision after {games:,} deals (--games)" if test.stopped else
+             f"going on (no decision before {test.floor_deals:,} deals)" if test.deals < test.floor_deals else
+             "going on")
     return (f"sprt {where}: {test.deals:,} deals, LLR {test.llr:+.3f} "
             f"(bounds {test.sprt.lower:+.3f}, {test.sprt.upper:+.3f}): {state}")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from bgsim.cube import Rules
 from experiments.running.config import sprt_experiment
 from experiments.running.runner import RunResult
-from experiments.sequential import DEFAULT_BATCH, DEFAULT_LIMIT, Sprt
+from experiments.sequential import DEFAULT_BATCH, DEFAULT_LIMIT, FLOOR, Sprt
 
 from .experiment import run_experiment
 
@@ -54,14 +54,14 @@ class SprtResult:
 
 
 def run_sprt(candidate: str, baseline: str, delta0: float, delta1: float, *, alpha: float = 0.05,
-             beta: float = 0.05, games: int = DEFAULT_LIMIT, batch: int = DEFAULT_BATCH, seed: int = 1,
-             rules: Rules = Rules(), match_to: int = 0, engine: str = "auto", threads: int = 0,
+             beta: float = 0.05, floor: float = FLOOR, games: int = DEFAULT_LIMIT, batch: int = DEFAULT_BATCH,
+             seed: int = 1, rules: Rules = Rules(), match_to: int = 0, engine: str = "auto", threads: int = 0,
              out: str | Path | None = None, **options) -> SprtResult:
     """Test ``candidate`` against ``baseline`` (player specs): H0 it gains at most ``delta0``
-    points per game (matches: share above one half), H1 at least ``delta1``; ``batch`` deals a
-    look, at most ``games`` deals.  ``options`` are ``run_experiment``'s (resume, force,
-    progress, log, command, make_player)."""
-    test = Sprt(delta0, delta1, alpha, beta)
+    points per game (matches: share above one half), H1 at least ``delta1``; no decision before
+    ``floor`` times the fixed-size test's deals; ``batch`` deals a look, at most ``games`` deals.
+    ``options`` are ``run_experiment``'s (resume, force, progress, log, command, make_player)."""
+    test = Sprt(delta0, delta1, alpha, beta, floor)
     experiment = sprt_experiment(candidate, baseline, test, games, batch=batch, seed=seed, rules=rules,
                                  match_to=match_to, engine=engine, threads=threads,
                                  make_player=options.get("make_player"))

@@ -13,6 +13,10 @@ on pairs of players whose true difference is known, each test reading real games
   sums to exactly 0, so the null pairs give each seating its own dice: a deal is a game with
   the candidate white and another, independent one with it black (its expectation is 0 by
   symmetry, with no estimate needed);
+* two studies read the same pools: Wald's test as it stands (floor 0) with each likelihood ratio
+  (the GSPRT, the plain empirical one, the normal one), which showed the false H1s of the
+  heaviest-tailed pair at twice alpha; and ``bgsim sprt``'s test, the GSPRT with its floor (no
+  decision before ``FLOOR`` times the fixed-size test's deals), labelled ``gsprt+floor``;
 * a test of (D0, D1) on a pair whose true difference is mu behaves exactly as a test of
   (D0 + s, D1 + s) on a pair whose difference is mu + s (the deal scores shift by s, the
   likelihood ratio with them), so one pool traces the whole operating characteristic: the
@@ -41,7 +45,7 @@ import numpy as np
 
 from bgsim.cube import Rules
 from bgsim.dice import GOLDEN, MASK64, mix64
-from experiments.sequential import DEFAULT_BATCH, DEFAULT_LIMIT, METHODS, Sprt, run_test
+from experiments.sequential import DEFAULT_BATCH, DEFAULT_LIMIT, FLOOR, METHODS, Sprt, run_test
 
 # --- the pairs -------------------------------------------------------------------------------
 
@@ -176,6 +180,12 @@ FRACTIONS = (-0.5, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
 # shorter tests: H1 at 2 and 4 times the pair's delta1 (4 and 16 times fewer deals), at D0 and D1
 SHORT = ((2.0, (0.0, 1.0)), (4.0, (0.0, 1.0)))
 MOST_TESTS = 4000  # tests per setting at most (the short tests fit far more into a pool)
+# the tests run: each likelihood ratio as Wald's test stands (floor 0: the first study, which
+# found the heavy tails' excess), and bgsim's test, the GSPRT with its floor on the deals
+# (FLOOR); each (file suffix, floor, likelihood ratios); a row's method is the ratio's name, and
+# BGSIM for bgsim's test
+BGSIM = "gsprt+floor"
+STUDIES = (("", 0.0, METHODS), ("-floor", FLOOR, ("gsprt",)))
 
 
 @dataclass(frozen=True)
@@ -210,14 +220,14 @@ def truth_of(work: Path, pair: Pair) -> Truth:
 
 
 def run_tests(units: np.ndarray, mu: float, theta: float, delta1: float, *, method: str = "gsprt",
-              least: int = 0, batch: int = DEFAULT_BATCH, limit: int = DEFAULT_LIMIT,
+              floor: float = FLOOR, least: int = 0, batch: int = DEFAULT_BATCH, limit: int = DEFAULT_LIMIT,
               most: int = MOST_TESTS) -> list[dict]:
     """Sequential tests of H0 "gain <= 0" against H1 "gain >= delta1" on a pair whose gain is
     ``theta``, made from deals of a pair whose gain is ``mu``: each test reads the pool's next
     deals (its own block, consecutive, disjoint from every other test's) with both hypotheses
     moved by ``mu - theta``, until it decides; a test the pool ends under is dropped."""
     shift = mu - theta
-    sprt = Sprt(shift, delta1 + shift)
+    sprt = Sprt(shift, delta1 + shift, floor=floor)
     out, start = [], 0
     while len(out) < most:
         test = run_test(sprt, units[start:start + limit], batch, limit=limit, method=method, least=least)
@@ -233,41 +243,47 @@ def run_tests(units: np.ndarray, mu: float, theta: float, delta1: float, *, meth
 
 
 def simulate(work: Path, pairs=PAIRS, log=print) -> "pd.DataFrame":
-    """Every pair's tests at every true difference of FRACTIONS (each likelihood ratio), and its
-    shorter tests: one row per test, a file per pair (``work/tests/PAIR.parquet``, written once
-    the pair's tests are all in: a pair already simulated is read back, not run again)."""
+    """Every pair's tests at every true difference of FRACTIONS (each likelihood ratio of each
+    study), and its shorter tests: one row per test, a file per pair and study
+    (``work/tests/PAIR[-floor].parquet``, written once its tests are all in: one already
+    simulated is read back, not run again)."""
     import pandas as pd
 
-    frames = []
-    for pair in pairs:
-        path = Path(work) / "tests" / f"{pair.name}.parquet"
-        if path.exists():
-            frames.append(pd.read_parquet(path))
-            continue
-        truth = truth_of(work, pair)
-        units = load_scores(work, pair, "pool").astype(np.float64) / 2
-        settings = [(1.0, fraction, method) for fraction in FRACTIONS for method in METHODS]
-        settings += [(scale, fraction, method) for scale, fractions in SHORT for fraction in fractions
-                     for method in METHODS]
-        parts = []
-        for scale, fraction, method in settings:
-            began = time.perf_counter()
-            delta1 = pair.delta1 * scale
-            rows = run_tests(units, truth.mu, fraction * delta1, delta1, method=method)
-            frame = pd.DataFrame(rows).assign(pair=pair.name, scale=scale, fraction=fraction, theta=fraction * delta1,
-                                              delta1=delta1, method=method, mu=truth.mu)
-            parts.append(frame)
-            log(f"{pair.name}: {len(rows):,} tests at theta = {fraction:g} x {delta1:g} ({method}) in "
-                f"{time.perf_counter() - began:.0f} s: H1 {np.mean(frame['decision'] == 'H1'):.3f}, "
-                f"{frame['deals'].mean():,.0f} deals on average")
-        frame = pd.concat(parts, ignore_index=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        frame.to_parquet(temporary, index=False)
-        temporary.replace(path)
-        _write_json(path.with_suffix(".json"), {"pair": pair.name, "tests": len(frame), **_provenance()})
-        frames.append(frame)
+    frames = [_simulated(work, pair, suffix, floor, methods, log) for pair in pairs
+              for suffix, floor, methods in STUDIES]
     return pd.concat(frames, ignore_index=True)
+
+
+def _simulated(work: Path, pair: Pair, suffix: str, floor: float, methods, log) -> "pd.DataFrame":
+    import pandas as pd
+
+    path = Path(work) / "tests" / f"{pair.name}{suffix}.parquet"
+    if path.exists():
+        return pd.read_parquet(path)
+    truth = truth_of(work, pair)
+    units = load_scores(work, pair, "pool").astype(np.float64) / 2
+    settings = [(1.0, fraction, method) for fraction in FRACTIONS for method in methods]
+    settings += [(scale, fraction, method) for scale, fractions in SHORT for fraction in fractions
+                 for method in methods]
+    parts = []
+    for scale, fraction, method in settings:
+        began = time.perf_counter()
+        delta1 = pair.delta1 * scale
+        label = BGSIM if floor else method
+        rows = run_tests(units, truth.mu, fraction * delta1, delta1, method=method, floor=floor)
+        frame = pd.DataFrame(rows).assign(pair=pair.name, scale=scale, fraction=fraction, theta=fraction * delta1,
+                                          delta1=delta1, method=label, mu=truth.mu)
+        parts.append(frame)
+        log(f"{pair.name}: {len(rows):,} tests at theta = {fraction:g} x {delta1:g} ({label}) in "
+            f"{time.perf_counter() - began:.0f} s: H1 {np.mean(frame['decision'] == 'H1'):.3f}, "
+            f"{frame['deals'].mean():,.0f} deals on average")
+    frame = pd.concat(parts, ignore_index=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    frame.to_parquet(temporary, index=False)
+    temporary.replace(path)
+    _write_json(path.with_suffix(".json"), {"pair": pair.name, "floor": floor, "tests": len(frame), **_provenance()})
+    return frame
 
 
 # --- the tables, the plots --------------------------------------------------------------------
@@ -357,7 +373,8 @@ def tables(tests, truths: dict[str, Truth], pairs=PAIRS):
 
 
 def plot_oc(path: Path, oc, truths: dict[str, Truth], pairs=PAIRS) -> None:
-    """The operating characteristic and the deals used, each pair a column (scale 1, gsprt)."""
+    """The operating characteristic and the deals used, each pair a column (scale 1): bgsim's
+    test, and Wald's test on the same likelihood ratio without the floor."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -365,19 +382,23 @@ def plot_oc(path: Path, oc, truths: dict[str, Truth], pairs=PAIRS) -> None:
 
     fig, axes = plt.subplots(2, len(pairs), figsize=(3.1 * len(pairs), 6.2), squeeze=False)
     for column, pair in enumerate(pairs):
-        rows = oc[(oc["pair"] == pair.name) & (oc["scale"] == 1.0) & (oc["method"] == "gsprt")]
-        rows = rows.sort_values("theta")
+        chosen = oc[(oc["pair"] == pair.name) & (oc["scale"] == 1.0)]
+        rows = chosen[chosen["method"] == BGSIM].sort_values("theta")
+        plain = chosen[chosen["method"] == "gsprt"].sort_values("theta")
         grid = np.linspace(rows["theta"].min(), rows["theta"].max(), 101)
         top, bottom = axes[0][column], axes[1][column]
         top.plot(grid, [wald_oc(t, pair.delta1) for t in grid], color="0.6", label="Wald's approximation")
+        top.errorbar(plain["theta"], plain["h1"], yerr=[plain["h1"] - plain["h1_low"], plain["h1_high"] - plain["h1"]],
+                     fmt="x", color="C3", ms=4, capsize=2, label="without the floor")
         top.errorbar(rows["theta"], rows["h1"], yerr=[rows["h1"] - rows["h1_low"], rows["h1_high"] - rows["h1"]],
-                     fmt="o", color="C0", ms=4, capsize=2, label="tests (95% interval)")
+                     fmt="o", color="C0", ms=4, capsize=2, label="bgsim sprt (95% interval)")
         top.axhline(0.05, color="C3", lw=0.6, ls=":")
         top.axhline(0.95, color="C3", lw=0.6, ls=":")
         top.set_title(pair.name, fontsize=9)
         top.set_ylim(-0.02, 1.02)
         bottom.plot(grid, [wald_asn(t, pair.delta1, truths[pair.name].sd) for t in grid], color="0.6",
                     label="Wald's mean")
+        bottom.plot(plain["theta"], plain["mean_deals"], "x:", color="C3", ms=4, label="mean, without the floor")
         bottom.plot(rows["theta"], rows["mean_deals"], "o-", color="C0", ms=4, label="mean deals")
         bottom.plot(rows["theta"], rows["p95_deals"], "s--", color="C1", ms=4, label="95th percentile")
         bottom.axhline(rows["fixed_deals"].iloc[0], color="C2", lw=1, label="fixed-size test")
@@ -389,7 +410,8 @@ def plot_oc(path: Path, oc, truths: dict[str, Truth], pairs=PAIRS) -> None:
             bottom.legend(fontsize=6, loc="upper left")
         for axis in (top, bottom):
             axis.tick_params(labelsize=7)
-    fig.suptitle("Sequential tests on real games: H0 gain <= 0, H1 gain >= D1, alpha = beta = 0.05", fontsize=10)
+    fig.suptitle("Sequential tests on real games: H0 gain <= 0, H1 gain >= D1, alpha = beta = 0.05, a look every "
+                 f"{DEFAULT_BATCH} deals", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -404,7 +426,7 @@ def plot_short(path: Path, errors, pairs=PAIRS) -> None:
 
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     for index, pair in enumerate(pairs):
-        rows = errors[(errors["pair"] == pair.name) & (errors["method"] == "gsprt")].sort_values("scale")
+        rows = errors[(errors["pair"] == pair.name) & (errors["method"] == BGSIM)].sort_values("scale")
         deals = (rows["mean_deals_h0"] + rows["mean_deals_h1"]) / 2
         style = dict(color=f"C{index}", marker="o" if pair.cube else "s", ms=4, label=pair.name)
         axes[0].errorbar(deals, rows["alpha"], yerr=[rows["alpha"] - rows["alpha_low"],
@@ -497,12 +519,15 @@ def report(work: Path, out: Path, pairs=PAIRS, log=print) -> None:
     plot_short(out / "short_tests.png", errors, pairs)
     played = [json.loads((_folder(work, pair, kind) / "done.json").read_text(encoding="utf-8"))
               for pair in pairs for kind in ("truth", "pool")]
-    simulated = [json.loads((Path(work) / "tests" / f"{pair.name}.json").read_text(encoding="utf-8"))
-                 for pair in pairs]
+    simulated = [json.loads((Path(work) / "tests" / f"{pair.name}{suffix}.json").read_text(encoding="utf-8"))
+                 for pair in pairs for suffix, _, _ in STUDIES]
     _write_json(out / "run.json", {"kind": "sprt validation", "pairs": [asdict(pair) for pair in pairs],
                                    "pool_seed": POOL_SEED, "truth_seed": TRUTH_SEED, "block": BLOCK,
                                    "batch": DEFAULT_BATCH, "limit": DEFAULT_LIMIT, "fractions": list(FRACTIONS),
                                    "short": [list(item) for item in SHORT], "most_tests": MOST_TESTS,
+                                   "studies": [{"file_suffix": suffix, "floor": floor, "methods": list(methods),
+                                                "label": BGSIM if floor else "the ratio's name"}
+                                               for suffix, floor, methods in STUDIES],
                                    "tests": len(tests), "played": played, "simulated": simulated,
                                    "checked_again": checked,
                                    "command": "python -m experiments.studies.sprt_validation report "
@@ -517,8 +542,8 @@ def _made(work: Path, pairs) -> str:
 
     played = [json.loads((_folder(work, pair, kind) / "done.json").read_text(encoding="utf-8"))
               for pair in pairs for kind in ("truth", "pool") if (_folder(work, pair, kind) / "done.json").exists()]
-    simulated = [json.loads((Path(work) / "tests" / f"{pair.name}.json").read_text(encoding="utf-8"))
-                 for pair in pairs]
+    simulated = [json.loads((Path(work) / "tests" / f"{pair.name}{suffix}.json").read_text(encoding="utf-8"))
+                 for pair in pairs for suffix, _, _ in STUDIES]
     now = _provenance()
     return (f"Pools and truths played at commit {commits(played)}; tests run at commit {commits(simulated)}; "
             f"tables written with bgsim {now['bgsim_version']}, commit {commits([now])}.")
