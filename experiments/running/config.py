@@ -23,8 +23,8 @@ Keys (all optional except ``games`` and at least two players)::
     match_to    = 0                  # > 0: each game number is a whole match to that many points
     target_ci   = 0.02               # stop a pairing once its 95% half-width is at most this
     sprt        = {delta0 = 0, delta1 = 0.05}   # or: stop each pairing once a sequential test of
-                                     # its first player's gain decides (alpha, beta default 0.05;
-                                     # experiments/sequential.py); ``chunk`` deals a look
+                                     # its first player's gain decides (alpha, beta default 0.05,
+                                     # floor 0.5; experiments/sequential.py); ``chunk`` deals a look
     judge_cube  = 0                  # matches: replay the first N deals of every pairing and judge
                                      # each cube decision in match-winning chances where the exact
                                      # match tables hold the position (experiments/analysis/match_judge.py)
