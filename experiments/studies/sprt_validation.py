@@ -296,7 +296,8 @@ def wilson(successes: int, count: int, z: float = 1.959963984540054) -> tuple[fl
     share = successes / count
     centre = (share + z * z / (2 * count)) / (1 + z * z / count)
     width = z / (1 + z * z / count) * math.sqrt(share * (1 - share) / count + z * z / (4 * count * count))
-    return max(0.0, centre - width), min(1.0, centre + width)
+    # the share itself always inside (at 0 or 1 rounding would leave it a hair outside)
+    return min(share, max(0.0, centre - width)), max(share, min(1.0, centre + width))
 
 
 def wald_oc(theta: float, delta1: float, alpha: float = 0.05, beta: float = 0.05) -> float:
@@ -369,7 +370,15 @@ def tables(tests, truths: dict[str, Truth], pairs=PAIRS):
                                                / (tests0 + tests1)),
                        "anytime_coverage": float((at0.anytime_coverage * tests0 + at1.anytime_coverage * tests1)
                                                  / (tests0 + tests1))})
-    return pd.DataFrame(truth_rows), pd.DataFrame(errors), oc
+    return pd.DataFrame(truth_rows), _ordered(pd.DataFrame(errors), pairs), _ordered(oc, pairs)
+
+
+def _ordered(frame, pairs):
+    """Rows pair by pair, bgsim's test before the floorless ratios, then as they came."""
+    pair_rank = {pair.name: index for index, pair in enumerate(pairs)}
+    method_rank = {name: index for index, name in enumerate((BGSIM, *METHODS))}
+    keys = frame["pair"].map(pair_rank) * 10 + frame["method"].map(method_rank)
+    return frame.assign(_key=keys).sort_values("_key", kind="stable").drop(columns="_key").reset_index(drop=True)
 
 
 def plot_oc(path: Path, oc, truths: dict[str, Truth], pairs=PAIRS) -> None:
@@ -462,7 +471,7 @@ def markdown(truths, errors, oc, made: str = "") -> str:
              f"{r.truth_deals:,}", f"{r.sd:.3f}", f"{r.kurtosis:.1f}", f"{r.largest:g}", f"{100 * r.big:.3f}%",
              f"{r.delta1:g}", f"{r.fixed_deals:,}"] for r in truths.itertuples()]
     out.append(markdown_table(["pair", "candidate", "baseline", "play", "true gain per game (95%)", "deals",
-                               "sd of a deal", "kurtosis", "largest |deal|", "deals >= 4 points a game",
+                               "sd of a deal", "kurtosis", "largest deal, either sign", "deals >= 4 points a game",
                                "D1", "fixed-size deals"], rows, "llll" + "r" * 8) + "\n")
     out.append("## Error rates against the nominal 5% (H1 at D1 times 1, 2 and 4)\n")
     rows = [[r.pair, f"{r.scale:g}", r.method, f"{r.delta1:g}", f"{r.tests_h0:,}",
