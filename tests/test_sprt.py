@@ -351,3 +351,31 @@ def test_sprt_in_match_play_scores_a_pair_of_matches_0_1_or_2(tmp_path, capsys):
     units = stopping_units(rows, "heuristic")
     assert set(np.unique(units)) <= {0.0, 0.5, 1.0} and len(units) == row["deals"]
     assert row["estimate"] == pytest.approx(units.mean() - 0.5)
+
+
+# --- the validation study's mechanics (results/sprt/) -----------------------------------------
+
+
+def test_a_test_on_shifted_deals_with_shifted_hypotheses_is_the_same_test():
+    # the study runs every true gain from one pool by moving both hypotheses: this must hold
+    # for each likelihood ratio, the floor included
+    rng = np.random.default_rng(7)
+    units = rng.choice([-2.0, -1.0, 0.0, 1.0, 3.0], size=3000, p=[0.1, 0.3, 0.2, 0.3, 0.1])
+    for method in ("gsprt", "empirical", "normal"):
+        here = run_test(Sprt(0.0, 0.1), units, 50, method=method)
+        moved = run_test(Sprt(0.25, 0.35), units + 0.25, 50, method=method)
+        assert (here.decision, here.deals) == (moved.decision, moved.deals)
+        assert here.llr == pytest.approx(moved.llr, abs=1e-6)
+
+
+def test_the_studys_tests_read_disjoint_consecutive_blocks_of_the_pool():
+    from experiments.studies.sprt_validation import run_tests, wilson
+
+    rng = np.random.default_rng(8)
+    units = rng.choice([-1.0, 0.0, 1.0], size=20_000, p=[0.3, 0.4, 0.3])
+    rows = run_tests(units, 0.0, 0.0, 0.2, most=50)
+    starts = [row["start"] for row in rows]
+    assert starts[0] == 0 and all(b == a + row["deals"] for a, b, row in zip(starts, starts[1:], rows))
+    assert all(row["decision"] in ("H0", "H1") for row in rows)
+    low, high = wilson(0, 40)
+    assert low == 0.0 < high < 0.1 and wilson(40, 40)[1] == 1.0
