@@ -414,7 +414,7 @@ class SequentialTest:
         anytime = self.anytime_interval()
         return {
             "delta0": self.sprt.delta0, "delta1": self.sprt.delta1, "alpha": self.sprt.alpha,
-            "beta": self.sprt.beta, "lower": self.sprt.lower, "upper": self.sprt.upper,
+            "beta": self.sprt.beta, "floor": self.sprt.floor, "lower": self.sprt.lower, "upper": self.sprt.upper,
             "deals": self.deals, "batches": self.batches, "llr": self.llr, "decision": self.decision,
             "estimate": self.estimate(), "naive_low": naive[0] - base, "naive_high": naive[1] - base,
             "anytime_low": anytime[0] - base, "anytime_high": anytime[1] - base,

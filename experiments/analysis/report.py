@@ -156,7 +156,8 @@ def sprt_markdown(table: pd.DataFrame, labels: dict[str, str] | None = None) -> 
                          span(row.anytime_low, row.anytime_high)])
     return "\n".join([
         f"{hypotheses} (alpha {first.alpha:g}, beta {first.beta:g}); the unit is the deal, both seatings; one look "
-        "per chunk (experiments/sequential.py).\n",
+        f"per chunk, no decision before {first.floor:g} times the deals of a fixed-size test "
+        "(experiments/sequential.py).\n",
         markdown_table(headers, out_rows, "ll" + "r" * (len(headers) - 2)) + "\n",
         "The naive interval treats the deals played as a number fixed in advance: after a test that stopped "
         "because the evidence was enough it is biased towards the decision and covers less than 95% of the time "
