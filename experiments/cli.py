@@ -43,6 +43,8 @@ COMMAND_MODULES = (
     "experiments.commands.analyse",
     "experiments.commands.engines",
     "experiments.commands.ubgi",
+    "experiments.commands.sprt",
+    "experiments.commands.ratings",
 )
 
 
@@ -63,6 +65,7 @@ COMMANDS = {
     "analyse": "experiments.commands.analyse",
     "engines": "experiments.commands.engines",
     "ubgi": "experiments.commands.ubgi", "check": "experiments.commands.ubgi",
+    "sprt": "experiments.commands.sprt", "ratings": "experiments.commands.ratings",
 }
 
 

@@ -1,7 +1,7 @@
 """Imports flow one way and never in a circle.
 
 ``bgsim`` <- ``bots`` <- ``experiments``, and inside experiments its layers: the modules below
-every layer (``errors``, ``stats``) < ``running`` < ``analysis`` < ``studies`` < ``commands``
+every layer (``errors``, ``stats``, ``sequential``) < ``running`` < ``analysis`` < ``studies`` < ``commands``
 and the ``cli``.  Inside bgsim, the reference engine < the fast engine (``bgsim/fast/``) < the
 modules that play in either engine (:data:`ABOVE_BOTH`): the reference never imports the fast
 engine, and neither does a bot.  The fast engine is loaded only through
@@ -29,7 +29,7 @@ LOADER = "bgsim.fast_loader"  # the one way in to the fast engine (importlib: no
 LOADS_BELOW = ("bgsim.bearoff.building",)  # the reference's one use of it: computing bear-off tables
 # experiments' layers, lowest first; a module may import its own layer and the ones below it
 LAYERS = (
-    ("base", ("experiments", "experiments.errors", "experiments.stats")),
+    ("base", ("experiments", "experiments.errors", "experiments.stats", "experiments.sequential")),
     ("running", ("experiments.running",)),
     ("analysis", ("experiments.analysis",)),
     ("studies", ("experiments.studies",)),

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.running.chunks import sequential_tests
 from experiments.running.config import Experiment
 from experiments.running.files import explain, write_text
 from experiments.running.folder import EXPERIMENT_RUN, GAMES_FILE, JUDGE_FILE, RunFolder, load_rows, read_run
@@ -56,6 +57,7 @@ class Report:
     labels: dict[str, str] = field(default_factory=dict)  # short names for tables and plots
     comparisons: dict[str, pd.DataFrame] = field(default_factory=dict)  # condition -> pairwise
     judged: pd.DataFrame | None = None  # match runs: cube decisions judged per pairing (match_judge)
+    sprt: pd.DataFrame | None = None  # runs with ``sprt``: each pairing's sequential test (sprt_table)
 
 
 def short_labels(names: list[str]) -> dict[str, str]:
@@ -84,6 +86,8 @@ def build_report(frame: pd.DataFrame, experiment: Experiment | None = None) -> R
     if experiment is not None and experiment.grid:
         sweep = sweep_table(experiment, standings[conditions[0]], pairings, order)
     report = Report(pairings, standings, matrices, best, condition_table, sweep, "", "")
+    if experiment is not None and experiment.sprt is not None:
+        report.sprt = sprt_table(frame, experiment)
     report.comparisons = {condition: pairwise_comparisons(frame, condition) for condition in conditions}
     report.labels = short_labels(order)
     if experiment is not None:  # a grid player is best named by its grid values
@@ -111,6 +115,55 @@ def sweep_table(experiment: Experiment, standings: pd.DataFrame, pairings: pd.Da
             row["ppg_opponent_ci"] = float(both["ppg_ci"].iloc[0]) if len(both) else math.nan
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def sprt_table(frame: pd.DataFrame, experiment: Experiment) -> pd.DataFrame:
+    """One row per pairing: its sequential test replayed from the rows, batch by batch as the run
+    looked (``experiments.running.chunks.sequential_tests``), from the first player's side."""
+    rows = []
+    for index, test in sequential_tests(frame, experiment).items():
+        pairing = frame[frame["pairing"] == index]
+        first, second, condition = first_players(pairing)[index]
+        rows.append({"pairing": index, "condition": condition, "player": first, "opponent": second,
+                     "match": test.match, **test.summary()})
+    return pd.DataFrame(rows)
+
+
+def sprt_markdown(table: pd.DataFrame, labels: dict[str, str] | None = None) -> str:
+    """The sequential tests as a table and what their intervals mean."""
+    labels = labels or {}
+    match = bool(table["match"].any())
+
+    def amount(value: float) -> str:
+        return f"{100 * (0.5 + value):.1f}%" if match else f"{value + 0.0:+.3f}"
+
+    def span(low: float, high: float) -> str:
+        return "n/a" if low != low else f"{amount(low)} .. {amount(high)}"
+
+    first = table.iloc[0]
+    hypotheses = (f"H0: the first player wins at most {amount(first.delta0)} of the matches, H1: at least "
+                  f"{amount(first.delta1)}" if match else
+                  f"H0: the first player gains at most {amount(first.delta0)} points per game, H1: at least "
+                  f"{amount(first.delta1)}")
+    headers = ["player", "opponent", "deals", "LLR", "bounds", "decision",
+               "share of matches" if match else "points/game", "naive 95%", "95% after stopping"]
+    out_rows = []
+    for row in table.itertuples(index=False):
+        decision = row.decision if isinstance(row.decision, str) else "none (--games reached)"
+        out_rows.append([labels.get(row.player, row.player), labels.get(row.opponent, row.opponent),
+                         f"{row.deals:,}", f"{row.llr:+.3f}", f"{row.lower:+.3f} .. {row.upper:+.3f}", decision,
+                         amount(row.estimate), span(row.naive_low, row.naive_high),
+                         span(row.anytime_low, row.anytime_high)])
+    return "\n".join([
+        f"{hypotheses} (alpha {first.alpha:g}, beta {first.beta:g}); the unit is the deal, both seatings; one look "
+        f"per chunk, no decision before {first.floor:g} times the deals of a fixed-size test "
+        "(experiments/sequential.py).\n",
+        markdown_table(headers, out_rows, "ll" + "r" * (len(headers) - 2)) + "\n",
+        "The naive interval treats the deals played as a number fixed in advance: after a test that stopped "
+        "because the evidence was enough it is biased towards the decision and covers less than 95% of the time "
+        "(results/sprt/ measures by how much).  The last column is a 95% confidence sequence, valid at whatever "
+        "number of deals the test stopped.\n",
+    ])
 
 
 def _duplicate_line(pairings: pd.DataFrame) -> str | None:
@@ -183,7 +236,8 @@ def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, br
             lengths = sorted({experiment.match_length(name) for name, _ in experiment.conditions})
             kind = ("money games" if lengths == [0] else
                     ", ".join(f"{length}-point matches" if length else "money games" for length in lengths))
-            out.append(f"{len(frame)} games ({kind}); {experiment.games} deals per pairing, "
+            most = "at most " if experiment.sequential else ""  # a pairing may stop before them
+            out.append(f"{len(frame)} games ({kind}); {most}{experiment.games} deals per pairing, "
                        f"{'each played with both seatings (duplicate dice)' if experiment.duplicate else 'seats alternating, dice independent'}; "
                        f"seed {experiment.seed}.\n")
         line = _run_line(run)
@@ -195,6 +249,9 @@ def _text(report: Report, experiment: Experiment | None, frame: pd.DataFrame, br
         out.append("\n".join(engines) + "\n")
     labels = report.labels
     is_match = "match_wins" in report.pairings
+    if report.sprt is not None and not report.sprt.empty:
+        out.append(f"{heading} Sequential tests\n".lstrip() if not brief else "Sequential tests")
+        out.append(sprt_markdown(report.sprt, labels))
     for condition, standings in report.standings.items():
         title = "Standings" + (f" — {condition}" if len(report.standings) > 1 else "")
         if is_match:
@@ -289,6 +346,8 @@ def summary_csv(report: Report) -> pd.DataFrame:
             parts.append(comparisons.drop(columns=["match"]).assign(section="comparison", condition=condition))
     if report.judged is not None and not report.judged.empty:
         parts.append(report.judged.assign(section="cube_judge"))
+    if report.sprt is not None and not report.sprt.empty:
+        parts.append(report.sprt.drop(columns=["match"]).assign(section="sprt"))
     table = pd.concat(parts, ignore_index=True)
     table["rank"] = table["rank"].astype("Int64")  # blank on pairing rows, whole numbers elsewhere
     first = ["section", "condition", "rank", "player", "opponent"]

@@ -14,12 +14,13 @@ import numpy as np
 import pandas as pd
 
 from experiments.errors import RunError
+from experiments.sequential import SequentialTest
 from experiments.stats import last_games, mean_interval
 
 from .config import Experiment
 from .files import explain, is_temporary, write_atomic
 from .folder import CHUNK_DIR, GAMES_FILE, load_rows
-from .plan import Pairing, chunk_count, chunk_range
+from .plan import Pairing, chunk_count, chunk_range, plan_pairings
 
 CHUNK_NAME = re.compile(r"^pairing-(\d+)-chunk-(\d+)\.parquet$")
 
@@ -43,9 +44,10 @@ def finished_chunks(folder: Path) -> dict[tuple[int, int], Path]:
 class Chunks:
     """The chunks of one run: on disk, being played, still to play; and sequential stopping.
 
-    Under sequential stopping (``target_ci``) a pairing plays one chunk at a time, because
-    whether the next is needed depends on this one, and a chunk counts only once every chunk
-    before it is in.  A chouette table plays one chunk at a time too: each starts from the seats
+    Under sequential stopping (``target_ci``, or ``sprt``: a sequential test per pairing,
+    ``experiments/sequential.py``, one look per chunk) a pairing plays one chunk at a time,
+    because whether the next is needed depends on this one, and a chunk counts only once every
+    chunk before it is in.  A chouette table plays one chunk at a time too: each starts from the seats
     the one before it left.
     """
 
@@ -54,13 +56,18 @@ class Chunks:
         self.pairings = pairings
         self.by_index = {p.index: p for p in pairings}
         self.count = chunk_count(experiment)
-        self.sequential = experiment.target_ci is not None
+        self.sequential = experiment.sequential
         self.ordered = self.sequential or experiment.chouette  # one chunk of a pairing at a time
         self.on_disk: dict[tuple[int, int], Path] = {}
         self.in_flight: set[tuple[int, int]] = set()
         self.cursor = {p.index: 0 for p in pairings}  # every chunk below it is on disk or in flight
         self.units: dict[int, list[np.ndarray]] = {p.index: [] for p in pairings}
         self.stopped: dict[int, int] = {}  # pairing -> the chunk it stopped after
+        self.tests: dict[int, SequentialTest] = {}  # pairing -> its sequential test (``sprt``)
+        if experiment.sprt is not None:
+            self.tests = {p.index: SequentialTest(experiment.sprt, experiment.match_length(p.condition) > 0,
+                                                  limit=experiment.games)
+                          for p in pairings}
         self.done_units = 0
         known = finished_chunks(folder)
         if self.sequential:
@@ -86,7 +93,13 @@ class Chunks:
         """Sequential stopping: add the chunk's units; True once the pairing has stopped."""
         if not self.sequential:
             return False
-        self.units[pairing.index].append(stopping_units(frame, pairing.first))
+        units = stopping_units(frame, pairing.first)
+        if pairing.index in self.tests:
+            if self.tests[pairing.index].add(units) is not None:
+                self.stopped[pairing.index] = chunk
+                return True
+            return False
+        self.units[pairing.index].append(units)
         _, half = mean_interval(np.concatenate(self.units[pairing.index]))
         if half == half and half <= self.experiment.target_ci:  # NaN (too few units) never stops
             self.stopped[pairing.index] = chunk
@@ -155,6 +168,26 @@ def stopping_units(frame: pd.DataFrame, first: str) -> np.ndarray:
     white_points = frame["white_points"].to_numpy(dtype=np.float64)
     points = np.where(frame["white"].to_numpy() == first, white_points, -white_points)
     return pd.Series(points).groupby(frame["game"].to_numpy()).mean().to_numpy()
+
+
+def sequential_tests(frame: pd.DataFrame, experiment: Experiment) -> dict[int, SequentialTest]:
+    """Each pairing's sequential test (``sprt``) again from the run's rows, chunk by chunk as
+    the run looked: the test the run stopped on, from ``games.parquet`` alone."""
+    tests = {}
+    for pairing in plan_pairings(experiment):
+        rows = frame[frame["pairing"] == pairing.index]
+        if rows.empty:
+            continue
+        numbers = rows["game"].to_numpy()
+        if not experiment.duplicate:  # the second seating plays game numbers games..2*games-1
+            numbers = np.where(rows["leg"].to_numpy() == 1, numbers - experiment.games, numbers)
+        chunk_of = numbers // experiment.chunk
+        test = SequentialTest(experiment.sprt, experiment.match_length(pairing.condition) > 0, limit=experiment.games)
+        for chunk in np.unique(chunk_of):
+            if test.add(stopping_units(rows[chunk_of == chunk], pairing.first)) is not None:
+                break
+        tests[pairing.index] = test
+    return tests
 
 
 def assemble(folder: Path, plan: list[tuple[int, list[Path]]], order=("leg", "game", "game_in_match")) -> pd.DataFrame:

@@ -11,7 +11,9 @@ Keys (all optional except ``games`` and at least two players)::
     description = "..."              # one line for the summary
     players     = ["heuristic+pipdiff", ...]
     opponent    = "heuristic+keith"  # a fixed opponent: in the round robin, or the only one
-    pairings    = "round-robin"      # or "against": each player meets only ``opponent``
+    pairings    = "round-robin"      # or "against": each player meets only ``opponent``;
+                                     # or "gauntlet": each player meets every one of ``opponents``
+    opponents   = ["pubeval", "nn"]  # a gauntlet's fixed opponents
     games       = 2000               # game numbers (deals) per pairing; see ``duplicate``
     seed        = 1
     engine      = "auto"             # "fast", "reference" or "auto"
@@ -20,6 +22,9 @@ Keys (all optional except ``games`` and at least two players)::
     chunk       = 500                # game numbers per chunk file (the unit of resume and Dask)
     match_to    = 0                  # > 0: each game number is a whole match to that many points
     target_ci   = 0.02               # stop a pairing once its 95% half-width is at most this
+    sprt        = {delta0 = 0, delta1 = 0.05}   # or: stop each pairing once a sequential test of
+                                     # its first player's gain decides (alpha, beta default 0.05,
+                                     # floor 0.5; experiments/sequential.py); ``chunk`` deals a look
     judge_cube  = 0                  # matches: replay the first N deals of every pairing and judge
                                      # each cube decision in match-winning chances where the exact
                                      # match tables hold the position (experiments/analysis/match_judge.py)
@@ -82,11 +87,12 @@ from bgsim.dice import MAX_SEED
 from bgsim.series import ENGINES
 
 from experiments.errors import ExperimentError
+from experiments.sequential import Sprt, SprtError, sprt_from_table
 
-PAIRINGS = ("round-robin", "against")
+PAIRINGS = ("round-robin", "against", "gauntlet")
 MODES = ("tournament", "chouette")
 # keys of a pairing tournament that a chouette experiment refuses
-PAIRING_KEYS = ("opponent", "pairings", "duplicate", "match_to", "target_ci", "starts")
+PAIRING_KEYS = ("opponent", "opponents", "pairings", "duplicate", "match_to", "target_ci", "sprt", "starts")
 CHOUETTE_OPTIONS = ("chouette_cubes", "seats")  # a chouette condition's keys beside the rules'
 
 RULE_FIELDS = {f.name: f.type for f in fields(Rules)}
@@ -133,6 +139,8 @@ class Experiment:
     # (--engines FILE first, then that table, then the user's engines file): bots.ubgi.EngineSpec
     engines: dict = field(default_factory=dict)
     engine_specs: tuple = field(default=(), compare=False)
+    opponents: tuple[str, ...] = ()  # a gauntlet's fixed opponents (``pairings = "gauntlet"``)
+    sprt: Sprt | None = None  # stop each pairing once its sequential test decides
 
     def match_length(self, condition: str) -> int:
         """The match length of a condition's games (0: money games)."""
@@ -161,10 +169,17 @@ class Experiment:
 
     @property
     def everyone(self) -> tuple[str, ...]:
-        """Every player of the run, the fixed opponent last."""
+        """Every player of the run, the fixed opponent (a gauntlet's opponents) last."""
+        if self.opponents:
+            return self.players + self.opponents
         if self.opponent is None:
             return self.players
         return self.players + (self.opponent,)
+
+    @property
+    def sequential(self) -> bool:
+        """Whether a pairing may stop before its ``games`` (``target_ci`` or ``sprt``)."""
+        return self.target_ci is not None or self.sprt is not None
 
     def identity(self) -> dict:
         """What a resumed run must agree on (JSON-ready)."""
@@ -172,6 +187,9 @@ class Experiment:
         identity = {key: data[key] for key in IDENTITY_KEYS}
         if self.chouette:  # only then: a tournament's identity is what it was before chouettes
             identity["mode"] = self.mode
+        for key in ("opponents", "sprt"):  # only where set: older runs' identities stay as they were
+            if data.get(key):
+                identity[key] = data[key]
         return identity
 
     def to_dict(self) -> dict:
@@ -209,6 +227,10 @@ class Experiment:
             data["mode"] = self.mode
         if self.engines:
             data["engines"] = self.engines
+        if self.opponents:
+            data["opponents"] = list(self.opponents)
+        if self.sprt is not None:
+            data["sprt"] = self.sprt.to_dict()
         return data
 
     @classmethod
@@ -243,6 +265,8 @@ class Experiment:
             source=data.get("source", "<memory>"),
             starts=data.get("starts"),
             engines=data.get("engines", {}),
+            opponents=tuple(data.get("opponents", ())),
+            sprt=Sprt(**data["sprt"]) if data.get("sprt") else None,
         )
 
     @property
@@ -271,7 +295,7 @@ TOP_KEYS = {
     "name": str, "description": str, "players": list, "opponent": str, "pairings": str,
     "games": int, "seed": int, "engine": str, "threads": int, "duplicate": bool, "chunk": int,
     "match_to": int, "target_ci": float, "judge_cube": int, "rules": dict, "conditions": dict, "grid": dict,
-    "starts": dict, "mode": str, "engines": dict,
+    "starts": dict, "mode": str, "engines": dict, "opponents": list, "sprt": dict,
 }
 
 
@@ -435,6 +459,7 @@ def experiment_from_mapping(
         raise fail("pairings", "\"against\" needs an opponent = \"SPEC\" to play against")
     if opponent is not None and opponent in players:
         raise fail("opponent", f"{opponent!r} is also in players: list it once")
+    opponents = _opponents(data, pairings, opponent, players, fail)
     seen = set()
     for index, spec in enumerate(players):
         if spec in seen:
@@ -444,7 +469,7 @@ def experiment_from_mapping(
 
     if chouette and not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise fail("players", f"a chouette seats {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}")
-    needed = 1 if pairings == "against" else 2
+    needed = 1 if pairings in ("against", "gauntlet") else 2
     if not chouette and len(players) + (opponent is not None and pairings == "round-robin") < needed:
         raise fail("players", f"a tournament needs at least {needed} player{'s' * (needed > 1)} besides any opponent, "
                               f"got {len(players)}")
@@ -458,6 +483,15 @@ def experiment_from_mapping(
         target_ci = float(target_ci)
         if not math.isfinite(target_ci) or target_ci <= 0:
             raise fail("target_ci", f"a positive half-width, got {target_ci!r}")
+    sprt = None
+    if "sprt" in data:
+        if target_ci is not None:
+            raise fail("sprt", "a pairing stops on one rule: target_ci (an interval this narrow) or sprt "
+                               "(a sequential test decides), not both")
+        try:
+            sprt = sprt_from_table(data["sprt"])
+        except SprtError as error:
+            raise ExperimentError(f"{source}: {error}") from None
 
     base_table = dict(data.get("rules", {}))
     base_cubes = _chouette_cubes(base_table.pop("chouette_cubes", None), "team", "rules", chouette, fail)
@@ -540,6 +574,7 @@ def experiment_from_mapping(
         source=source, starts=starts, mode=mode,
         condition_cubes=tuple(cubes.items()) if chouette else (),
         condition_seats=tuple(seats.items()), engines=dict(data.get("engines", {})),
+        opponents=opponents, sprt=sprt,
     )
     canonical = check_players(experiment, make_player)
     if canonical:
@@ -548,9 +583,37 @@ def experiment_from_mapping(
             experiment,
             players=tuple(canonical[spec] for spec in experiment.players),
             opponent=canonical.get(experiment.opponent) if experiment.opponent is not None else None,
+            opponents=tuple(canonical[spec] for spec in experiment.opponents),
             grid={canonical[spec]: params for spec, params in experiment.grid.items()},
         )
     return experiment
+
+
+def _opponents(data: dict, pairings: str, opponent, players: list[str], fail) -> tuple[str, ...]:
+    """A gauntlet's fixed opponents, checked: a non-empty list of specs, none of them a player."""
+    listed = data.get("opponents")
+    if pairings != "gauntlet":
+        if listed is not None:
+            raise fail("opponents", "a list of fixed opponents is a gauntlet's: set pairings = \"gauntlet\" "
+                                    "(or name one opponent = \"SPEC\")")
+        return ()
+    if opponent is not None:
+        raise fail("opponent", "a gauntlet names its fixed opponents in a list: opponents = [\"SPEC\", ...]")
+    if not listed:
+        raise fail("pairings", "\"gauntlet\" needs opponents = [\"SPEC\", ...]: the fixed opponents every "
+                               "player meets")
+    out = []
+    for index, spec in enumerate(listed):
+        if not isinstance(spec, str) or not spec.strip():
+            raise fail(f"opponents[{index}]", f"an opponent is a spec string such as \"pubeval\", got {spec!r}")
+        spec = spec.strip()
+        if spec in players:
+            raise fail(f"opponents[{index}]", f"{spec!r} is also in players: a gauntlet's players are the "
+                                              "candidates, its opponents the fixed field")
+        if spec in out:
+            raise fail(f"opponents[{index}]", f"{spec!r} is listed twice")
+        out.append(spec)
+    return tuple(out)
 
 
 def _chouette_cubes(regime, default: str, key: str, chouette: bool, fail) -> str:
@@ -652,6 +715,7 @@ def check_players(experiment: Experiment, make_player=None) -> dict[str, str]:
         listed = [(("grid" if spec in experiment.grid else key), spec) for key, spec in listed]
     if experiment.opponent is not None:
         listed.append(("opponent", experiment.opponent))
+    listed += [(f"opponents[{index}]", spec) for index, spec in enumerate(experiment.opponents)]
     built = []
     for key, spec in listed:
         try:
@@ -683,3 +747,15 @@ def check_players(experiment: Experiment, make_player=None) -> dict[str, str]:
                     f"{experiment.source}: engine: the fast engine cannot play {spec!r}; "
                     "use engine = \"auto\" (fast where it can) or \"reference\"")
     return {spec: getattr(player, "name", spec) for _, spec, player in built}
+
+
+def sprt_experiment(candidate: str, baseline: str, sprt: Sprt, games: int, *, batch: int, seed: int = 1,
+                    rules: Rules = Rules(), match_to: int = 0, engine: str = "auto", threads: int = 0,
+                    name: str = "sprt", make_player: Callable[[str], Any] | None = None) -> Experiment:
+    """The experiment ``bgsim sprt CANDIDATE BASELINE`` plays: one pairing, the candidate first,
+    ``batch`` deals a chunk (a look of the test), at most ``games`` deals."""
+    table = {"name": name, "description": f"Sequential test: is {candidate} better than {baseline}?",
+             "players": [candidate], "opponent": baseline, "pairings": "against", "games": games, "seed": seed,
+             "engine": engine, "threads": threads, "chunk": batch, "match_to": match_to, "sprt": sprt.to_dict(),
+             "rules": {key: value for key, value in rules_table(rules).items()}}
+    return experiment_from_mapping(table, "bgsim sprt", name, make_player=make_player)

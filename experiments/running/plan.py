@@ -1,6 +1,8 @@
 """What a run plays: pairings, their seeds, chunks of game numbers, and the task of one chunk.
 
-A run is a list of *pairings* (two players under one rule condition).  Each pairing plays game
+A run is a list of *pairings* (two players under one rule condition): every pair of players
+(round robin), each player against the fixed opponent (``against``), or each player against
+each of the fixed opponents, player by player (``gauntlet``).  Each pairing plays game
 numbers 0..N-1 in *chunks*; a chunk is played twice, once with the pairing's first player as
 white (leg 0) and once with the seats swapped (leg 1).  Under duplicate dice (the default) leg 1
 replays the same game numbers, so each side is dealt exactly the dice the other had; without
@@ -86,6 +88,8 @@ def pairing_seed(seed: int, pair: int) -> int:
 def plan_pairings(experiment: Experiment) -> list[Pairing]:
     if experiment.pairings == "against":
         pairs = [(player, experiment.opponent) for player in experiment.players]
+    elif experiment.pairings == "gauntlet":  # each candidate against each fixed opponent, in that order
+        pairs = [(player, opponent) for player in experiment.players for opponent in experiment.opponents]
     else:
         pairs = list(itertools.combinations(experiment.everyone, 2))
     out = []

@@ -110,6 +110,7 @@ class _Session:
         self.written = 0
         self.units_played = 0
         self.timed = None  # (time, units) when the first chunk was in: it may carry the compile
+        self.shown: dict[int, float] = {}  # pairing -> when its sequential test's last line was shown
 
     def run(self) -> RunResult:
         folder = choose_folder(self.out, self.experiment.name, self.resume)
@@ -149,8 +150,12 @@ class _Session:
             judged = (f"; then the takes and drops of the first {experiment.judge_cube:,} games of every table "
                       "are judged (a phase of its own)" if experiment.judge_cube else "")
         else:
-            what = (f"{len(pairings)} pairings × {experiment.games:,} deals × 2 seatings = {total:,} {unit}"
+            most = "at most " if experiment.sequential else ""  # a pairing may stop before them
+            what = (f"{len(pairings)} pairing{'s' * (len(pairings) != 1)} × {most}{experiment.games:,} deals × 2 seatings = {most}{total:,} {unit}"
                     f"{' (duplicate dice)' if experiment.duplicate else ''}")
+            if experiment.sprt is not None:
+                what += (f"; a sequential test looks after every {experiment.chunk:,} deals and stops a pairing "
+                         "once it decides")
             judged = (f"; then the cube decisions of the first {experiment.judge_cube:,} deals of every pairing "
                       "are judged (a phase of its own)" if experiment.judge_cube and experiment.plays_matches else "")
         self.log(f"{experiment.name}: {what}, engine {experiment.engine}, "
@@ -168,8 +173,12 @@ class _Session:
                     self.log(compiling_message(everyone, chouette=experiment.chouette))
         if chunks.done_units:
             self.log(f"resuming: {len(chunks.on_disk)} finished chunks on disk, {chunks.done_units} {unit} not replayed")
-        bar = Progress(total, chunks.done_units, unit, self.progress)
+        # a sequential test says where it stands after each batch instead of a bar towards a
+        # total it will rarely reach
+        bar = Progress(total, chunks.done_units, unit, self.progress and experiment.sprt is None)
         self.started = time.perf_counter()
+        if experiment.sprt is not None:
+            self._sprt_lines(chunks, pairings, resumed=True)
 
         def finished(task: dict, frame: pd.DataFrame) -> None:
             path = folder / CHUNK_DIR / chunk_name(task["pairing"], task["chunk"])
@@ -187,7 +196,10 @@ class _Session:
             self.written += 1
             units = experiment.legs * (task["stop"] - task["start"])
             bar.update(units)
-            self._estimate(units, total - chunks.done_units - self.units_played, unit)
+            if experiment.sprt is None:
+                self._estimate(units, total - chunks.done_units - self.units_played, unit)
+            else:
+                self._sprt_lines(chunks, [chunks.by_index[task["pairing"]]])
             stop_hook(self.written)
 
         try:
@@ -213,6 +225,20 @@ class _Session:
             raise
         bar.close()
         return self._finish(folder, chunks, pairings)
+
+    def _sprt_lines(self, chunks: Chunks, pairings: list[Pairing], resumed: bool = False) -> None:
+        """One line per pairing's sequential test: deals, LLR and bounds, as it goes (at most one
+        a second for a pairing that goes on; always its first, its last and after a resume)."""
+        for pairing in pairings:
+            test = chunks.tests[pairing.index]
+            if resumed and not test.deals:
+                continue
+            moment = time.perf_counter()
+            if not (resumed or test.stopped or test.batches == 1
+                    or moment - self.shown.get(pairing.index, 0.0) >= 1.0):
+                continue
+            self.shown[pairing.index] = moment
+            self.log(sprt_line(pairing, test, self.experiment.games))
 
     def _estimate(self, units: int, left_before: int, unit: str) -> None:
         """Once, after the third chunk: roughly how long the rest will take, from chunks 2 and 3."""
@@ -322,6 +348,17 @@ class _Session:
                     for table in pairings}
         return {engine_for(engine, cached_player(factory, p.first), cached_player(factory, p.second), p.rules)
                 for p in pairings}
+
+
+def sprt_line(pairing: Pairing, test, games: int) -> str:
+    """Where a pairing's sequential test stands: deals, LLR against its bounds, the decision."""
+    where = f"{pairing.first} vs {pairing.second}" + (f" ({pairing.condition})" if pairing.condition != "standard" else "")
+    state = (f"accepts {test.decision}" if test.decision else
+             f"no decision after {games:,} deals (--games)" if test.stopped else
+             f"going on (no decision before {test.floor_deals:,} deals)" if test.deals < test.floor_deals else
+             "going on")
+    return (f"sprt {where}: {test.deals:,} deals, LLR {test.llr:+.3f} "
+            f"(bounds {test.sprt.lower:+.3f}, {test.sprt.upper:+.3f}): {state}")
 
 
 def _resume_command(command: str, folder: Path) -> str:
