@@ -379,3 +379,25 @@ def test_the_studys_tests_read_disjoint_consecutive_blocks_of_the_pool():
     assert all(row["decision"] in ("H0", "H1") for row in rows)
     low, high = wilson(0, 40)
     assert low == 0.0 < high < 0.1 and wilson(40, 40)[1] == 1.0
+
+
+def test_sprt_seats_an_external_engine_from_an_engines_file(tmp_path, capsys):
+    # ubgi:NAME through --engines FILE, as every command that seats engines; the fake engine
+    # answers at once (tests/fake_ubgi_engine.py)
+    import sys
+    from pathlib import Path
+
+    fake = Path(__file__).with_name("fake_ubgi_engine.py")
+    engines = tmp_path / "engines.toml"
+    engines.write_text(f"[engines.fake]\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(fake))}, \"good\"]\n")
+    out = tmp_path / "ubgi"
+    assert cli.main(["sprt", "ubgi:fake", "heuristic", "--delta0", "-0.5", "--delta1", "0", "--chunk", "5",
+                     "--games", "20", "--engines", str(engines), "--out", str(out), "--no-progress", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["player"] == "ubgi:fake" and row["decision"] == "H0" and row["deals"] <= 20
+    run = json.loads((out / "run.json").read_text())
+    assert run["engines_used"] == ["reference"] and run["engines"]["fake"]["id_name"] == "fake-good"
+    assert cli.main(["sprt", "ubgi:nobody", "heuristic", "--delta0", "0", "--delta1", "0.1", "--engines", str(engines),
+                     "--out", str(tmp_path / "nobody")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no engine named 'nobody'" in err

@@ -10,7 +10,7 @@ import math
 import sys
 
 from bgsim.series import ENGINES
-from experiments.commands.arguments import (check_resume_force, json_flag, match_flag, positive,
+from experiments.commands.arguments import (check_resume_force, engines_flag, json_flag, match_flag, positive,
                                             refuse_threads_on_reference, rules_flags, rules_from_args, seed_flag,
                                             threads_flag)
 
@@ -56,6 +56,7 @@ def register(subparsers) -> None:
     sprt.add_argument("--engine", choices=ENGINES, default="auto",
                       help="auto: the fast engine when it can run both players, else the reference one (default auto)")
     threads_flag(sprt)
+    engines_flag(sprt)
     rules_flags(sprt)
     sprt.add_argument("--out", default=None, metavar="DIR",
                       help="results folder (default results/runs/sprt-TIMESTAMP)")
@@ -75,7 +76,8 @@ def run_sprt(args) -> int:
     from experiments.studies import sprt
 
     check_resume_force(args)
-    refuse_threads_on_reference(args.threads, args.engine)
+    external = any(spec.strip().startswith("ubgi:") for spec in (args.candidate, args.baseline))
+    refuse_threads_on_reference(args.threads, args.engine, external)
     try:
         Sprt(args.delta0, args.delta1, args.alpha, args.beta, args.floor)
     except SprtError as error:
@@ -88,7 +90,7 @@ def run_sprt(args) -> int:
                                beta=args.beta, floor=args.floor, games=args.games, batch=args.chunk, seed=args.seed,
                                rules=rules_from_args(args), match_to=args.match_to, engine=args.engine,
                                threads=args.threads or 0, out=args.out, resume=args.resume, force=args.force,
-                               progress=not args.no_progress, command=command,
+                               progress=not args.no_progress, command=command, engines=_engines(args, external),
                                log=lambda text: print(text, file=sys.stderr, flush=True))
     except ExperimentError as error:
         raise ValueError(str(error).replace("bgsim sprt: opponent: ", "BASELINE: ")
@@ -134,6 +136,15 @@ def verdict(row, match: bool) -> str:
         f"stopping {span(row.anytime_low, row.anytime_high)} (the naive {span(row.naive_low, row.naive_high)} is "
         "biased after optional stopping and too narrow)",
     ])
+
+
+def _engines(args, external: bool) -> dict:
+    """The engines ``ubgi:NAME`` players may seat: --engines FILE, then the user's engines file."""
+    if not external and args.engines is None:
+        return {}
+    from experiments.running.engines import engine_table
+
+    return engine_table(args.engines)
 
 
 def _flags(message: str) -> str:

@@ -751,11 +751,19 @@ def check_players(experiment: Experiment, make_player=None) -> dict[str, str]:
 
 def sprt_experiment(candidate: str, baseline: str, sprt: Sprt, games: int, *, batch: int, seed: int = 1,
                     rules: Rules = Rules(), match_to: int = 0, engine: str = "auto", threads: int = 0,
-                    name: str = "sprt", make_player: Callable[[str], Any] | None = None) -> Experiment:
+                    name: str = "sprt", make_player: Callable[[str], Any] | None = None,
+                    engines: dict | None = None) -> Experiment:
     """The experiment ``bgsim sprt CANDIDATE BASELINE`` plays: one pairing, the candidate first,
-    ``batch`` deals a chunk (a look of the test), at most ``games`` deals."""
+    ``batch`` deals a chunk (a look of the test), at most ``games`` deals; ``engines`` (name ->
+    ``bots.ubgi.EngineSpec``, ``experiments.running.engines.engine_table``) seats ``ubgi:NAME``
+    players as an experiment file's would."""
     table = {"name": name, "description": f"Sequential test: is {candidate} better than {baseline}?",
              "players": [candidate], "opponent": baseline, "pairings": "against", "games": games, "seed": seed,
              "engine": engine, "threads": threads, "chunk": batch, "match_to": match_to, "sprt": sprt.to_dict(),
              "rules": {key: value for key, value in rules_table(rules).items()}}
-    return experiment_from_mapping(table, "bgsim sprt", name, make_player=make_player)
+    if engines and make_player is None:
+        from .engines import engine_players
+
+        make_player = engine_players(engines)
+    experiment = experiment_from_mapping(table, "bgsim sprt", name, make_player=make_player)
+    return replace(experiment, engine_specs=tuple(sorted((engines or {}).items())))

@@ -64,6 +64,6 @@ def run_sprt(candidate: str, baseline: str, delta0: float, delta1: float, *, alp
     test = Sprt(delta0, delta1, alpha, beta, floor)
     experiment = sprt_experiment(candidate, baseline, test, games, batch=batch, seed=seed, rules=rules,
                                  match_to=match_to, engine=engine, threads=threads,
-                                 make_player=options.get("make_player"))
+                                 make_player=options.get("make_player"), engines=options.pop("engines", None))
     result = run_experiment(experiment, out, **options)
     return SprtResult(result, result.report.sprt.iloc[0].to_dict())
