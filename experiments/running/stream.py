@@ -20,7 +20,7 @@ from bgsim.cube import Rules
 from bgsim.series import engine_for, play_games
 from bgsim.variants import STANDARD
 
-from .files import RowFile, claim, stop_hook
+from .files import RowFile, claim, claimed_files, stop_hook
 from .machine import cap_threads, compiling_message, fast_compile_pending
 from .progress import Progress, duration
 
@@ -30,25 +30,20 @@ MAX_BATCH = 200_000
 
 
 @contextmanager
-def claimed_output(path: Path, force: bool):
-    """Hold ``path`` for this process (``files.claim``) while the block writes it, after checking
-    it may be written (:func:`check_output`): a second writer stops here, before any game."""
-    path = Path(path)
-    check_output(path, force)  # a bad name or a missing folder, before any claim file is made
-    with claim(path, "output file"):
-        check_output(path, force)  # again under the claim: another writer may have finished it
-        yield
+def claimed_output(path: Path, force: bool, *others: Path):
+    """Hold the rows file ``path`` (and ``others``, a command's other outputs) for this process
+    while the block writes them (``files.claimed_files``): a second writer stops here, before any
+    game."""
+    with claimed_files([path], force, suffix=".parquet"):
+        with claimed_files(others, force):
+            yield
 
 
 def check_output(path: Path, force: bool) -> None:
-    if path.suffix != ".parquet":
-        raise ValueError(f"--out {path}: the rows are written as Parquet; name the file *.parquet")
-    if path.exists() and not force:
-        raise ValueError(f"{path} exists; pass --force to overwrite it")
-    if path.exists() and path.is_dir():
-        raise ValueError(f"{path} is a directory")
-    if not path.parent.exists():
-        raise ValueError(f"the folder {path.parent} does not exist")
+    """A rows file that may not be written is one line (``files.check_new_file``)."""
+    from .files import check_new_file
+
+    check_new_file(path, force, ".parquet")
 
 
 def next_batch(batch: int, seconds: float, batches: int) -> int:
