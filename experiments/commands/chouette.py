@@ -15,7 +15,8 @@ from bgsim.chouette import CUBE_REGIMES, ENGINES, Session, check_chouette_cubes,
 from bots import make_player
 from experiments.analysis.chouette import ChouetteTally, format_chouette_summary
 from experiments.commands.arguments import (force_flag, games_flag, match_length, non_negative, out_file_flag,
-                                           positive, progress_flag, rules_from_args, seed_flag)
+                                           positive, progress_flag, refuse_cube_bots_without_a_cube,
+                                           refuse_cube_options, refuse_given, rules_from_args, seed_flag, threads_flag)
 from experiments.running.machine import compiling_message, fast_compile_pending
 from experiments.running.stream import claimed_output, stream_to_file
 
@@ -50,6 +51,8 @@ def register(subparsers) -> None:
                           help="allow beavers (team cubes: the box's only; individual cubes: both ways)")
     chouette.add_argument("--automatic-doubles", type=non_negative, default=0, metavar="K",
                           help="automatic doubles per game on tied opening rolls (default 0)")
+    threads_flag(chouette, "threads: a session plays game after game on one core, so only 1 is taken",
+                 default="one core")
     force_flag(chouette, "FILE if it exists")
     progress_flag(chouette)
     chouette.set_defaults(handler=run_chouette)
@@ -61,6 +64,12 @@ def run_chouette(args) -> int:
     check_chouette_cubes(args.cubes)
     if args.match_to:
         raise ValueError(f"--match-to {args.match_to}: a chouette is money play, it has no match length")
+    refuse_cube_options(args)
+    if args.no_cube:
+        refuse_given(args, ["cubes"], "with --no-cube", "without a cube no regime of cubes is played")
+    if args.threads not in (None, 1):
+        raise ValueError("--threads has no effect here: a chouette session plays game after game on one core "
+                         "(each game's seats and boxes follow from the one before)")
     path = Path(args.out)
     with claimed_output(path, args.force):
         return _session(args, path, log)
@@ -69,6 +78,7 @@ def run_chouette(args) -> int:
 def _session(args, path: Path, log) -> int:
     players = [make_player(spec) for spec in args.specs]
     rules = rules_from_args(args)
+    refuse_cube_bots_without_a_cube(rules, players)
     session = Session(players, args.seed, rules, args.cubes, engine=args.engine)  # checks everything first
     log(f"playing {args.games:,} chouette games, {len(players)} players, {args.cubes} cubes, "
         f"seed {args.seed}, {session.engine} engine → {path}")
@@ -77,7 +87,7 @@ def _session(args, path: Path, log) -> int:
 
     tally = ChouetteTally()
     count, elapsed = stream_to_file(path, args.games, "games", session.play, not args.no_progress, log, tally.add,
-                                    salvage=session.salvage)
+                                    salvage=session.salvage, rows_per_unit=len(players))
     done = count // len(players)
     print(format_chouette_summary(tally.summary(), args.cubes))
     print(f"wrote {count} rows to {path}  ({session.engine} engine, {elapsed:.1f} s, "

@@ -13,10 +13,11 @@ from bgsim.cube import Rules
 from bgsim.series import ENGINES
 from bgsim.variants import VARIANTS
 from experiments.commands.arguments import (force_flag, games_flag, match_flag, out_file_flag, progress_flag,
+                                           refuse_cube_bots_without_a_cube, refuse_cube_options,
                                            refuse_threads_on_reference, rules_flags, rules_from_args, seed_flag,
                                            threads_flag)
 from bots import describe_bots, make_player
-from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_format, export_files
+from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_format, export_files, record_paths
 from experiments.analysis.summary import GameTally, format_match_summary, format_summary
 from experiments.running.stream import claimed_output, play_to_file
 
@@ -71,16 +72,19 @@ def run_bots(args) -> int:
 
 def run_play(args) -> int:
     refuse_threads_on_reference(args.threads, args.engine)
+    refuse_cube_options(args)
     path = Path(args.out)
-    with claimed_output(path, args.force):
-        return _play(args, path)
-
-
-def _play(args, path: Path) -> int:
-    white = make_player(args.white)
-    black = make_player(args.black)
     rules = rules_from_args(args)
     record = check_record(args, rules)
+    # the rows and every match file --record writes are claimed together, before any game
+    with claimed_output(path, args.force, *(record[2] if record else ())):
+        return _play(args, path, rules, record)
+
+
+def _play(args, path: Path, rules: Rules, record) -> int:
+    white = make_player(args.white)
+    black = make_player(args.black)
+    refuse_cube_bots_without_a_cube(rules, (white, black))
     tally = GameTally()
     engine, rows, elapsed = play_to_file(white, black, args.games, args.seed, path, rules,
                                          args.match_to, args.engine, args.threads, not args.no_progress,
@@ -92,7 +96,7 @@ def _play(args, path: Path) -> int:
         print(format_match_summary(summary, white.name, black.name))
     print(f"wrote {rows} rows to {path}  ({engine} engine, {elapsed:.1f} s, "
           f"{rows / max(elapsed, 1e-9):,.0f} games/s)")
-    if record is not None:
+    if record is not None:  # its files are claimed and checked: written over only as asked
         written, differences = export_files(path, "all", record[0], record[1], force=True)
         for difference in differences:  # pragma: no cover - a game played now replays the same
             _log(f"bgsim: warning: {difference}")
@@ -101,7 +105,8 @@ def _play(args, path: Path) -> int:
 
 
 def check_record(args, rules: Rules):
-    """``--record FORMAT FILE`` checked before any game is played: (format, path) or None."""
+    """``--record FORMAT FILE`` checked before any game is played: (format, path, the files it
+    writes: FILE, or FILE-match-N for each of several matches) or None."""
     if args.record is None:
         return None
     fmt, target = args.record
@@ -112,11 +117,10 @@ def check_record(args, rules: Rules):
                          "a bigger run with `bgsim export`")
     check_format(fmt, rules)
     target = Path(target)
-    if target.exists() and not args.force:
-        raise ValueError(f"{target} exists; pass --force to overwrite it")
-    if not target.parent.exists():
-        raise ValueError(f"the folder {target.parent} does not exist")
-    return fmt, target
+    if target.resolve() == Path(args.out).resolve():
+        raise ValueError(f"--record {target} is --out's file too: the match file would replace the rows; "
+                         "give it its own name")
+    return fmt, target, record_paths(target, args.games if args.match_to else None)
 
 
 def _log(text: str) -> None:

@@ -95,17 +95,19 @@ def play_to_file(white, black, games: int, seed: int, path: Path, rules: Rules, 
 def stream_to_file(path: Path, total: int, unit: str, play: Callable[[range], pd.DataFrame],
                    progress: bool = True, log: Callable[[str], None] = print,
                    on_batch: Callable[[pd.DataFrame], None] = lambda frame: None,
-                   salvage: Callable[[], pd.DataFrame | None] = lambda: None) -> tuple[int, float]:
+                   salvage: Callable[[], pd.DataFrame | None] = lambda: None,
+                   rows_per_unit: int = 1) -> tuple[int, float]:
     """Call ``play`` on batches of the numbers 0..total-1 and append each frame to ``path``:
     (rows written, seconds).  On Ctrl-C the finished batches are kept, with what ``salvage``
     gives of the unfinished one (a session that plays game after game has some), and the file
     is closed under its name; on any other error nothing is left behind.  ``path`` is claimed
-    (``files.claim``) while it is written."""
+    (``files.claim``) while it is written.  ``rows_per_unit``: the rows a game writes (a
+    chouette's, one per player), so that Ctrl-C says how many whole games were kept."""
     with claim(path, "output file"):
-        return _stream(path, total, unit, play, progress, log, on_batch, salvage)
+        return _stream(path, total, unit, play, progress, log, on_batch, salvage, rows_per_unit)
 
 
-def _stream(path, total, unit, play, progress, log, on_batch, salvage) -> tuple[int, float]:
+def _stream(path, total, unit, play, progress, log, on_batch, salvage, rows_per_unit=1) -> tuple[int, float]:
     rows = RowFile(path)
     bar = Progress(total, 0, unit, progress)
     done, batch, batches, timed, timed_seconds = 0, FIRST_BATCH, 0, 0, 0.0
@@ -140,10 +142,10 @@ def _stream(path, total, unit, play, progress, log, on_batch, salvage) -> tuple[
         if partial is not None and len(partial):
             write(partial)
         rows.close()
-        finished = f"{done:,} finished {unit}" + (" and part of the next batch" if partial is not None and len(partial) else "")
-        kept = f"the {rows.rows:,} rows of the {finished} are in {path}" if rows.rows \
+        games = rows.rows // rows_per_unit  # the batches' games and the unfinished batch's finished ones
+        kept = f"the {rows.rows:,} rows of the {games:,} finished {unit} are in {path}" if rows.rows \
             else "no game had finished: nothing was written"
-        log(f"interrupted after {done:,} of {total:,} {unit}: {kept}")
+        log(f"interrupted after {games:,} of {total:,} {unit}: {kept}")
         raise
     except BaseException:
         bar.close()
