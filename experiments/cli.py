@@ -15,8 +15,8 @@ import warnings
 
 from bgsim import settings
 
-from .commands.arguments import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
-from .errors import MissingDependency, RunError
+from .commands.arguments import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, Parser
+from .errors import MissingDependency, RunError, ToolFailed
 
 # Modules that add subcommands; each has ``register(subparsers)``.
 COMMAND_MODULES = (
@@ -106,12 +106,15 @@ def _warning_line(message, category, filename, lineno, file=None, line=None) -> 
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    parser = build_parser(words[0] if words else None)
     try:
+        parser = build_parser(words[0] if words else None)  # imports the command's modules: a while
         args = parser.parse_args(argv)
     except ValueError as error:  # arguments.BadArguments: argparse's complaint, as one line
         print(f"bgsim: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:  # Ctrl-C while the commands load: nothing was started
+        print("bgsim: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_BAD_INPUT
@@ -125,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bgsim: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except ToolFailed as error:  # a program bgsim drives failed: the input was fine
+        print(f"bgsim: error: {error}", file=sys.stderr)
+        return EXIT_FAILED
     except (ValueError, OSError, MissingDependency, RunError, NotImplementedError) as error:
         print(f"bgsim: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -1,6 +1,7 @@
 """The errors of experiments, below every layer so that any module may raise them.
 
-``bgsim`` (``experiments/cli.py``) prints each as one line and exits with status 2.
+``bgsim`` (``experiments/cli.py``) prints each as one line and exits with status 2 (bad input),
+but :class:`ToolFailed` with status 1: the input was fine, a program bgsim drives failed.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ class ExperimentError(ValueError):
 
 class RunError(RuntimeError):
     """A run that cannot start or go on (the message says what to do about it)."""
+
+
+class ToolFailed(RuntimeError):
+    """An external program bgsim drives (GNU Backgammon's) crashed, hung or answered what cannot
+    be read: no fault of the input, so not bad input (exit 1, the message quotes what it said)."""
 
 
 class InUse(RunError):
