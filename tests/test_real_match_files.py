@@ -125,3 +125,14 @@ def test_bgsim_keeps_every_game_gnubg_keeps_move_for_move(name):
     result = compare_file(REAL / name, "real")
     assert result.gnubg_games and result.gnubg_sound == result.gnubg_games, result.gnubg_said
     assert result.bgsim_games == result.gnubg_games == result.agreeing, result.note
+
+
+def test_a_game_1_left_out_makes_no_spurious_word_about_where_game_2_starts(tmp_path):
+    lines = (DATA / "gnubg_match7.mat").read_text().splitlines()
+    first = next(number for number, line in enumerate(lines) if line.startswith(" Game 1"))
+    lines[first + 3] = "  2) 52: 13-8 13/11"
+    path = tmp_path / "first_left_out.mat"
+    path.write_text("\n".join(lines) + "\n")
+    _, done = import_match(path)
+    assert [(problem.game, problem.rejected) for problem in done.problems] == [(1, True)]
+    assert [result.number for result in done.games] == [2, 3, 4, 5, 6]

@@ -56,17 +56,25 @@ def _decoded(line: bytes) -> str:
         return line.decode("latin-1")
 
 
-def iter_lines(path: str | Path):
-    """The file's lines as text, one at a time (see the module docstring)."""
+def _nothing(count: int) -> None:
+    pass
+
+
+def iter_lines(path: str | Path, read=_nothing):
+    """The file's lines as text, one at a time (see the module docstring); ``read(n)`` is told
+    the bytes each line took (a progress bar)."""
     with open(path, "rb") as handle:
         encoding = encoding_of(handle.read(4))
         handle.seek(0)
         if encoding is not None:
+            width = 4 if encoding.startswith("utf-32") else 2
             for line in io.TextIOWrapper(handle, encoding=encoding, errors="replace", newline=None):
+                read(width * len(line))
                 yield line.rstrip("\r\n")
             return
         first = True
         for line in handle:
+            read(len(line))
             text = _decoded(line).rstrip("\r\n")
             if first and text.startswith("\ufeff"):
                 text = text[1:]
@@ -74,8 +82,8 @@ def iter_lines(path: str | Path):
             yield text
 
 
-def iter_chunks(path: str | Path):
-    """The file's text a megabyte at a time."""
+def iter_chunks(path: str | Path, read=_nothing):
+    """The file's text a megabyte at a time (``read``: as for :func:`iter_lines`)."""
     with open(path, "rb") as handle:
         encoding = encoding_of(handle.read(4)) or "utf-8-sig"
         handle.seek(0)
@@ -84,6 +92,7 @@ def iter_chunks(path: str | Path):
             piece = reader.read(CHUNK)
             if not piece:
                 return
+            read(len(piece))
             yield piece
 
 
@@ -99,15 +108,16 @@ def _head(path: Path) -> str:
     return data.decode(encoding or "utf-8", errors="replace")
 
 
-def iter_file(path: str | Path):
+def iter_file(path: str | Path, read=_nothing):
     """Each match of a ``.mat`` or ``.sgf`` file as ``(match, games)``, the games read as they are
-    needed (the unreadable ones among them, ``game.rejected`` saying why).  RecordError when the
-    file is neither, or its header cannot be read."""
+    needed (the unreadable ones among them, ``game.rejected`` saying why); ``read(n)`` is told
+    the bytes read as they are.  RecordError when the file is neither, or its header cannot be
+    read."""
     path = Path(path)
     if file_format(path, _head(path)) == "sgf":
-        yield from iter_sgf(iter_chunks(path))
+        yield from iter_sgf(iter_chunks(path, read))
     else:
-        yield from iter_mat(iter_lines(path))
+        yield from iter_mat(iter_lines(path, read))
 
 
 def read_match(path: str | Path) -> tuple[Match, list[Problem]]:
@@ -135,10 +145,11 @@ class Imported:
     done: GameReplay
 
 
-def import_games(path: str | Path):
-    """Every game of the file replayed, one at a time (:class:`Imported` each), in flat memory.
-    RecordError when the file cannot be read at all, or holds a variant with checkers in hand."""
-    for index, (match, games) in enumerate(iter_file(path)):
+def import_games(path: str | Path, read=_nothing):
+    """Every game of the file replayed, one at a time (:class:`Imported` each), in flat memory
+    (``read``: as for :func:`iter_file`).  RecordError when the file cannot be read at all, or
+    holds a variant with checkers in hand."""
+    for index, (match, games) in enumerate(iter_file(path, read)):
         check_variant(match)
         for done in replay_games(match, games):
             yield Imported(index, match, done)

@@ -26,6 +26,7 @@ from experiments.running.workers import worker_pool
 BATCH_ROWS = 20_000  # rows gathered before they go to the file
 POOLED_BYTES = 4 << 20  # files a worker process replays whole; bigger ones stream here
 ESTIMATE_AFTER = 2.0  # seconds before the rate is trusted for an estimate
+ESTIMATE_SHARE = 0.02  # and the share of the bytes read by then
 
 
 @dataclass
@@ -45,7 +46,7 @@ class FileImport:
     rows: int = 0
     problems: list = field(default_factory=list)
     error: str | None = None  # the file could not be read at all
-    frame: object = None
+    frame: list | None = None  # a worker's rows, handed back with its counts
 
     @property
     def rejected(self) -> int:
@@ -70,13 +71,15 @@ def match_files(paths) -> list[Path]:
     return found
 
 
-def _stream_file(path: Path, emit: Callable[[list[dict]], None], done_bytes: Callable[[], None] = lambda: None
-                 ) -> FileImport:
-    """Replay one file, giving its rows to ``emit`` in batches."""
+def _stream_file(path: Path, emit: Callable[[list[dict]], None], read: Callable[[int], None] = lambda count: None,
+                 game: Callable[[], None] = lambda: None) -> FileImport:
+    """Replay one file, giving its rows to ``emit`` as each game is replayed; ``read(n)`` and
+    ``game()`` are told the bytes read and each game replayed as they are (the progress of a big
+    file)."""
     out = FileImport(str(path), path.stat().st_size)
-    batch: list[dict] = []
     try:
-        for imported in import_games(path):
+        for imported in import_games(path, read):
+            game()
             if imported.match_index + 1 > out.matches:
                 out.matches = imported.match_index + 1
                 out.match_to, out.players = imported.match.match_to, tuple(imported.match.players)
@@ -91,27 +94,21 @@ def _stream_file(path: Path, emit: Callable[[list[dict]], None], done_bytes: Cal
                 row["file"] = str(path)
                 row["match"] = imported.match_index
                 out.moves += row["action"] == "move"
-            batch.extend(done.rows)
+            emit(done.rows)
             out.rows += len(done.rows)
-            if len(batch) >= BATCH_ROWS:
-                emit(batch)
-                batch = []
-                done_bytes()
     except RecordError as error:
         text = str(error)
         out.error = text[len(f"{path}: "):] if text.startswith(f"{path}: ") else text
     except OSError as error:
         out.error = f"cannot read it: {error.strerror or error}"
-    if batch:
-        emit(batch)
     return out
 
 
 def _pooled(path: str) -> FileImport:
-    """A worker's file: replayed whole, its rows as one frame."""
+    """A worker's file: replayed whole, its rows handed back with it."""
     rows: list[dict] = []
     out = _stream_file(Path(path), rows.extend)
-    out.frame = rows_frame(rows) if rows else None
+    out.frame = rows
     return out
 
 
@@ -128,66 +125,99 @@ def import_files(paths: list[Path], write: Callable | None, threads: int = 1, pr
                  log: Callable[[str], None] = print, on_file: Callable[[FileImport], None] = lambda item: None
                  ) -> ImportRun:
     """Replay every file of ``paths`` in order; ``write(frame)`` takes each batch of rows (None:
-    the files are only checked).  ``on_file`` sees each file's counts once it is done."""
+    the files are only checked).  ``on_file`` sees each file's counts once it is done.  The bar
+    counts the bytes read; once ESTIMATE_AFTER seconds and ESTIMATE_SHARE of them are behind,
+    one line says how long the rest will take."""
     sizes = [path.stat().st_size for path in paths]
     total = sum(sizes)
     bar = Progress(total, 0, "B", progress)
     started = time.perf_counter()
     state = {"bytes": 0, "games": 0, "estimated": False}
     results: list[FileImport] = []
+    batch: list[dict] = []  # rows of one or more files, written once BATCH_ROWS are gathered
 
     def emit(rows: list[dict]) -> None:
-        if write is not None and rows:
-            write(rows_frame(rows))
+        if write is None:
+            return
+        batch.extend(rows)
+        if len(batch) >= BATCH_ROWS:
+            write(rows_frame(batch))
+            batch.clear()
 
-    def finished(item: FileImport) -> None:
-        if write is not None and item.frame is not None:
-            write(item.frame)
+    def read(count: int) -> None:
+        bar.update(count)
+        state["bytes"] += count
+        said()
+
+    def game() -> None:
+        state["games"] += 1
+
+    def said() -> None:
+        if state["estimated"] or state["bytes"] < ESTIMATE_SHARE * total or state["bytes"] >= total:
+            return
+        elapsed = time.perf_counter() - started
+        if elapsed < ESTIMATE_AFTER:
+            return
+        state["estimated"] = True
+        rate = state["bytes"] / elapsed
+        log(f"importing {len(paths):,} file{'s' if len(paths) != 1 else ''} ({total / 1e6:,.1f} MB): about "
+            f"{duration((total - state['bytes']) / rate)} to go at ~{state['games'] / elapsed:,.0f} games/s")
+
+    def finished(item: FileImport, streamed: int) -> None:
+        if item.frame:  # a worker's rows
+            emit(item.frame)
         item.frame = None
         results.append(item)
-        bar.update(item.size)
-        state["bytes"] += item.size
-        state["games"] += item.games
-        elapsed = time.perf_counter() - started
-        if not state["estimated"] and elapsed >= ESTIMATE_AFTER and state["bytes"] < total:
-            state["estimated"] = True
-            rate = state["bytes"] / elapsed
-            games = state["games"] / elapsed
-            log(f"importing {len(paths):,} file{'s' if len(paths) != 1 else ''} ({total / 1e6:,.1f} MB): about "
-                f"{duration((total - state['bytes']) / rate)} to go at ~{games:,.0f} games/s")
+        if item.size > streamed:  # the bytes a worker read, or what decoding did not count
+            read(item.size - streamed)
+        if streamed == 0:
+            state["games"] += item.games
         on_file(item)
 
     try:
         if threads > 1 and len(paths) > 1:
-            _in_pool(paths, sizes, threads, emit, finished)
+            _in_pool(paths, sizes, threads, emit, finished, read, game)
         else:
             for path in paths:
-                finished(_stream_file(path, emit))
+                before = state["bytes"]
+                item = _stream_file(path, emit, read, game)
+                finished(item, state["bytes"] - before)
+        if batch:
+            write(rows_frame(batch))
     finally:
         bar.close()
     return ImportRun(results, time.perf_counter() - started)
 
 
-def _in_pool(paths: list[Path], sizes: list[int], threads: int, emit, finished) -> None:
+def _in_pool(paths: list[Path], sizes: list[int], threads: int, emit, finished, read, game) -> None:
     """Small files in worker processes, in order, at most two a worker in flight; big ones here."""
+    def here(path: Path) -> None:
+        before = [0]
+
+        def counted(count: int) -> None:
+            before[0] += count
+            read(count)
+
+        finished(_stream_file(path, emit, counted, game), before[0])
+
     with worker_pool(threads) as pool:
         if pool is None:  # one core: the work runs here
             for path in paths:
-                finished(_stream_file(path, emit))
+                here(path)
             return
         waiting: list = []
         for path, size in zip(paths, sizes):
             if size > POOLED_BYTES:
                 for future in waiting:
-                    finished(future.result())
+                    finished(future.result(), 0)
                 waiting = []
-                finished(_stream_file(path, emit))
+                here(path)
                 continue
             waiting.append(pool.submit(_pooled, str(path)))
             while len(waiting) > 2 * threads:
-                finished(waiting.pop(0).result())
+                finished(waiting.pop(0).result(), 0)
         for future in waiting:
-            finished(future.result())
+            finished(future.result(), 0)
 
 
 def kinds_line(problems) -> str:

@@ -141,9 +141,10 @@ def run_import(args) -> int:
               f"them, the games kept): {kinds_line(warnings)}" + (f"; {more:,} not shown above" if more else ""),
               file=sys.stderr)
     if rejected or refused:
-        where = "in " + (paths[0].as_posix() if files == 1 else f"{files} files")
-        print(f"bgsim: {rejected} game{'s' if rejected != 1 else ''} left out {where}"
-              + (f"; {refused} file{'s' if refused != 1 else ''} unreadable" if refused else ""), file=sys.stderr)
+        where = paths[0].as_posix() if files == 1 else f"{files} files"
+        lost = [f"{rejected} game{'s' if rejected != 1 else ''} left out"] if rejected else []
+        lost += [f"{refused} file{'s' if refused != 1 else ''} unreadable"] if refused else []
+        print(f"bgsim: {' and '.join(lost)} in {where}", file=sys.stderr)
         return 2
     return 0
 
