@@ -10,8 +10,9 @@ match file under the folders given (``.mat``, ``.txt``, ``.gam``, ``.sgf``) twic
 
 Each game becomes a list of tokens in the order played: a roll is (player, dice, the position it
 leaves, from the mover), a cube action is (action, player); resignations, and a roll left
-unplayed at the end of a game (rolled, then resigned: gnubg saves it as ``PL[W]DI[32]``, bgsim
-keeps no row for it), are left out of both.  A game of gnubg's counts as *sound* when bgsim's own
+unplayed at the end of a game (rolled, then resigned: gnubg saves it as ``PL[W]DI[32]``, or a
+dance as ``W[32]``; bgsim keeps no row for the first, a row without a play for the second), are
+left out of both.  A game of gnubg's counts as *sound* when bgsim's own
 strict replay of gnubg's save accepts it (gnubg keeps a game whose illegal move it dropped, with
 its board out of step from then on).  Games are matched by their order in the file.
 
@@ -144,14 +145,19 @@ def bgsim_tokens(path: Path) -> tuple[list[list[tuple]], list[str]]:
     if not len(frame):
         return games, said
     for _, rows in frame.groupby(keys, sort=False):
-        tokens = []
+        tokens, unplayed = [], []
         for row in rows.sort_values("decision").itertuples(index=False):
             action = str(row.action)
             if action == "move":
                 where = str(row.result_id) or str(row.position_id)
                 tokens.append(("move", int(row.player), tuple(sorted(int(d) for d in str(row.dice))), where))
+                unplayed.append(not str(row.play))
             elif action in ("double", "take", "drop", "beaver"):
                 tokens.append((action, int(row.player)))
+                unplayed.append(False)
+        while unplayed and unplayed[-1]:  # a dance before a resignation: gnubg's save drops it too
+            tokens.pop()
+            unplayed.pop()
         games.append(tokens)
     return games, said
 
