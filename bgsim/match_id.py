@@ -103,7 +103,9 @@ def check_state(cube_value: int, centred: bool, match_to: int, score: tuple[int,
     doubles turn it without an owner); no cube is above its limit; the Crawford game has a match
     longer than one point with exactly one side a point away, and no cube turned or offered in it;
     no side doubles a cube its opponent owns; a money game has no score where ``money_score`` is
-    False (an XGID's; GNU Backgammon's match ID keeps a session's points there)."""
+    False (an XGID's; GNU Backgammon's match ID keeps a session's points there).  ``offered``: a
+    double is on the table; ``doubler_owns_no_cube``: its doubler's opponent owns the cube (a
+    beaver on the table hands the cube over: an XGID's beavered state is no plain offer)."""
     owned = not centred
     if owned and cube_value < 2:
         raise ValueError(f"an owned cube shows 2 or more (it was turned to be owned), got {cube_value}")

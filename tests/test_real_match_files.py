@@ -136,3 +136,15 @@ def test_a_game_1_left_out_makes_no_spurious_word_about_where_game_2_starts(tmp_
     _, done = import_match(path)
     assert [(problem.game, problem.rejected) for problem in done.problems] == [(1, True)]
     assert [result.number for result in done.games] == [2, 3, 4, 5, 6]
+
+
+def test_a_galaxy_row_numbered_twice_in_its_right_cell_is_read():
+    _, done = import_match(REAL / "galaxy_row_numbered_twice.txt")
+    assert len(done.games) == 2 and not any(problem.rejected for problem in done.problems)
+
+
+def test_a_game_resigned_before_its_first_roll_is_kept_with_its_resignation():
+    _, done = import_match(REAL / "galaxy_resigned_before_rolling.txt")
+    assert [(result.winner, result.result, result.points, result.plies) for result in done.games] == \
+        [(0, "resign", 3, 0)]
+    assert [row["action"] for row in done.rows] == ["resign"] and done.rows[0]["player"] == 1

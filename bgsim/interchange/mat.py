@@ -200,6 +200,7 @@ _WINS = re.compile(r"Wins\s+(\d+)\s+points?", re.IGNORECASE)
 _VALUE = re.compile(r"=>\s*(\d+)")
 _PLACEHOLDER = re.compile(r"^-+$")  # "53: ---": a roll whose play the log has not written
 _STATEMENTS = ("wins", "losses", "resign")  # cells that state the end, not an action
+_ROW_AGAIN = re.compile(r"\s+\d+\)\s*$")
 
 
 def _strip_comment(line: str) -> str | None:
@@ -419,7 +420,8 @@ def _read_row(line: str, number: int, game: Game, threshold: int, right_starts: 
     spans = []
     for position, found in enumerate(matches):
         end = matches[position + 1].start() if position + 1 < len(matches) else len(line)
-        spans.append((found.start(), line[found.start():end].strip()))
+        # BackgammonGalaxy may number the right cell's row again ("43: 21/18  24)  Losses ...")
+        spans.append((found.start(), _ROW_AGAIN.sub("", line[found.start():end]).strip()))
     head = line[body_start:matches[0].start()].strip()
     if head and not ends_only:
         raise RecordError(f"cannot read {head!r} in {line.strip()!r}")

@@ -340,9 +340,11 @@ def _note_filled(game: Game, filled: list[tuple[int, str]], notes: list[Problem]
     filled.clear()
 
 
-def _unfinished(state: _GameState, line: int, notes: list[Problem], why: str) -> GameResult:
-    if state.position is None:
-        raise _Rejected(line, "the game ends before its first roll")
+def _unfinished(state: _GameState, line: int, notes: list[Problem], why: str) -> GameResult | None:
+    if state.position is None:  # a game header and nothing after it: nothing to keep, nothing wrong
+        notes.append(Problem(line, state.game.number, "the game holds no roll and no end: nothing of it to keep",
+                             kind=UNFINISHED))
+        return None
     if not any(problem.kind == UNFINISHED for problem in state.game.problems):  # the reader said it first
         notes.append(Problem(line, state.game.number, (
             f"{why}: its decisions are kept, the game unfinished, as GNU Backgammon keeps it"), kind=UNFINISHED))
@@ -358,8 +360,8 @@ def _resign(state: _GameState, action: Action, rows: list[dict], notes: list[Pro
     single when at most the cube, a gammon when at most twice it, else a backgammon)."""
     game, match = state.game, state.match
     winner = action.side
-    if state.position is None:
-        raise _Rejected(action.line, "the game ends before its first roll")
+    if state.position is None:  # resigned before the opening roll: the loser resigns the start
+        state.position, state.on_roll = game.start or Position.start(match.rules.variant), 1 - winner
     if state.offered:
         raise _Rejected(action.line, "the game ends by resignation while a double is on the table")
     written, cube = action.value, state.cube
@@ -488,6 +490,8 @@ def replay_game(match: Match, game: Game, context: Context) -> GameReplay:
         return GameReplay(game, [], None, problems + [Problem(rejected.line, game.number, rejected.message,
                                                               rejected=True)])
     problems.extend(notes)
+    if result is None:
+        return GameReplay(game, [], None, problems)
     _check_end(match, game, result, problems)
     for number, row in enumerate(rows, 1):
         row["decision"] = number

@@ -125,7 +125,7 @@ def _check(state: Xgid) -> None:
 
     try:
         check_state(value, state.cube_owner == CENTRE, state.match_to, tuple(state.score), state.crawford,
-                    offered=bool(state.offered), doubler_owns_no_cube=state.cube_owner == OPPONENT,
+                    offered=bool(state.offered), doubler_owns_no_cube=state.offered == 1 and state.cube_owner == OPPONENT,
                     cube_limit=limit, money_score=False)
     except ValueError as error:
         raise XgidError(str(error)) from None

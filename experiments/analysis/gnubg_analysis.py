@@ -103,6 +103,15 @@ def _batches(matches, numbers):
             yield replace(match, games=match.games[first:first + BATCH_GAMES]), its
 
 
+def check_analysable(groups: list[Group]) -> None:
+    """A ValueError for games gnubg's analysis here cannot take."""
+    for group in groups:
+        if group.rules.variant.startswith("hypergammon"):
+            raise ValueError(f"{group.label}: {group.rules.variant} games cannot be analysed here: GNU "
+                             "Backgammon's package ships no hypergammon databases, and its analysis would "
+                             "build them first (a GB of memory and more); bgsim export writes them for it")
+
+
 def analyse_groups(groups: list[Group], source: Source, plies: int = 0, make_player: Callable | None = None,
                    threads: int | None = None, log=None,
                    done: Callable[[int], None] = lambda games: None) -> tuple[Analysis, list[str]]:
@@ -110,11 +119,7 @@ def analyse_groups(groups: list[Group], source: Source, plies: int = 0, make_pla
     statistics; the per-player summary and the replay's differences from the stored rows.
     ``done(k)`` is told as each batch of k games is analysed (the progress bar)."""
     log = log or (lambda text: None)
-    for group in groups:
-        if group.rules.variant.startswith("hypergammon"):
-            raise ValueError(f"{group.label}: {group.rules.variant} games cannot be analysed here: GNU "
-                             "Backgammon's package ships no hypergammon databases, and its analysis would "
-                             "build them first (a GB of memory and more); bgsim export writes them for it")
+    check_analysable(groups)
     rows, differences = [], []
     seconds, analysed = 0.0, 0
     with tempfile.TemporaryDirectory(prefix="bgsim-analyse-") as folder:

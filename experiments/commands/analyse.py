@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from experiments.analysis.game_export import groups, load_source
-from experiments.analysis.gnubg_analysis import SECONDS_PER_GAME, analyse_groups, format_analysis, rough_seconds
+from experiments.analysis.gnubg_analysis import (SECONDS_PER_GAME, analyse_groups, check_analysable, format_analysis,
+                                                 rough_seconds)
 from experiments.commands.arguments import non_negative, progress_flag, threads_flag
 from experiments.running.files import claimed_files, explain, write_text
 from experiments.running.progress import Phase, duration
@@ -58,6 +59,7 @@ def run_analyse(args) -> int:
     find_gnubg()  # the install hint before any replay
     source = load_source(args.source)
     chosen = groups(source, args.games, args.pairing, args.leg)
+    check_analysable(chosen)
     paths = output_paths(source)
     # claimed for the whole analysis: a second analysis of the same games stops here
     with claimed_files(paths.values(), args.force, what="analysis", replaces="replace the earlier analysis"):
