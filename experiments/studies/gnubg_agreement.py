@@ -271,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="where agreement.csv and the summary go")
     parser.add_argument("--threads", type=int, default=1, help="files compared at once")
     args = parser.parse_args(argv)
+    from experiments.running.folder import git_state
+
+    commit, dirty = git_state()  # the code that runs, read before the tree can change under it
     todo = [(path, folder.name) for folder in args.folders for path in match_files([folder])]
     started = time.perf_counter()
     with ThreadPoolExecutor(max(1, args.threads)) as pool:
@@ -279,9 +282,6 @@ def main(argv: list[str] | None = None) -> int:
             results.append(result)
             if number % 50 == 0:
                 print(f"{number} of {len(todo)} files", file=sys.stderr, flush=True)
-    from experiments.running.folder import git_state
-
-    commit, dirty = git_state()
     text = write_summary(results, args.out, time.perf_counter() - started,
                          f"{(commit or 'unknown')[:12]}{'+dirty' if dirty else ''}")
     (args.out / "summary.md").write_text(text, encoding="utf-8")
