@@ -14,24 +14,29 @@ unplayed at the end of a game (rolled, then resigned: gnubg saves it as ``PL[W]D
 dance as ``W[32]``; bgsim keeps no row for the first, a row without a play for the second), are
 left out of both.  A game of gnubg's counts as *sound* when bgsim's own
 strict replay of gnubg's save accepts it (gnubg keeps a game whose illegal move it dropped, with
-its board out of step from then on).  Games are matched by their order in the file.
+its board out of step from then on); a game bgsim kept with the same tokens is sound without it.  Games are matched by their order in the file.
 
-The summary (``README.md`` and ``agreement.csv`` in ``--out``) counts, over every file: the games
+The summary (``summary.md`` and ``agreement.csv`` in ``--out``) counts, over every file: the games
 gnubg keeps (sound or not), the games bgsim keeps, the games both keep with the same tokens, and
 per file whether both agree on every game; the files where they part are listed with the first
 differing game.  The corpus stays outside the repository; the folders' names stand in the table.
+
+Each file's result is appended to ``done.jsonl`` in ``--out`` as it comes; ``--resume`` reads it
+back and compares only the files not yet done, refusing a checkpoint another commit wrote.
+``--threads N`` compares N files at once, each in a worker process.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 SUFFIXES = (".mat", ".txt", ".gam", ".sgf")
@@ -87,22 +92,30 @@ def gnubg_save(path: Path, timeout: float = 120) -> tuple[str | None, str]:
     return text, said
 
 
-def gnubg_tokens(text: str) -> tuple[list[list[tuple]], list[bool]]:
-    """Each game of gnubg's save as tokens, and whether bgsim's strict replay accepts it."""
-    from bgsim.interchange.replay import replay
+def gnubg_match(text: str):
+    """gnubg's save read by bgsim's SGF reader."""
     from bgsim.interchange.sgf import read_sgf
 
-    match, _ = read_sgf(text)
-    games = [_action_tokens(game, match.rules.variant) for game in match.games]
+    return read_sgf(text)[0]
+
+
+def gnubg_sound(match, known_sound: set[int] = frozenset()) -> list[bool]:
+    """Whether bgsim's strict replay accepts each game of gnubg's save; those in ``known_sound``
+    (by index) are not replayed again."""
+    from bgsim.interchange.replay import replay
+
     sound = []
-    for game in match.games:
+    for index, game in enumerate(match.games):
+        if index in known_sound:
+            sound.append(True)
+            continue
         # gnubg marks the first game a side is a point away in as the Crawford game, even where the
         # file takes the match up later: the score decides it here, as in bgsim's replay
         game.crawford = None
         single = type(match)(players=match.players, match_to=match.match_to, rules=match.rules, games=[game])
         done = replay(single)
         sound.append(not any(problem.rejected for problem in done.problems))
-    return games, sound
+    return sound
 
 
 def _action_tokens(game, variant: str) -> list[tuple]:
@@ -171,22 +184,29 @@ def compare_file(path: Path, collection: str) -> FileResult:
     result.gnubg_said = [line.strip() for line in said.splitlines()
                          if any(word in line.lower() for word in ("warning", "invalid", "unrecognised", "not a valid",
                                                                   "doesn't follow", "error"))][:5]
-    theirs, sound = ([], [])
+    match, theirs, sound = None, [], []
     if text is not None:
         try:
-            theirs, sound = gnubg_tokens(text)
+            match = gnubg_match(text)
+            theirs = [_action_tokens(game, match.rules.variant) for game in match.games]
         except Exception as error:  # gnubg's save is read by bgsim's SGF reader: its failure is data
             result.note = f"gnubg's save unreadable: {error}"
-    result.gnubg_games, result.gnubg_sound = len(theirs), sum(sound)
     try:
         ours, result.bgsim_said = bgsim_tokens(path)
     except Exception as error:  # a whole file refused is a result of the comparison
+        ours = None
         result.note = f"error: bgsim: {type(error).__name__}: {str(error)[:200]}"
+    matched = _matched(theirs, ours or [])
+    if match is not None and theirs:
+        # a game bgsim's replay of the file played move for move as gnubg saved it is sound: its
+        # plays are legal ones; only the others go through a strict replay of gnubg's save
+        sound = gnubg_sound(match, matched)
+    result.gnubg_games, result.gnubg_sound = len(theirs), sum(sound)
+    result.gnubg_only = sum(1 for index, good in enumerate(sound) if good and index not in matched)
+    if ours is None:
         return result
     result.bgsim_games = len(ours)
-    matched = _matched(theirs, ours)
     result.agreeing = len(matched)
-    result.gnubg_only = sum(1 for index, good in enumerate(sound) if good and index not in matched)
     result.bgsim_only = len(ours) - len(matched)
     if not result.note and result.agreeing < max(len(theirs), len(ours)):
         result.note = _first_difference(theirs, ours)
@@ -264,26 +284,61 @@ def write_summary(results: list[FileResult], out: Path, seconds: float, commit: 
     return "\n".join(lines) + "\n"
 
 
+def _compare(item: tuple[str, str]) -> FileResult:
+    return compare_file(Path(item[0]), item[1])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path, metavar="CORPUS",
                         help="folders of match files; each top folder's name is its collection")
     parser.add_argument("--out", type=Path, required=True, help="where agreement.csv and the summary go")
-    parser.add_argument("--threads", type=int, default=1, help="files compared at once")
+    parser.add_argument("--threads", type=int, default=1, help="files compared at once, each in its own process")
+    parser.add_argument("--resume", action="store_true", help="go on from --out's done.jsonl")
     args = parser.parse_args(argv)
     from experiments.running.folder import git_state
 
     commit, dirty = git_state()  # the code that runs, read before the tree can change under it
-    todo = [(path, folder.name) for folder in args.folders for path in match_files([folder])]
+    stamp = f"{(commit or 'unknown')[:12]}{'+dirty' if dirty else ''}"
+    todo = [(str(path), folder.name) for folder in args.folders for path in match_files([folder])]
+    checkpoint = args.out / "done.jsonl"
+    done: dict[str, FileResult] = {}
+    spent = 0.0
+    if checkpoint.exists():
+        if not args.resume:
+            print(f"error: {checkpoint} holds an earlier run: pass --resume to go on with it", file=sys.stderr)
+            return 2
+        lines = checkpoint.read_text(encoding="utf-8").splitlines()
+        head = json.loads(lines[0]) if lines else {}
+        if head.get("commit") != stamp:
+            print(f"error: {checkpoint} was written by commit {head.get('commit')}, this is {stamp}",
+                  file=sys.stderr)
+            return 2
+        spent = float(head.get("seconds", 0.0))
+        for line in lines[1:]:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:  # the last line of a run stopped mid-write
+                continue
+            if "seconds" in record and "path" not in record:
+                spent = float(record["seconds"])
+                continue
+            done[record["path"]] = FileResult(**record)
+    else:
+        args.out.mkdir(parents=True, exist_ok=True)
+        checkpoint.write_text(json.dumps({"commit": stamp, "seconds": 0.0}) + "\n", encoding="utf-8")
+    left = [item for item in todo if item[0] not in done]
     started = time.perf_counter()
-    with ThreadPoolExecutor(max(1, args.threads)) as pool:
-        results = []
-        for number, result in enumerate(pool.map(lambda item: compare_file(*item), todo), 1):
-            results.append(result)
-            if number % 50 == 0:
+    with open(checkpoint, "a", encoding="utf-8") as log, ProcessPoolExecutor(max(1, args.threads)) as pool:
+        for number, result in enumerate(pool.map(_compare, left, chunksize=1), len(done) + 1):
+            done[result.path] = result
+            log.write(json.dumps(asdict(result)) + "\n")
+            if number % 25 == 0:
+                log.write(json.dumps({"seconds": spent + time.perf_counter() - started}) + "\n")
+                log.flush()
                 print(f"{number} of {len(todo)} files", file=sys.stderr, flush=True)
-    text = write_summary(results, args.out, time.perf_counter() - started,
-                         f"{(commit or 'unknown')[:12]}{'+dirty' if dirty else ''}")
+    results = [done[path] for path, _ in todo if path in done]
+    text = write_summary(results, args.out, spent + time.perf_counter() - started, stamp)
     (args.out / "summary.md").write_text(text, encoding="utf-8")
     print(text)
     return 0
