@@ -148,3 +148,24 @@ def test_a_game_resigned_before_its_first_roll_is_kept_with_its_resignation():
     assert [(result.winner, result.result, result.points, result.plies) for result in done.games] == \
         [(0, "resign", 3, 0)]
     assert [row["action"] for row in done.rows] == ["resign"] and done.rows[0]["player"] == 1
+
+
+def test_the_gnubg_comparison_resumes_from_its_checkpoint_and_summarises_a_part_as_a_sample(tmp_path, capsys,
+                                                                                             gnubg):
+    from experiments.studies.gnubg_agreement import main
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in ("galaxy_resigned_match.txt", "galaxy_resigned_before_rolling.txt"):
+        (corpus / name).write_bytes((REAL / name).read_bytes())
+    out = tmp_path / "out"
+    assert main([str(corpus), "--out", str(out)]) == 0
+    whole = (out / "summary.md").read_text().splitlines()[2:]
+    lines = (out / "done.jsonl").read_text().splitlines()
+    (out / "done.jsonl").write_text("\n".join(lines[:2]) + "\n")  # stopped after its first file
+    assert main([str(corpus), "--out", str(out)]) == 2  # an earlier run is not started over unasked
+    assert main([str(corpus), "--out", str(out), "--summarise"]) == 0
+    assert "1 files of the corpus's 2 (a random sample of them)" in (out / "summary.md").read_text()
+    assert main([str(corpus), "--out", str(out), "--resume"]) == 0
+    assert (out / "summary.md").read_text().splitlines()[2:] == whole
+    assert len([line for line in (out / "done.jsonl").read_text().splitlines() if '"path"' in line]) == 2

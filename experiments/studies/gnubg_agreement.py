@@ -21,8 +21,11 @@ gnubg keeps (sound or not), the games bgsim keeps, the games both keep with the 
 per file whether both agree on every game; the files where they part are listed with the first
 differing game.  The corpus stays outside the repository; the folders' names stand in the table.
 
-Each file's result is appended to ``done.jsonl`` in ``--out`` as it comes; ``--resume`` reads it
-back and compares only the files not yet done, refusing a checkpoint another commit wrote.
+The files are compared in a seeded random order over every collection (``--seed``), so that a
+run stopped part-way has compared a random sample of the corpus.  Each file's result is appended
+to ``done.jsonl`` in ``--out`` as it comes; ``--resume`` reads it back and compares only the
+files not yet done, refusing a checkpoint another commit wrote; ``--summarise`` compares nothing
+more and writes the summary of the files done, saying how many of the corpus's they are.
 ``--threads N`` compares N files at once, each in a worker process.
 """
 
@@ -31,6 +34,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import random
 import subprocess
 import sys
 import tempfile
@@ -251,7 +255,8 @@ def summarise(results: list[FileResult]) -> dict:
     }
 
 
-def write_summary(results: list[FileResult], out: Path, seconds: float, commit: str) -> str:
+def write_summary(results: list[FileResult], out: Path, seconds: float, commit: str,
+                  corpus: int | None = None) -> str:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "agreement.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -260,7 +265,8 @@ def write_summary(results: list[FileResult], out: Path, seconds: float, commit: 
         for result in results:
             writer.writerow([result.collection, Path(result.path).name, result.gnubg_games, result.gnubg_sound,
                              result.bgsim_games, result.agreeing, result.gnubg_only, result.bgsim_only, result.note])
-    lines = [f"bgsim commit {commit}; {len(results)} files in {seconds / 60:.0f} min", "",
+    of = "" if corpus in (None, len(results)) else f" of the corpus's {corpus} (a random sample of them)"
+    lines = [f"bgsim commit {commit}; {len(results)} files{of} in {seconds / 60:.0f} min", "",
              "| collection | files | files agreeing | games gnubg keeps (sound) | games bgsim keeps | "
              "games agreeing move for move | sound gnubg games bgsim lacks | bgsim games gnubg lacks |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -295,17 +301,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="where agreement.csv and the summary go")
     parser.add_argument("--threads", type=int, default=1, help="files compared at once, each in its own process")
     parser.add_argument("--resume", action="store_true", help="go on from --out's done.jsonl")
+    parser.add_argument("--summarise", action="store_true",
+                        help="compare nothing more: summarise the files --out's done.jsonl holds")
+    parser.add_argument("--seed", type=int, default=0, help="the order the files are compared in")
     args = parser.parse_args(argv)
     from experiments.running.folder import git_state
 
     commit, dirty = git_state()  # the code that runs, read before the tree can change under it
     stamp = f"{(commit or 'unknown')[:12]}{'+dirty' if dirty else ''}"
     todo = [(str(path), folder.name) for folder in args.folders for path in match_files([folder])]
+    random.Random(args.seed).shuffle(todo)
     checkpoint = args.out / "done.jsonl"
     done: dict[str, FileResult] = {}
     spent = 0.0
     if checkpoint.exists():
-        if not args.resume:
+        if not (args.resume or args.summarise):
             print(f"error: {checkpoint} holds an earlier run: pass --resume to go on with it", file=sys.stderr)
             return 2
         lines = checkpoint.read_text(encoding="utf-8").splitlines()
@@ -324,21 +334,27 @@ def main(argv: list[str] | None = None) -> int:
                 spent = float(record["seconds"])
                 continue
             done[record["path"]] = FileResult(**record)
+    elif args.summarise:
+        print(f"error: {checkpoint} does not exist: there is nothing to summarise", file=sys.stderr)
+        return 2
     else:
         args.out.mkdir(parents=True, exist_ok=True)
         checkpoint.write_text(json.dumps({"commit": stamp, "seconds": 0.0}) + "\n", encoding="utf-8")
-    left = [item for item in todo if item[0] not in done]
+    left = [] if args.summarise else [item for item in todo if item[0] not in done]
     started = time.perf_counter()
     with open(checkpoint, "a", encoding="utf-8") as log, ProcessPoolExecutor(max(1, args.threads)) as pool:
         for number, result in enumerate(pool.map(_compare, left, chunksize=1), len(done) + 1):
             done[result.path] = result
             log.write(json.dumps(asdict(result)) + "\n")
+            log.flush()  # a run stopped loses no file compared
             if number % 25 == 0:
                 log.write(json.dumps({"seconds": spent + time.perf_counter() - started}) + "\n")
-                log.flush()
                 print(f"{number} of {len(todo)} files", file=sys.stderr, flush=True)
-    results = [done[path] for path, _ in todo if path in done]
-    text = write_summary(results, args.out, spent + time.perf_counter() - started, stamp)
+        if left:
+            log.write(json.dumps({"seconds": spent + time.perf_counter() - started}) + "\n")
+    results = sorted((done[path] for path, _ in todo if path in done), key=lambda result: (result.collection,
+                                                                                          result.path))
+    text = write_summary(results, args.out, spent + time.perf_counter() - started, stamp, len(todo))
     (args.out / "summary.md").write_text(text, encoding="utf-8")
     print(text)
     return 0
