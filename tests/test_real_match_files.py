@@ -4,6 +4,7 @@ there are only warnings.  The files and where they come from: tests/data/interch
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,6 @@ def test_the_gnubg_comparison_resumes_from_its_checkpoint_and_summarises_a_part_
     assert main([str(corpus), "--out", str(out), "--resume"]) == 0
     assert (out / "summary.md").read_text().splitlines()[2:] == whole
     assert len([line for line in (out / "done.jsonl").read_text().splitlines() if '"path"' in line]) == 2
+    record = json.loads((out / "run.json").read_text())
+    assert record["files"] == record["corpus_files"] == 2 
+    assert record["git_commit"][:12] in (out / "summary.md").read_text()

@@ -25,7 +25,8 @@ The files are compared in a seeded random order over every collection (``--seed`
 run stopped part-way has compared a random sample of the corpus.  Each file's result is appended
 to ``done.jsonl`` in ``--out`` as it comes; ``--resume`` reads it back and compares only the
 files not yet done, refusing a checkpoint another commit wrote; ``--summarise`` compares nothing
-more and writes the summary of the files done, saying how many of the corpus's they are.
+more and writes the summary of the files done, saying how many of the corpus's they are, under
+the commit that compared them.  ``run.json`` beside the summary names that commit.
 ``--threads N`` compares N files at once, each in a worker process.
 """
 
@@ -320,7 +321,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         lines = checkpoint.read_text(encoding="utf-8").splitlines()
         head = json.loads(lines[0]) if lines else {}
-        if head.get("commit") != stamp:
+        if args.summarise:  # the figures are the comparing commit's, whichever commit sums them up
+            stamp = head.get("commit", "unknown")
+        elif head.get("commit") != stamp:
             print(f"error: {checkpoint} was written by commit {head.get('commit')}, this is {stamp}",
                   file=sys.stderr)
             return 2
@@ -356,8 +359,34 @@ def main(argv: list[str] | None = None) -> int:
                                                                                           result.path))
     text = write_summary(results, args.out, spent + time.perf_counter() - started, stamp, len(todo))
     (args.out / "summary.md").write_text(text, encoding="utf-8")
+    record = {"kind": "gnubg-agreement", "git_commit": _full_commit(stamp), "git_dirty": stamp.endswith("+dirty"),
+              "command": ["python", "-m", "experiments.studies.gnubg_agreement", *(argv or sys.argv[1:])],
+              "seed": args.seed, "files": len(results), "corpus_files": len(todo),
+              "seconds": round(spent + time.perf_counter() - started, 1),
+              "gnubg": _gnubg_version()}
+    (args.out / "run.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     print(text)
     return 0
+
+
+def _full_commit(stamp: str) -> str | None:
+    short = stamp.removesuffix("+dirty")
+    try:
+        done = subprocess.run(["git", "-C", str(Path(__file__).resolve().parent), "rev-parse", "--verify", "-q",
+                               f"{short}^{{commit}}"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return short or None
+    return done.stdout.strip() or short or None
+
+
+def _gnubg_version() -> str:
+    from experiments.analysis.gnubg_program import find_gnubg
+
+    try:
+        done = subprocess.run([find_gnubg(), "--version"], capture_output=True, text=True, timeout=30)
+    except Exception:  # the version is a note in run.json, never a reason to lose the summary
+        return "unknown"
+    return (done.stdout.splitlines() or ["unknown"])[0].strip()
 
 
 if __name__ == "__main__":  # pragma: no cover
