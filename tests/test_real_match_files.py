@@ -171,5 +171,5 @@ def test_the_gnubg_comparison_resumes_from_its_checkpoint_and_summarises_a_part_
     assert (out / "summary.md").read_text().splitlines()[2:] == whole
     assert len([line for line in (out / "done.jsonl").read_text().splitlines() if '"path"' in line]) == 2
     record = json.loads((out / "run.json").read_text())
-    assert record["files"] == record["corpus_files"] == 2 
+    assert record["files"] == record["corpus_files"] == 2
     assert record["git_commit"][:12] in (out / "summary.md").read_text()
