@@ -173,3 +173,14 @@ def test_the_gnubg_comparison_resumes_from_its_checkpoint_and_summarises_a_part_
     record = json.loads((out / "run.json").read_text())
     assert record["files"] == record["corpus_files"] == 2
     assert record["git_commit"][:12] in (out / "summary.md").read_text()
+
+
+def test_a_gnubg_game_with_no_decision_is_counted_apart_not_as_a_game_bgsim_lacks(tmp_path, gnubg):
+    from experiments.studies.gnubg_agreement import compare_file
+
+    path = tmp_path / "header_only.sgf"
+    path.write_text("(;FF[4]GM[6]CA[UTF-8]AP[GNU Backgammon:1.07.001]MI[length:0][game:0][ws:0][bs:0]"
+                    "PB[Black]PW[White]RU[])\n")
+    result = compare_file(path, "here")
+    assert (result.gnubg_games, result.gnubg_empty, result.gnubg_only, result.bgsim_games) == (1, 1, 0, 0)
+    assert result.agrees

@@ -12,9 +12,12 @@ Each game becomes a list of tokens in the order played: a roll is (player, dice,
 leaves, from the mover), a cube action is (action, player); resignations, and a roll left
 unplayed at the end of a game (rolled, then resigned: gnubg saves it as ``PL[W]DI[32]``, or a
 dance as ``W[32]``; bgsim keeps no row for the first, a row without a play for the second), are
-left out of both.  A game of gnubg's counts as *sound* when bgsim's own
-strict replay of gnubg's save accepts it (gnubg keeps a game whose illegal move it dropped, with
-its board out of step from then on); a game bgsim kept with the same tokens is sound without it.  Games are matched by their order in the file.
+left out of both.  A game of gnubg's counts as *sound* when bgsim's own strict replay of gnubg's
+save accepts it (gnubg keeps a game whose illegal move it dropped, with its board out of step from
+then on); a game bgsim kept with the same tokens is sound without it.  A game of gnubg's with no
+token (a set-up board, a game header with nothing after it) holds nothing bgsim's rows could
+hold: it is counted apart, never as a game bgsim lacks.  Games are matched by their order in the
+file.
 
 The summary (``summary.md`` and ``agreement.csv`` in ``--out``) counts, over every file: the games
 gnubg keeps (sound or not), the games bgsim keeps, the games both keep with the same tokens, and
@@ -56,6 +59,7 @@ class FileResult:
     bgsim_games: int = 0
     agreeing: int = 0
     gnubg_only: int = 0  # sound games of gnubg's that bgsim does not keep as gnubg reads them
+    gnubg_empty: int = 0  # gnubg's games with no decision in them (no roll, no cube action) that bgsim has not
     bgsim_only: int = 0  # games bgsim keeps that gnubg does not
     note: str = ""
     gnubg_said: list[str] = field(default_factory=list)
@@ -63,7 +67,8 @@ class FileResult:
 
     @property
     def agrees(self) -> bool:
-        return self.gnubg_games == self.bgsim_games == self.agreeing and not self.note.startswith("error")
+        # a file bgsim refuses whole agrees where gnubg keeps no game of it either
+        return self.gnubg_games - self.gnubg_empty == self.bgsim_games == self.agreeing
 
 
 def match_files(folders: list[Path]) -> list[Path]:
@@ -207,13 +212,15 @@ def compare_file(path: Path, collection: str) -> FileResult:
         # plays are legal ones; only the others go through a strict replay of gnubg's save
         sound = gnubg_sound(match, matched)
     result.gnubg_games, result.gnubg_sound = len(theirs), sum(sound)
-    result.gnubg_only = sum(1 for index, good in enumerate(sound) if good and index not in matched)
+    # a game without a decision is no game bgsim's rows could hold: counted apart, never as lost
+    result.gnubg_empty = sum(1 for index, game in enumerate(theirs) if not game and index not in matched)
+    result.gnubg_only = sum(1 for index, good in enumerate(sound) if good and theirs[index] and index not in matched)
     if ours is None:
         return result
     result.bgsim_games = len(ours)
     result.agreeing = len(matched)
     result.bgsim_only = len(ours) - len(matched)
-    if not result.note and result.agreeing < max(len(theirs), len(ours)):
+    if not result.note and not result.agrees:
         result.note = _first_difference(theirs, ours)
     return result
 
@@ -251,6 +258,7 @@ def summarise(results: list[FileResult]) -> dict:
         "bgsim_games": sum(result.bgsim_games for result in results),
         "agreeing_games": sum(result.agreeing for result in results),
         "gnubg_only": sum(result.gnubg_only for result in results),
+        "gnubg_empty": sum(result.gnubg_empty for result in results),
         "bgsim_only": sum(result.bgsim_only for result in results),
         "bgsim_refused_files": sum(result.note.startswith("error") for result in results),
     }
@@ -262,15 +270,17 @@ def write_summary(results: list[FileResult], out: Path, seconds: float, commit: 
     with open(out / "agreement.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["collection", "file", "gnubg_games", "gnubg_sound", "bgsim_games", "agreeing",
-                         "gnubg_only", "bgsim_only", "note"])
+                         "gnubg_only", "bgsim_only", "gnubg_empty", "note"])
         for result in results:
             writer.writerow([result.collection, Path(result.path).name, result.gnubg_games, result.gnubg_sound,
-                             result.bgsim_games, result.agreeing, result.gnubg_only, result.bgsim_only, result.note])
+                             result.bgsim_games, result.agreeing, result.gnubg_only, result.bgsim_only, result.gnubg_empty,
+                             result.note])
     of = "" if corpus in (None, len(results)) else f" of the corpus's {corpus} (a random sample of them)"
     lines = [f"bgsim commit {commit}; {len(results)} files{of} in {seconds / 60:.0f} min", "",
              "| collection | files | files agreeing | games gnubg keeps (sound) | games bgsim keeps | "
-             "games agreeing move for move | sound gnubg games bgsim lacks | bgsim games gnubg lacks |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "games agreeing move for move | sound gnubg games bgsim lacks | bgsim games gnubg lacks | "
+             "gnubg games with no decision |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     by_collection: dict[str, list[FileResult]] = {}
     for result in results:
         by_collection.setdefault(result.collection, []).append(result)
@@ -279,7 +289,11 @@ def write_summary(results: list[FileResult], out: Path, seconds: float, commit: 
         label = f"**{name}**" if name == "all" else name
         lines.append(f"| {label} | {total['files']} | {total['files_agreeing']} | {total['gnubg_games']} "
                      f"({total['gnubg_sound']}) | {total['bgsim_games']} | {total['agreeing_games']} | "
-                     f"{total['gnubg_only']} | {total['bgsim_only']} |")
+                     f"{total['gnubg_only']} | {total['bgsim_only']} | {total['gnubg_empty']} |")
+    refused = [result for result in results if result.note.startswith("error")]
+    if refused:
+        lines += ["", f"bgsim refuses {len(refused)} files whole, in one line each; gnubg keeps no game of "
+                      f"{sum(result.agrees for result in refused)} of them."]
     parted = [result for result in results if not result.agrees]
     lines += ["", f"{len(parted)} files where the two part:", ""]
     for result in parted[:60]:
