@@ -91,8 +91,9 @@ def run_eval(args) -> int:
     if not rolled:
         answer["at_state"] = at_state(state) if not plain else None
         if args.judge:
-            from experiments.analysis.gnubg_program import answer_within
+            from experiments.analysis.gnubg_program import answer_within, find_gnubg
 
+            find_gnubg()  # a missing program is said alone, before any word of waiting for it
             print(f"asking GNU Backgammon for its {plies}-ply cube analysis (waiting at most "
                   f"{answer_within(2, plies):.0f} s)", file=sys.stderr, flush=True)
             answer["gnubg"] = gnubg_cube(position, plies) if plain else gnubg_at_state(state, plies)
