@@ -175,14 +175,14 @@ def test_a_flag_argparse_refuses_is_one_line_and_exit_2(capsys):
     assert err.count("\n") == 1 and "--players" in err and "usage:" not in err
 
 
-def test_the_readme_documents_the_vocabulary():
+def test_the_usage_page_documents_the_vocabulary():
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    using = text[text.index("## Using it"):text.index("## Settings")]
+    text = (Path(__file__).resolve().parent.parent / "docs" / "USAGE.md").read_text(encoding="utf-8")
+    using = text[text.index("## Players, options and exit codes"):text.index("## Settings")]
     for flag in ("--games", "--positions", "--threads", "--out", "--seed", "--resume", "--force",
                  "--no-progress", "--json", "--match-to"):
-        assert re.search(rf"\| [^|]* \| `{flag}", using), f"README's vocabulary lacks {flag}"
+        assert re.search(rf"\| [^|]* \| `{flag}", using), f"docs/USAGE.md's vocabulary lacks {flag}"
     for status in ("0 done", "1 failed", "2 bad input", "130"):
         assert status in using
     assert "--jobs" not in text.replace("`--jobs` (now `--threads`)", "")

@@ -1,5 +1,5 @@
-"""The README, run: every `bgsim ...` command of its shell blocks, made small, does what the
-README says it does (judged without the code that did it), and its Python example runs.
+"""The README and docs/USAGE.md, run: every `bgsim ...` command of their shell blocks, made small,
+does what they say it does (judged without the code that did it), and the Python example runs.
 """
 
 from __future__ import annotations
@@ -31,9 +31,13 @@ from experiments.studies import bench as bench_study
 ROOT = Path(__file__).resolve().parent.parent
 
 
+DOCUMENTED = ("README.md", "docs/USAGE.md")  # the pages whose commands a user copies
+
+
 def readme_commands() -> list[str]:
-    """Every `bgsim ...` command in the README's shell blocks (install prefixes dropped)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """Every `bgsim ...` command in the shell blocks of the README and the usage page (install
+    prefixes dropped)."""
+    text = "\n".join((ROOT / page).read_text(encoding="utf-8") for page in DOCUMENTED)
     commands = []
     for block in re.findall(r"```sh\n(.*?)```", text, re.S):
         for line in block.splitlines():
@@ -705,11 +709,11 @@ DONE = {
 }
 
 
-def test_the_readme_python_example_runs():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_usage_pages_python_example_runs():
+    text = (ROOT / "docs" / "USAGE.md").read_text(encoding="utf-8")
     (code,) = re.findall(r"```python\n(.*?)```", text, re.S)
     assert "games=1000" in code
-    exec(compile(code.replace("games=1000", "games=20"), "README.md", "exec"), {})
+    exec(compile(code.replace("games=1000", "games=20"), "docs/USAGE.md", "exec"), {})
 
 
 def test_the_readme_cube_audit_example_samples_as_the_committed_audit_did():
