@@ -125,10 +125,10 @@ PREPARED_SELECTION = {name: f"0-{int(games) - 1}" for name, games in PREPARED_GA
 GNUBG_MET = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
 
 
-# --- the README's files: shipped, or written by a README command before ---------------------
+# --- the documented commands' files: shipped, or written by a command before ---------------
 
-# the README's placeholders for a user's own files, named here until it names shipped files or
-# files an earlier command writes (issue 31); an entry the README no longer holds fails too
+# the placeholders for a user's own files in the README and docs/USAGE.md, named here until they
+# name shipped files or files an earlier command writes (issue 31); an entry no page holds fails too
 PLACEHOLDERS = {"results/runs/RUN", "match.mat"}
 
 
