@@ -13,3 +13,8 @@ class MissingDependency(RuntimeError):
 
 class RunError(RuntimeError):
     """A run that cannot start or go on (the message says what to do about it)."""
+
+
+class ToolFailed(RuntimeError):
+    """An external program bgsim drives (GNU Backgammon's) crashed, hung or answered what cannot
+    be read: no fault of the input, so not bad input (exit 1, the message quotes what it said)."""

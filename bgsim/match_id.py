@@ -93,6 +93,43 @@ class MatchState:
         return text
 
 
+def check_state(cube_value: int, centred: bool, match_to: int, score: tuple[int, int], crawford: bool,
+                offered: bool = False, doubler_owns_no_cube: bool = False, cube_limit: int | None = None,
+                money_score: bool = True) -> None:
+    """The states no game reaches, refused in one line (a ValueError saying why): the rules of the
+    cube and the score every position state is held to, its XGID and its match ID alike.
+
+    An owned cube shows 2 or more; in a match a centred cube shows 1 (only a money game's automatic
+    doubles turn it without an owner); no cube is above its limit; the Crawford game has a match
+    longer than one point with exactly one side a point away, and no cube turned or offered in it;
+    no side doubles a cube its opponent owns; a money game has no score where ``money_score`` is
+    False (an XGID's; GNU Backgammon's match ID keeps a session's points there).  ``offered``: a
+    double is on the table; ``doubler_owns_no_cube``: its doubler's opponent owns the cube (a
+    beaver on the table hands the cube over: an XGID's beavered state is no plain offer)."""
+    owned = not centred
+    if owned and cube_value < 2:
+        raise ValueError(f"an owned cube shows 2 or more (it was turned to be owned), got {cube_value}")
+    if match_to and centred and cube_value > 1:
+        raise ValueError(f"a centred cube shows 1 in a match, got {cube_value} (only a money game's automatic "
+                         "doubles turn it without an owner)")
+    if cube_limit is not None and cube_value > cube_limit:
+        raise ValueError(f"the cube shows {cube_value}, above its limit of {cube_limit}")
+    if match_to and max(score) >= match_to:
+        raise ValueError(f"score {score[0]}-{score[1]} has already won a match to {match_to}")
+    if not match_to and not money_score and tuple(score) != (0, 0):
+        raise ValueError(f"a money game has no score, got {score[0]}-{score[1]}")
+    if crawford:
+        away = [match_to - points for points in score] if match_to else []
+        if not match_to or match_to < 2 or away.count(1) != 1:
+            where = (f"at {score[0]}-{score[1]} of a {match_to}-point match" if match_to else "in a money game")
+            raise ValueError(f"no Crawford game {where}: it is the game after one side (and only one) comes "
+                             "a point from a match longer than one point")
+        if cube_value != 1 or owned or offered:
+            raise ValueError("the Crawford game is played without the cube: it is centred on 1 and never offered")
+    if offered and doubler_owns_no_cube:
+        raise ValueError("a double is offered by the side whose opponent owns the cube")
+
+
 def decode(text: str) -> MatchState:
     """The fields of a match ID; MatchIdError names what is wrong."""
     if not isinstance(text, str) or not _ID_PATTERN.fullmatch(text.strip()):
@@ -115,11 +152,13 @@ def decode(text: str) -> MatchState:
     if any(die > 6 for die in dice) or (0 in dice and dice != (0, 0)):
         raise MatchIdError(f"match ID {text!r}: dice {dice[0]}-{dice[1]} are not a roll")
     match_to, score = fields["match_to"], (fields["score0"], fields["score1"])
-    if match_to and max(score) >= match_to:
-        raise MatchIdError(f"match ID {text!r}: score {score[0]}-{score[1]} has already won a "
-                           f"match to {match_to}")
-    if fields["crawford"] and (not match_to or max(score) != match_to - 1):
-        raise MatchIdError(f"match ID {text!r}: a Crawford game needs a side 1 away")
+    owner = None if fields["cube_owner"] == CENTRED else fields["cube_owner"]
+    doubler = fields["on_roll"]
+    try:
+        check_state(1 << fields["cube_log2"], owner is None, match_to, score, bool(fields["crawford"]),
+                    offered=bool(fields["doubled"]), doubler_owns_no_cube=owner is not None and owner != doubler)
+    except ValueError as error:
+        raise MatchIdError(f"match ID {text!r}: {error}") from None
     return MatchState(
         cube_value=1 << fields["cube_log2"],
         cube_owner=None if fields["cube_owner"] == CENTRED else fields["cube_owner"],
@@ -160,4 +199,4 @@ def split_gnubg_id(text: str) -> tuple[str, str | None]:
     return text.strip(), None
 
 
-__all__ = ["MatchIdError", "MatchState", "decode", "encode", "split_gnubg_id"]
+__all__ = ["MatchIdError", "MatchState", "check_state", "decode", "encode", "split_gnubg_id"]

@@ -32,7 +32,7 @@ import time
 import weakref
 from dataclasses import dataclass, replace
 
-from bgsim.errors import MissingDependency, RunError
+from bgsim.errors import MissingDependency, ToolFailed
 from bgsim.interchange.xgid import to_match_state
 from bgsim.match_id import encode as encode_match_id
 
@@ -59,8 +59,9 @@ QUIET_SETUP = (
 )
 
 
-class GnubgError(RunError):
-    """gnubg ran but did not answer as expected (the message quotes what it said)."""
+class GnubgError(ToolFailed):
+    """gnubg ran but did not answer as expected: it crashed, hung past its time, or printed what
+    bgsim cannot read (the message quotes what it said).  Exit 1: a failure, not bad input."""
 
 
 def find_gnubg() -> str:
@@ -82,7 +83,8 @@ def run_script(commands: list[str], timeout: float | None = 600) -> str:
         done = subprocess.run([program, "-t", "-q"], input=script, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, timeout=timeout, errors="replace")
     except subprocess.TimeoutExpired:
-        raise GnubgError(f"gnubg did not finish within {timeout:.0f} s") from None
+        raise GnubgError(f"gnubg ({program}) did not answer within {timeout:.0f} s: it hangs, or the machine "
+                         "is far busier than usual") from None
     except OSError as error:
         raise GnubgError(f"cannot run {program}: {error}") from None
     return done.stdout
@@ -286,9 +288,16 @@ def check_plies(plies: int) -> int:
     return plies
 
 
+def answer_within(states: int, plies: int) -> float:
+    """The seconds bgsim waits for gnubg's answers to ``states`` positions at ``plies`` before it
+    calls gnubg hung: its start and many times its usual pace (a fraction of a second a
+    position below 3-ply, seconds at 3, tens at 4)."""
+    return 30 + states * (0.5 if plies < 2 else 2.0 if plies == 2 else 10.0 if plies == 3 else 60.0)
+
+
 def _decide(states, plies: int, timeout: float | None) -> list[CubeDecision]:
     if timeout is None:
-        timeout = 60 + len(states) * (0.5 if plies < 2 else 2.0 if plies == 2 else 20.0)
+        timeout = answer_within(len(states), plies)
     outputs = run_sections([_cube_commands(state) for state in states], timeout, setup=cube_setup(plies))
     answers = []
     for state, text in zip(states, outputs):

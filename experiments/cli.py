@@ -21,7 +21,7 @@ import warnings
 from bgsim import fast_loader, settings
 
 from .commands.arguments import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, Parser
-from .errors import MissingDependency, RunError
+from .errors import MissingDependency, RunError, ToolFailed
 
 # Modules that add subcommands; each has ``register(subparsers)``.
 COMMAND_MODULES = (
@@ -143,7 +143,10 @@ def _stop_as_ctrl_c() -> dict:
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     try:
-        parser = build_parser(words[0] if words else None)
+        parser = build_parser(words[0] if words else None)  # imports the command's modules: a while
+    except KeyboardInterrupt:  # Ctrl-C while the commands load: nothing was started
+        print("bgsim: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as error:
         return _fast_engine_failed(error)
     try:
@@ -165,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bgsim: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except ToolFailed as error:  # a program bgsim drives failed: the input was fine
+        print(f"bgsim: error: {error}", file=sys.stderr)
+        return EXIT_FAILED
     except (ValueError, OSError, MissingDependency, RunError, NotImplementedError) as error:
         print(f"bgsim: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

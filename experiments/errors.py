@@ -1,11 +1,12 @@
 """The errors of experiments, below every layer so that any module may raise them.
 
-``bgsim`` (``experiments/cli.py``) prints each as one line and exits with status 2.
+``bgsim`` (``experiments/cli.py``) prints each as one line and exits with status 2 (bad input),
+but :class:`ToolFailed` with status 1: the input was fine, a program bgsim drives failed.
 """
 
 from __future__ import annotations
 
-from bgsim.errors import MissingDependency, RunError  # defined below bots, which raise them too
+from bgsim.errors import MissingDependency, RunError, ToolFailed  # defined below bots, which raise them too
 
 
 class ExperimentError(ValueError):

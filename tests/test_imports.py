@@ -33,7 +33,7 @@ LAYERS = (
     ("running", ("experiments.running",)),
     ("analysis", ("experiments.analysis",)),
     ("studies", ("experiments.studies",)),
-    ("commands", ("experiments.commands", "experiments.cli", "experiments.__main__",
+    ("commands", ("experiments.commands", "experiments.cli", "experiments.launch", "experiments.__main__",
                   "experiments.custom_bot_example")),
 )
 

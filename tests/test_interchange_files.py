@@ -220,28 +220,35 @@ def test_a_score_that_does_not_add_up_is_reported_with_its_line(tmp_path):
     _, done = import_match(path)
     line = next(number for number, row in enumerate(text.splitlines(), 1) if row.startswith(" Game 2"))
     assert len(done.problems) == 1 and done.problems[0].line == line
-    assert "add up to 1-0" in done.problems[0].message
-    assert len(done.games) == 2  # the moves are sound: the game is kept
+    assert "ends at 1-0: the score line is followed" in done.problems[0].message
+    assert not done.problems[0].rejected and len(done.games) == 2  # the moves are sound: the game is kept
 
 
-def test_a_truncated_file_keeps_the_finished_games(tmp_path):
+def test_a_truncated_file_keeps_the_finished_games_and_the_unfinished_one_as_gnubg_does(tmp_path):
     text = (DATA / "gnubg_match7.mat").read_text()
     lines = text.splitlines()
     cut = next(number for number, line in enumerate(lines) if line.startswith(" Game 3")) + 10
     path = tmp_path / "cut.mat"
     path.write_text("\n".join(lines[:cut]) + "\n")
     _, done = import_match(path)
-    assert [result.number for result in done.games] == [1, 2]
-    assert len(done.problems) == 1 and done.problems[0].rejected and done.problems[0].game == 3
+    assert [result.number for result in done.games] == [1, 2, 3]
+    assert done.games[2].result == "unfinished" and done.games[2].winner is None
+    assert len(done.problems) == 1 and not done.problems[0].rejected and done.problems[0].game == 3
     assert done.problems[0].line == cut and "before it is over" in done.problems[0].message
+    assert done.problems[0].kind == "unfinished game kept"
 
 
-def test_a_truncated_sgf_file_is_reported(tmp_path):
+def test_an_sgf_file_truncated_in_game_3_keeps_games_1_and_2_and_what_game_3_has(tmp_path):
     text = (EXPECTED / "crawford_match.sgf").read_text()
     path = tmp_path / "cut.sgf"
     path.write_text(text[: text.index("MI[length:3][game:2]") + 5])
-    with pytest.raises(RecordError, match="truncated"):
-        read_match(path)
+    whole, _ = import_match(EXPECTED / "crawford_match.sgf")
+    match, done = import_match(path)
+    assert [result.number for result in done.games][:2] == [1, 2]
+    assert [result.result for result in done.games[:2]] == [result.result for result in
+                                                           import_match(EXPECTED / "crawford_match.sgf")[1].games[:2]]
+    assert all(not problem.rejected for problem in done.problems)
+    assert any("truncated" in problem.message for problem in done.problems)
 
 
 def test_an_unknown_format_is_one_clear_error(tmp_path):

@@ -80,14 +80,17 @@ def _states(count: int, seed: int) -> list[Xgid]:
         if index % 4 < 2:  # a match, its score, sometimes the Crawford game
             match_to = rng.choice((3, 5, 7, 11))
             score = (rng.randrange(match_to), rng.randrange(match_to))
-            crawford = match_to - 1 in score and index % 3 == 0
+            # the Crawford game: exactly one side a point away (bgsim.match_id.check_state)
+            crawford = (score[0] == match_to - 1) != (score[1] == match_to - 1) and index % 3 == 0
             extra = dict(match_to=match_to, score=score, crawford=crawford)
             if owner == CENTRE or crawford:  # a match turns the cube only by doubles, never in the Crawford game
                 value, owner = 1, (CENTRE if crawford else owner)
         else:
             extra = dict(jacoby=bool(index % 2), beaver=bool(index % 3))
         dice = (rng.randint(1, 6), rng.randint(1, 6)) if index % 5 == 0 else (0, 0)
-        offered = 1 if index % 7 == 0 and dice == (0, 0) else 0
+        offered = 1 if index % 7 == 0 and dice == (0, 0) and not extra.get("crawford") else 0
+        if offered and owner == OPPONENT:  # no side doubles a cube its opponent owns
+            owner = ON_ROLL
         states.append(Xgid(position=position, cube_value=value, cube_owner=owner, dice=dice,
                            offered=offered, **extra))
     return states

@@ -11,14 +11,19 @@ from bgsim.match_id import MatchIdError, MatchState, decode, encode, split_gnubg
 
 
 def _random_state(rng: random.Random) -> MatchState:
+    """A state a game reaches (bgsim.match_id.check_state): an owned cube shows 2 or more, a
+    match's centred cube 1; the Crawford game has one side (only one) a point away, and no cube."""
     match_to = rng.choice([0, 1, 3, 5, 7, 11, 25])
     score = (rng.randrange(match_to), rng.randrange(match_to)) if match_to else (0, 0)
-    crawford = bool(match_to) and max(score) == match_to - 1 and rng.random() < 0.5
+    one_away = match_to > 1 and (score[0] == match_to - 1) != (score[1] == match_to - 1)
+    crawford = one_away and rng.random() < 0.5
     rolled = rng.random() < 0.5
     on_roll = rng.randrange(2)
+    owner = None if crawford else rng.choice([None, 0, 1])
+    value = 1 << rng.randrange(1, 7) if owner is not None else (1 << rng.randrange(7) if not match_to else 1)
     return MatchState(
-        cube_value=1 << rng.randrange(7),
-        cube_owner=rng.choice([None, 0, 1]),
+        cube_value=value,
+        cube_owner=owner,
         on_roll=on_roll,
         crawford=crawford,
         game_state=1,

@@ -25,18 +25,28 @@ A variant is a header tag: ``; [Variation "NackGammon"]``, ``; [Variation "Hyper
 (GNU Backgammon's tags; the standard game has none or ``"Backgammon"``); Dutch and acey-deucey
 have no tag, and a file holds two players and one cube, never a chouette.
 
-The reader tolerates what real files hold: a byte-order mark, ``;`` and ``#`` comment lines,
-header tags it does not know, ``Beavers``, resignations (a ``Wins`` line the board does not
-explain), ``Cannot Move`` and ``???`` (eXtreme Gammon's roll before a resignation), combined
-moves (``61: 11/4``), ``bar`` and ``off``, names with spaces, other column widths.
+The reader tolerates what real files hold, as GNU Backgammon 1.07's importer does (import.c):
+a byte-order mark, ``;`` and ``#`` comment lines, header tags it does not know, ``Beavers``,
+resignations (a ``Wins`` line the board does not explain, ``Wins 1 point and the match``),
+BackgammonGalaxy's ``Losses N points`` beside the winner's cell (read past), ``Cannot Move``,
+``???`` (eXtreme Gammon's roll before a resignation) and ``---`` (a log's roll not yet played),
+a roll without its play (FIBS leaves forced plays blank: the replay fills them in), combined moves
+(``61: 11/4``), ``bar`` and ``off``, names with spaces or a rating (``zoonk,1666``), a left
+score that runs into the right name (GNU Backgammon's own ``%-31s`` field: ``...HARMAND : 0Johan``),
+other column widths, a game number given twice (read in the file's order, renumbered with a
+warning), and several matches one after another in one file.  A negative match length is
+refused, as GNU Backgammon refuses it; a game it cannot read stays in the match, marked
+(``Game.rejected``), so that the games after it still know where the match stands.
 """
 
 from __future__ import annotations
 
 import re
 
-from .records import (BEAVER, DOUBLE, DROP, ROLL, STANDARD, TAKE, Action, Game, Match, MatchRules,
-                      RecordError, apply_steps, format_steps, parse_moves)
+from collections.abc import Iterable
+
+from .records import (BEAVER, DOUBLE, DROP, RENUMBERED, ROLL, STANDARD, TAKE, Action, Game, Match, MatchRules,
+                      Problem, RecordError, apply_steps, format_steps, parse_moves)
 
 LEFT_WIDTH = 27
 RIGHT_COLUMN = 33  # where GNU Backgammon starts the right cell: "%3d) " and 27 + 1 characters
@@ -177,15 +187,20 @@ def _start_board(variant: str) -> list[int]:
 
 # --- reading ---------------------------------------------------------------------------------
 
-_MATCH_LINE = re.compile(r"^\s*(\d+)\s*[Pp]oint\s+[Mm]atch\b")
+_MATCH_LINE = re.compile(r"^\s*(-?\d+)\s*[Pp]oint\s+[Mm]atch\b")
 _GAME_LINE = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
-_SCORE_LINE = re.compile(r"^\s*(.*?)\s*:\s*(\d+)\s+(.*?)\s*:\s*(\d+)\s*$")
+# the left score may run into the right name: GNU Backgammon writes the left part as "%-31s"
+_SCORE_LINE = re.compile(r"^\s*(.*?)\s*:\s*(\d+)\s*(.*?)\s*:\s*(\d+)\s*$")
+_RATING = re.compile(r"\s*,\s*[-\d.]*$")  # FIBS and GamesGrid write "name,1666"
 _TAG = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9 ]*?)\s+"(.*)"\s*\]\s*$')
 _NUMBER = re.compile(r"^\s*(\d+)\)")
 _ENTRY = re.compile(
-    r"(?<![\d/*])([1-6][1-6]):|\b(Doubles|Beavers|Raccoons|Takes|Drops|Wins|Resigns?)\b", re.IGNORECASE)
+    r"(?<![\d/*])([1-6][1-6]):|\b(Doubles|Beavers|Raccoons|Takes|Drops|Wins|Losses|Resigns?)\b", re.IGNORECASE)
 _WINS = re.compile(r"Wins\s+(\d+)\s+points?", re.IGNORECASE)
 _VALUE = re.compile(r"=>\s*(\d+)")
+_PLACEHOLDER = re.compile(r"^-+$")  # "53: ---": a roll whose play the log has not written
+_STATEMENTS = ("wins", "losses", "resign")  # cells that state the end, not an action
+_ROW_AGAIN = re.compile(r"\s+\d+\)\s*$")
 
 
 def _strip_comment(line: str) -> str | None:
@@ -196,87 +211,166 @@ def _strip_comment(line: str) -> str | None:
 
 
 def read_mat(text: str) -> tuple[Match, list]:
-    """The match a ``.mat`` text holds and the problems met while reading it (each a
-    :class:`~bgsim.interchange.replay.Problem`; a game with one is left out).  RecordError when
-    the text is no ``.mat`` file at all."""
-    from .replay import Problem
+    """The first match a ``.mat`` text holds and the problems met while reading it (each a
+    :class:`~bgsim.interchange.records.Problem`; a game with one that is ``rejected`` is left
+    out of ``match.games``).  RecordError when the text is no ``.mat`` file at all."""
+    for match, games in iter_mat(text.splitlines()):
+        problems: list[Problem] = []
+        kept = []
+        for game in games:
+            problems.extend(game.problems)
+            if game.rejected is not None:
+                problems.append(game.rejected)
+            else:
+                kept.append(game)
+        match.games = kept
+        return match, sorted(problems, key=lambda problem: problem.line)
+    raise RecordError("not a .mat file: it has no 'N point match' line and no 'Game 1'")  # pragma: no cover
 
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.splitlines()
-    match = Match()
-    problems: list[Problem] = []
-    rules = {"jacoby": False, "beaver": False, "crawford": True, "cube": True, "cube_limit": 0,
-             "variant": STANDARD}
-    index = 0
-    found = None
-    while index < len(lines):
-        line = lines[index]
-        comment = _strip_comment(line)
-        if comment is not None:
+
+def iter_mat(lines: Iterable[str]):
+    """Each match of a ``.mat`` text as the lines come, for files of any size: ``(match, games)``
+    where ``games`` yields each :class:`Game` once it is read, the ones the reader could not read
+    among them (``game.rejected`` says why), so that the games after them still know the score.
+    A file may hold several matches, each from its own ``N point match`` line.  RecordError when
+    the text is no ``.mat`` file at all, or a match length is negative (as GNU Backgammon, which
+    refuses such a file)."""
+    reader = _MatReader(lines)
+    first = True
+    while True:
+        match = reader.header(first)
+        if match is None:
+            return
+        first = False
+        games = reader.games(match)
+        yield match, games
+        for _ in games:  # what the caller left unread of this match
+            pass
+
+
+class _MatReader:
+    """The state of one pass over a ``.mat`` file's lines (see :func:`iter_mat`)."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self.lines = iter(enumerate(lines, 1))
+        self.back: tuple[int, str] | None = None
+        self.pending_tags: list[tuple[int, str]] = []  # comment lines after the games: the next match's
+        self.more = False  # a match line was met while reading games: another match follows
+
+    def _next(self) -> tuple[int, str] | None:
+        if self.back is not None:
+            found, self.back = self.back, None
+            return found
+        found = next(self.lines, None)
+        if found is not None and found[0] == 1 and found[1].startswith("\ufeff"):
+            found = (1, found[1][1:])
+        return found
+
+    def header(self, first: bool) -> Match | None:
+        match = Match()
+        rules = {"jacoby": False, "beaver": False, "crawford": True, "cube": True, "cube_limit": 0,
+                 "variant": STANDARD}
+        comments, self.pending_tags = self.pending_tags, []
+        found = None
+        while True:
+            item = self._next()
+            if item is None:
+                if first:
+                    raise RecordError("not a .mat file: it has no 'N point match' line and no 'Game 1'")
+                return None
+            number, line = item
+            comment = _strip_comment(line)
+            if comment is not None:
+                comments.append((number, comment))
+                continue
+            found = _MATCH_LINE.match(line)
+            if found:
+                break
+            if _GAME_LINE.match(line):
+                self.back = item  # a session without its header: GNU Backgammon's single-game export
+                break
+        for number, comment in comments:
             tag = _TAG.match(comment)
             if tag:
                 try:
                     _read_tag(tag.group(1), tag.group(2), match, rules)
                 except RecordError as error:
-                    raise RecordError(f"line {index + 1}: {error}") from None
+                    raise RecordError(f"line {number}: {error}") from None
             elif comment:
                 match.comments.append(comment)
-        else:
-            found = _MATCH_LINE.match(line)
-            if found:
-                index += 1
+        if found is not None:
+            length = int(found.group(1))
+            if length < 0:
+                raise RecordError(f"line {number}: the match length is {length}: a match is 1 or more points, "
+                                  "a money session 0 (GNU Backgammon refuses this file too)")
+            match.match_to = length
+        match.rules = MatchRules(**rules)
+        return match
+
+    def games(self, match: Match):
+        right_starts: list[int] = []
+        game: Game | None = None
+        expect_score = False
+        last_number = 0
+        loose: list[Problem] = []  # text before the first game: said with the first game
+        while True:
+            item = self._next()
+            if item is None:
                 break
-            if _GAME_LINE.match(line):
-                break  # a session without its header: GNU Backgammon's single-game export
-        index += 1
-    if found is None and not any(_GAME_LINE.match(line) for line in lines):
-        raise RecordError("not a .mat file: it has no 'N point match' line and no 'Game 1'")
-    match.match_to = int(found.group(1)) if found else 0
-    match.rules = MatchRules(**rules)
-    threshold = _column_threshold(lines[index:])
-    game: Game | None = None
-    broken = False
-    names: tuple[str, str] | None = None
-    expect_score = False
-    for number, line in enumerate(lines[index:], index + 1):
-        if not line.strip() or _strip_comment(line) is not None:
-            continue
-        started = _GAME_LINE.match(line)
-        if started:
-            if game is not None and not broken:
-                match.games.append(game)
-            game = Game(number=int(started.group(1)), line=number)
-            broken = False
-            expect_score = True
-            continue
-        if game is None:
-            problems.append(Problem(number, None, f"text before the first game: {line.strip()!r}"))
-            continue
-        if broken:
-            continue
-        if expect_score:
-            expect_score = False
-            scored = _SCORE_LINE.match(line)
-            if not scored:
-                problems.append(Problem(number, game.number, f"expected the players' names and scores, "
-                                        f"got {line.strip()!r}", rejected=True))
-                broken = True
+            number, line = item
+            if not line.strip():
                 continue
-            these = (scored.group(1), scored.group(3))
-            names = names or these
-            game.score = (int(scored.group(2)), int(scored.group(4)))
-            continue
-        try:
-            _read_row(line, number, game, threshold)
-        except RecordError as error:
-            problems.append(Problem(number, game.number, str(error), rejected=True))
-            broken = True
-    if game is not None and not broken:
-        match.games.append(game)
-    if names:
-        match.players = names
-    return match, problems
+            comment = _strip_comment(line)
+            if comment is not None:
+                self.pending_tags.append((number, comment))
+                continue
+            if _MATCH_LINE.match(line):
+                self.back = item
+                break
+            self.pending_tags = []  # comments among the games were no header of another match
+            started = _GAME_LINE.match(line)
+            if started:
+                if game is not None:
+                    yield game
+                written = int(started.group(1))
+                game = Game(number=written, line=number)
+                game.problems.extend(loose)
+                loose = []
+                if written <= last_number:
+                    game.number = last_number + 1
+                    game.written = written
+                    game.problems.append(Problem(number, game.number, (
+                        f"the file calls this game 'Game {written}' again (after game {last_number}): read "
+                        f"as game {game.number}, in the file's order"), kind=RENUMBERED))
+                last_number = game.number
+                expect_score = True
+                continue
+            if game is None:
+                loose.append(Problem(number, None, f"text before the first game: {line.strip()!r} (read past)"))
+                continue
+            if expect_score:
+                expect_score = False
+                scored = _SCORE_LINE.match(line)
+                if not scored:
+                    if game.rejected is None:
+                        game.rejected = Problem(number, game.number, "expected the players' names and scores, "
+                                                f"got {line.strip()!r}", rejected=True)
+                    continue
+                if match.players == Match().players:
+                    match.players = (_name_of(scored.group(1)), _name_of(scored.group(3)))
+                game.score = (int(scored.group(2)), int(scored.group(4)))
+                continue
+            try:
+                _read_row(line, number, game, _threshold(right_starts), right_starts, game.rejected is not None)
+            except RecordError as error:
+                if game.rejected is None:
+                    game.rejected = Problem(number, game.number, str(error), rejected=True)
+        if game is not None:
+            yield game
+
+
+def _name_of(text: str) -> str:
+    return _RATING.sub("", text).strip() or text.strip()
 
 
 def _read_tag(name: str, value: str, match: Match, rules: dict) -> None:
@@ -305,50 +399,55 @@ def _read_tag(name: str, value: str, match: Match, rules: dict) -> None:
     match.tags[key] = value
 
 
-def _column_threshold(lines: list[str]) -> int:
+def _threshold(right_starts: list[int]) -> int:
     """Where the right column begins in this file: halfway to the first right cell seen on a
     row with two cells, else GNU Backgammon's layout."""
-    starts = []
-    for line in lines[:400]:
-        if _NUMBER.match(line):
-            cells = [m.start() for m in _ENTRY.finditer(line) if not (m.group(2) or "").lower().startswith("win")]
-            if len(cells) == 2:
-                starts.append(cells[1])
-    right = min(starts) if starts else RIGHT_COLUMN
+    right = min(right_starts) if right_starts else RIGHT_COLUMN
     return max(12, (right + 6) // 2)
 
 
-def _read_row(line: str, number: int, game: Game, threshold: int) -> None:
+def _read_row(line: str, number: int, game: Game, threshold: int, right_starts: list[int],
+              ends_only: bool = False) -> None:
+    """One numbered row (or an end line) into ``game``; ``ends_only``: the game is already left
+    out, only its end is read (the games after it follow from it)."""
     numbered = _NUMBER.match(line)
     body_start = numbered.end() if numbered else 0
     matches = [m for m in _ENTRY.finditer(line, body_start)]
     if not matches:
-        if line[body_start:].strip():
+        if line[body_start:].strip() and not ends_only:
             raise RecordError(f"cannot read {line.strip()!r}")
         return
     spans = []
     for position, found in enumerate(matches):
         end = matches[position + 1].start() if position + 1 < len(matches) else len(line)
-        spans.append((found.start(), line[found.start():end].strip()))
+        # BackgammonGalaxy may number the right cell's row again ("43: 21/18  24)  Losses ...")
+        spans.append((found.start(), _ROW_AGAIN.sub("", line[found.start():end]).strip()))
     head = line[body_start:matches[0].start()].strip()
-    if head:
+    if head and not ends_only:
         raise RecordError(f"cannot read {head!r} in {line.strip()!r}")
-    cells = [span for span in spans if not span[1].lower().startswith(("wins", "resign"))]
-    for position, (start, cell) in enumerate(cells):
-        if len(cells) == 2:
-            side = position
-        else:
-            side = 0 if start < threshold else 1
-        _read_cell(cell, side, number, game)
+    cells = [span for span in spans if not span[1].lower().startswith(_STATEMENTS)]
+    if len(cells) == 2:
+        right_starts.append(cells[1][0])
+    if not ends_only:
+        for position, (start, cell) in enumerate(cells):
+            if len(cells) == 2:
+                side = position
+            else:
+                side = 0 if start < threshold else 1
+            _read_cell(cell, side, number, game)
     for start, cell in spans:
         lower = cell.lower()
         if lower.startswith("wins"):
             won = _WINS.match(cell)
             if not won:
+                if ends_only:
+                    continue
                 raise RecordError(f"cannot read {cell!r}: expected 'Wins N points'")
             game.winner = 0 if start < threshold else 1
             game.points = int(won.group(1))
             game.end_line = number
+        # "Losses N points" (BackgammonGalaxy's loser's cell) says what the Wins cell says:
+        # read past, as GNU Backgammon reads past it
 
 
 def _read_cell(cell: str, side: int, number: int, game: Game) -> None:
@@ -357,7 +456,8 @@ def _read_cell(cell: str, side: int, number: int, game: Game) -> None:
     if re.match(r"[1-6][1-6]:", cell):
         dice = (int(cell[0]), int(cell[1]))
         moves_text = cell[3:].strip()
-        if moves_text.lower().startswith("cannot move") or moves_text.startswith("?"):
+        if (moves_text.lower().startswith("cannot move") or moves_text.startswith("?")
+                or _PLACEHOLDER.match(moves_text)):
             moves_text = ""
         if moves_text.lower().startswith("illegal play"):
             raise RecordError("an 'Illegal play' record (a position edited during the game) cannot be replayed")

@@ -34,6 +34,47 @@ class RecordError(ValueError):
     """A game record that cannot be written or read (the message names where and why)."""
 
 
+# What a problem did to its game, for the summary of an import: each warning names what the
+# reader or the replay changed or noted; only REJECTED leaves the game out.
+REJECTED = "left out"
+FILLED = "forced play filled in"
+RESIGNATION = "resignation value read"
+SCORE_LINE = "score line followed"
+TAKEN_UP = "match taken up mid-way"
+POST_CRAWFORD = "post-Crawford by a double"
+UNFINISHED = "unfinished game kept"
+RENUMBERED = "game renumbered"
+END_POINTS = "points written differ"
+CRAWFORD_FLAG = "Crawford flag"
+NOTE = "note"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something in the record the rules do not allow, that does not add up, or that the reader
+    changed to read it (``kind``: one of the words above).
+
+    ``rejected``: the game was left out of the rows; every other problem is a warning: the game is
+    kept, and the message says what was read and why.
+    """
+
+    line: int
+    game: int | None
+    message: str
+    rejected: bool = False
+    kind: str = NOTE
+
+    def __post_init__(self) -> None:
+        if self.rejected and self.kind != REJECTED:
+            object.__setattr__(self, "kind", REJECTED)
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" if self.line else "(no line)"
+        game = f" (game {self.game})" if self.game is not None else ""
+        tail = "; the game is left out" if self.rejected else ""
+        return f"{where}{game}: {self.message}{tail}"
+
+
 @dataclass(frozen=True)
 class Action:
     """One thing a player did: a roll and its moves, a cube action, or the end by resignation.
@@ -65,7 +106,9 @@ class Game:
     """One game of a match or session, as the record holds it.
 
     ``score`` is the score before the game as the file states it (None when the file does not
-    say); ``crawford`` likewise (None: follow from the score).  ``winner`` and ``points``: the
+    say); ``crawford`` likewise (None: follow from the score).  ``rejected``: why the reader
+    could not read the game (it stays in the match, so that the games after it still know the
+    score and the Crawford game); ``problems``: what the reader changed or noted in it.  ``winner`` and ``points``: the
     end the file states (None when it states none).  ``start`` is the position the game starts
     from, seen from ``first`` (the side that moves first) before its roll, when it is not the
     opening: then there is no opening roll and ``first`` may double first.
@@ -83,6 +126,9 @@ class Game:
     first: int = 0
     line: int = 0  # where the game starts in the file
     end_line: int = 0  # where the file states its end
+    rejected: "Problem | None" = None
+    problems: list = field(default_factory=list)
+    written: int | None = None  # the number the file gives the game, where it differs from ``number``
 
 
 @dataclass(frozen=True)

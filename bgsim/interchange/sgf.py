@@ -29,8 +29,8 @@ from __future__ import annotations
 import re
 
 from ..board import Position
-from .records import (BEAVER, DOUBLE, DROP, ROLL, STANDARD, TAKE, Action, Game, Match, MatchRules,
-                      RecordError, crawford_flags)
+from .records import (BEAVER, DOUBLE, DROP, RENUMBERED, RESIGN, ROLL, STANDARD, TAKE, UNFINISHED, Action, Game,
+                      Match, MatchRules, Problem, RecordError, crawford_flags)
 
 # the RU rule of each variant the format holds, as GNU Backgammon writes and reads it (sgf.c,
 # aszSGFVariation); Dutch and acey-deucey have none
@@ -158,139 +158,213 @@ class _Node:
         self.properties: dict[str, list[str]] = {}
 
 
+_TOKEN = re.compile(r"\s+|[();]|[A-Za-z]+|\[(?:[^\]\\]|\\.)*\]", re.DOTALL)
+_UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
+CHUNK = 1 << 20
+
+
 def _parse(text: str) -> list[list[_Node]]:
-    """The game trees of an SGF text, each as its main line of nodes (the first variation at
-    every branch; GNU Backgammon writes none)."""
-    trees: list[list[_Node]] = []
-    stack: list[tuple[list[_Node], bool]] = []  # (main line being read, whether to keep nodes)
-    position, line = 0, 1
-    length = len(text)
+    """The game trees of an SGF text, each as its main line of nodes (RecordError when it ends
+    inside one: :func:`iter_trees` keeps the trees before it)."""
+    trees = []
+    for nodes, cut in iter_trees([text]):
+        if cut:
+            raise RecordError(f"line {cut}: the file ends inside a game tree (a truncated file?)")
+        trees.append(nodes)
+    return trees
+
+
+def iter_trees(chunks):
+    """Each game tree of an SGF text given in pieces (``chunks``, for files of any size) as
+    ``(nodes, cut)``: its main line of nodes (the first variation at every branch; GNU
+    Backgammon writes none), and 0, or the line where the file ends inside it (a truncated file:
+    the nodes read until there; a value cut in the middle is left out)."""
+    buffer, line, depth = "", 1, 0
+    nodes: list[_Node] = []
+    keep: list[bool] = []  # per open level: whether its nodes are on the main line
+    branched: list[bool] = []  # per open level: whether its first variation is over
     node: _Node | None = None
     name = ""
-    while position < length:
-        char = text[position]
-        if char == "(":
-            if not stack:
-                line_nodes: list[_Node] = []
-                trees.append(line_nodes)
-                stack.append((line_nodes, True))
-            else:
-                nodes, keep = stack[-1]
-                # only the first variation of a branch continues the main line
-                first = keep and not getattr(nodes, "branched", False)
-                if keep:
-                    nodes.branched = True  # type: ignore[attr-defined]
-                stack.append((nodes, first))
-            node = None
-        elif char == ")":
-            if not stack:
-                raise RecordError(f"line {line}: a ')' closes no game tree")
-            stack.pop()
-            node = None
-        elif char == ";":
-            if not stack:
-                raise RecordError(f"line {line}: a node outside any game tree")
-            nodes, keep = stack[-1]
-            node = _Node(line)
-            if keep:
-                nodes.append(node)
-            name = ""
-        elif char.isalpha():
-            start = position
-            while position + 1 < length and text[position + 1].isalpha():
-                position += 1
-            name = "".join(c for c in text[start:position + 1] if c.isupper())
-        elif char == "[":
-            value = []
-            position += 1
-            while position < length and text[position] != "]":
-                if text[position] == "\\" and position + 1 < length:
-                    position += 1
-                if text[position] == "\n":
-                    line += 1
-                value.append(text[position])
-                position += 1
-            if position >= length:
-                raise RecordError(f"line {line}: a property value is not closed with ']' (a truncated file?)")
-            if node is not None and name:
-                node.properties.setdefault(name, []).append("".join(value))
-        elif char == "\n":
-            line += 1
-        position += 1
-    if stack:
-        raise RecordError(f"line {line}: the file ends inside a game tree (a truncated file?)")
-    return trees
+    for chunk in _chained(chunks, [None]):
+        final = chunk is None
+        if not final:
+            buffer += chunk
+        position = 0
+        while position < len(buffer):
+            found = _TOKEN.match(buffer, position)
+            if found is None:
+                if buffer[position] == "[":
+                    break  # a value that goes on in the next piece, or the file ends inside it
+                line += buffer[position] == "\n"
+                position += 1  # a stray character: read past
+                continue
+            token = found.group()
+            if found.end() == len(buffer) and not final and (token[0].isalpha() or token[0].isspace()):
+                break  # a name (or blank) the next piece may go on with
+            position = found.end()
+            first = token[0]
+            if first == "(":
+                main = (not keep or keep[-1]) and not (branched and branched[-1])
+                if branched:
+                    branched[-1] = True  # only the first variation of a branch continues the main line
+                if depth == 0:
+                    nodes = []
+                keep.append(main)
+                branched.append(False)
+                depth += 1
+                node = None
+            elif first == ")":
+                if depth:
+                    depth -= 1
+                    keep.pop()
+                    branched.pop()
+                    node = None
+                    if depth == 0:
+                        yield nodes, 0
+            elif first == ";":
+                if depth:
+                    node = _Node(line)
+                    if keep[-1]:
+                        nodes.append(node)
+                    name = ""
+            elif first == "[":
+                if node is not None and name:
+                    node.properties.setdefault(name, []).append(_UNESCAPE.sub(r"\1", token[1:-1]))
+            elif first.isalpha():
+                name = "".join(char for char in token if char.isupper())
+            line += token.count("\n")
+        buffer = buffer[position:]
+    if depth:
+        yield nodes, line
 
 
 def read_sgf(text: str) -> tuple[Match, list]:
     """The match an SGF text holds and the problems met while reading it (see
     :func:`bgsim.interchange.mat.read_mat`).  RecordError when it is no backgammon SGF."""
-    from .replay import Problem
+    for match, games in iter_sgf([text]):
+        problems: list[Problem] = []
+        kept = []
+        for game in games:
+            problems.extend(game.problems)
+            if game.rejected is not None:
+                problems.append(game.rejected)
+            else:
+                kept.append(game)
+        match.games = kept
+        return match, sorted(problems, key=lambda problem: problem.line)
+    raise RecordError("the SGF file holds no game")  # pragma: no cover
 
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not text.lstrip().startswith("("):
+
+def iter_sgf(chunks):
+    """The match of an SGF text given in pieces, as the trees come: ``(match, games)`` once,
+    ``games`` yielding each game as it is read (see :func:`bgsim.interchange.mat.iter_mat`).
+    RecordError when it is no backgammon SGF."""
+    chunks = iter(chunks)
+    head = ""
+    for piece in chunks:
+        head += piece
+        if head.strip():
+            break
+    if head.startswith("\ufeff"):
+        head = head[1:]
+    if not head.lstrip().startswith("("):
         raise RecordError("not an SGF file: it does not start with '('")
-    trees = _parse(text)
-    if not trees or not trees[0]:
+    trees = iter_trees(_chained(head, chunks))
+    first = next(trees, None)
+    if first is None or not first[0]:
         raise RecordError("the SGF file holds no game")
     match = Match()
-    problems: list[Problem] = []
     rules = {"cube": True, "crawford": False, "jacoby": False, "beaver": False, "cube_limit": 0,
              "variant": STANDARD}
-    for index, tree in enumerate(trees):
-        root = tree[0]
-        props = root.properties
-        game_type = (props.get("GM") or ["6"])[0].strip()
-        if game_type != "6":
-            raise RecordError(f"line {root.line}: GM[{game_type}] is not backgammon (GM[6])")
-        info = _match_info(props.get("MI", []))
-        if index == 0:
-            match.match_to = info.get("length", 0)
-            match.players = ((props.get("PW") or ["White"])[0], (props.get("PB") or ["Black"])[0])
-            for tag, name in (("DT", "EventDate"), ("EV", "Event"), ("RO", "Round"), ("PC", "Site"),
-                              ("AN", "Transcriber")):
-                if props.get(tag):
-                    match.tags[name] = props[tag][0]
-            if props.get("GC"):
-                match.comments.extend(props["GC"][0].splitlines())
-        game = Game(number=info.get("game", index) + 1, line=root.line, end_line=root.line)
-        if "ws" in info or "bs" in info:
-            game.score = (info.get("ws", 0), info.get("bs", 0))
-        ru = set((props.get("RU") or [""])[0].split(":"))
-        if "Crawford" in ru:
-            rules["crawford"] = True
-        if "Jacoby" in ru:
-            rules["jacoby"] = True
-        if "NoCube" in ru:
-            rules["cube"] = False
-        if "Beavers" in ru:
-            rules["beaver"] = True
-        for token in ru:
-            if token.startswith("CubeLimit=") and token[len("CubeLimit="):].isdigit():
-                rules["cube_limit"] = int(token[len("CubeLimit="):])
-        for name, tag in VARIANTS.items():
-            if tag and tag in ru:
-                rules["variant"] = name
-        if match.match_to and "Crawford" in ru:
-            game.crawford = "CrawfordGame" in ru
-        if props.get("CV"):
-            value = props["CV"][0].strip()
-            if value.isdigit() and int(value) > 1:
-                game.automatic_doubles = int(value).bit_length() - 1
-        if props.get("RE"):
-            _read_result(props["RE"][0], game)
-        try:
-            _read_nodes(tree, game, rules["variant"])
-        except RecordError as error:
-            line = getattr(error, "line", root.line)
-            problems.append(Problem(line, game.number, str(error), rejected=True))
+    _read_header(first[0][0], match)
+    state = {"last": 0}
+    games = _games(first, trees, match, rules, state)
+    game = next(games)  # the first tree sets the rules
+    match.rules = MatchRules(**{**rules, "crawford": rules["crawford"] or not match.match_to})
+    yield match, _chained([game], games)
+
+
+def _chained(first, rest):
+    yield from first
+    yield from rest
+
+
+def _read_header(root: _Node, match: Match) -> None:
+    props = root.properties
+    game_type = (props.get("GM") or ["6"])[0].strip()
+    if game_type != "6":
+        raise RecordError(f"line {root.line}: GM[{game_type}] is not backgammon (GM[6])")
+    info = _match_info(props.get("MI", []))
+    match.match_to = info.get("length", 0)
+    match.players = ((props.get("PW") or ["White"])[0], (props.get("PB") or ["Black"])[0])
+    for tag, name in (("DT", "EventDate"), ("EV", "Event"), ("RO", "Round"), ("PC", "Site"),
+                      ("AN", "Transcriber")):
+        if props.get(tag):
+            match.tags[name] = props[tag][0]
+    if props.get("GC"):
+        match.comments.extend(props["GC"][0].splitlines())
+
+
+def _games(first, trees, match: Match, rules: dict, state: dict):
+    for index, (tree, cut) in enumerate(_chained([first], trees)):
+        if not tree:
             continue
-        match.games.append(game)
-    if not match.match_to:
+        yield _game_of(tree, cut, index, match, rules, state)
+
+
+def _game_of(tree, cut: int, index: int, match: Match, rules: dict, state: dict) -> Game:
+    root = tree[0]
+    props = root.properties
+    game_type = (props.get("GM") or ["6"])[0].strip()
+    info = _match_info(props.get("MI", []))
+    written = info.get("game", index) + 1
+    game = Game(number=written, line=root.line, end_line=root.line)
+    if written <= state["last"]:
+        game.number, game.written = state["last"] + 1, written
+        game.problems.append(Problem(root.line, game.number, (
+            f"the file calls this game 'game:{written - 1}' again (after game {state['last']}): read as game "
+            f"{game.number}, in the file's order"), kind=RENUMBERED))
+    state["last"] = game.number
+    if game_type != "6":
+        game.rejected = Problem(root.line, game.number, f"GM[{game_type}] is not backgammon (GM[6])", rejected=True)
+        return game
+    if "ws" in info or "bs" in info:
+        game.score = (info.get("ws", 0), info.get("bs", 0))
+    ru = set((props.get("RU") or [""])[0].split(":"))
+    if "Crawford" in ru:
         rules["crawford"] = True
-    match.rules = MatchRules(**rules)
-    return match, problems
+    if "Jacoby" in ru:
+        rules["jacoby"] = True
+    if "NoCube" in ru:
+        rules["cube"] = False
+    if "Beavers" in ru:
+        rules["beaver"] = True
+    for token in ru:
+        if token.startswith("CubeLimit=") and token[len("CubeLimit="):].isdigit():
+            rules["cube_limit"] = int(token[len("CubeLimit="):])
+    for name, tag in VARIANTS.items():
+        if tag and tag in ru:
+            rules["variant"] = name
+    if match.match_to and "Crawford" in ru:
+        game.crawford = "CrawfordGame" in ru
+    if props.get("CV"):
+        value = props["CV"][0].strip()
+        if value.isdigit() and int(value) > 1:
+            game.automatic_doubles = int(value).bit_length() - 1
+    if props.get("RE"):
+        _read_result(props["RE"][0], game)
+    try:
+        _read_nodes(tree, game, rules["variant"])
+    except RecordError as error:
+        line = getattr(error, "line", root.line)
+        game.rejected = Problem(line, game.number, str(error), rejected=True)
+    if cut:
+        game.problems.append(Problem(cut, game.number, (
+            "the file ends inside this game (a truncated file?): it is read as far as it goes"
+            if game.actions else "the file ends inside this game, before its first roll (a truncated file?)"),
+            kind=UNFINISHED))
+        game.winner = game.points = None
+    return game
 
 
 def _match_info(values: list[str]) -> dict[str, int]:
@@ -322,8 +396,16 @@ def _read_nodes(tree: list[_Node], game: Game, variant: str = STANDARD) -> None:
     setup: dict[str, list[str]] = {}
     cube = 1 << game.automatic_doubles
     offered = 1  # what a take multiplies the cube by: 2 after a double, 4 after a beaver
+    resigning: tuple[int, int, int] | None = None  # (side, level, line) of a resignation offered
     for node in tree:
         props = node.properties
+        rolled = _rolled_only(props)
+        if rolled is not None and game.actions:
+            # GNU Backgammon saves a roll its import found no play for (rolled, then resigned) as
+            # PL[W]DI[32]: the dice of that player, no board set
+            side, dice = rolled
+            game.actions.append(Action(ROLL, side, dice=dice, line=node.line, text=f"DI[{dice[0]}{dice[1]}]"))
+            continue
         for name in ("AE", "AW", "AB", "PL"):
             if name in props:
                 if game.actions:
@@ -348,6 +430,21 @@ def _read_nodes(tree: list[_Node], game: Game, variant: str = STANDARD) -> None:
                 if lower == "take":
                     cube *= offered
                 game.actions.append(Action(TAKE if lower == "take" else DROP, side, line=node.line, text=value))
+            elif lower.startswith("resign:"):
+                # Gibbon's resignation: resign:N, then accept or reject by the other side.  N is
+                # the points offered, as FIBS offers them (its files: resign:2 with the cube on 2,
+                # and RE[W+2]); the replay reads the points as GNU Backgammon reads a .mat's Wins
+                points = lower[len("resign:"):].strip()
+                if not points.isdigit() or int(points) < 1:
+                    raise _NodeError(node.line, f"{colour}[{value}]: a resignation offers a number of points")
+                resigning = (side, int(points), node.line)
+            elif lower in ("accept", "reject"):
+                if resigning is None or resigning[0] == side:
+                    raise _NodeError(node.line, f"{colour}[{value}] answers no resignation of the other side")
+                if lower == "accept":
+                    game.actions.append(Action(RESIGN, side, value=resigning[1], line=node.line,
+                                               text=f"resign:{resigning[1]}, accepted"))
+                resigning = None
             elif lower == "resign" or lower == "":
                 continue
             else:
@@ -364,6 +461,16 @@ def _read_nodes(tree: list[_Node], game: Game, variant: str = STANDARD) -> None:
                                            moves=moves, line=node.line, text=value))
     if setup:
         game.start, game.first = _setup_position(setup, tree[0].line, variant)
+
+
+def _rolled_only(props: dict) -> tuple[int, tuple[int, int]] | None:
+    """(player, dice) of a node that only sets whose turn it is and the dice (``PL[W]DI[32]``)."""
+    if set(props) != {"PL", "DI"}:
+        return None
+    player, dice = props["PL"][0].strip().upper()[:1], props["DI"][0].strip()
+    if player not in ("W", "B") or not re.fullmatch(r"[1-6][1-6]", dice):
+        return None
+    return "WB".index(player), (int(dice[0]), int(dice[1]))
 
 
 def _setup_position(setup: dict[str, list[str]], line: int, variant: str = STANDARD) -> tuple[Position, int]:

@@ -116,15 +116,19 @@ def _check(state: Xgid) -> None:
     for score in state.score:
         if not isinstance(score, int) or score < 0:
             raise XgidError(f"a score is a whole number of at least 0, got {score!r}")
-    if state.match_to and max(state.score) >= state.match_to:
-        raise XgidError(f"score {state.score[0]}-{state.score[1]} has already won a match to {state.match_to}")
-    if state.crawford and (not state.match_to or max(state.score) != state.match_to - 1):
-        raise XgidError("a Crawford game needs a match with a side one point away")
     if state.match_to and (state.jacoby or state.beaver):
         raise XgidError("the Jacoby rule and beavers are money-game rules, not match rules")
     limit = state.cube_limit
     if not isinstance(limit, int) or limit < 1 or limit & (limit - 1) or limit > 1 << 15:
         raise XgidError(f"a cube limit is a power of two from 1 to 32768, got {limit!r}")
+    from ..match_id import check_state  # the rules of cube and score, once for every kind of ID
+
+    try:
+        check_state(value, state.cube_owner == CENTRE, state.match_to, tuple(state.score), state.crawford,
+                    offered=bool(state.offered), doubler_owns_no_cube=state.offered == 1 and state.cube_owner == OPPONENT,
+                    cube_limit=limit, money_score=False)
+    except ValueError as error:
+        raise XgidError(str(error)) from None
 
 
 def _slot_char(count: int) -> str:

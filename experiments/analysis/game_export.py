@@ -29,7 +29,7 @@ from bgsim.interchange.records import Match, RecordError
 from bgsim.rules import legal_plays
 from bgsim.schema import DOUBLER_CODES, OWNER_CODES, RESULT_CODES, WINNER_CODES, conform
 from bgsim.variants import STANDARD
-from experiments.running.files import explain, write_text
+from experiments.running.files import check_new_file, claimed_files, explain, write_text
 
 RUN_FILE = "run.json"
 GAMES_FILE = "games.parquet"
@@ -108,10 +108,19 @@ def _read(path: Path) -> pd.DataFrame:
 
 
 def parse_selection(text: str) -> Callable[[np.ndarray], np.ndarray]:
-    """``all``, ``N``, ``A-B`` (inclusive) or a comma list of those, as a test on game numbers."""
-    text = (text or "all").strip().lower()
+    """``all``, ``N``, ``A-B`` (inclusive) or a comma list of those, as a test on game numbers
+    (``test.ranges``: the ranges asked for, None for all)."""
+    if text is None:
+        text = "all"
+    text = text.strip().lower()
+    if not text:
+        raise ValueError("--games '': give all, N, A-B or a comma list of them (game numbers)")
     if text == "all":
-        return lambda numbers: np.ones(len(numbers), dtype=bool)
+        def every(numbers: np.ndarray) -> np.ndarray:
+            return np.ones(len(numbers), dtype=bool)
+
+        every.ranges = None
+        return every
     ranges = []
     for part in text.split(","):
         found = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
@@ -129,7 +138,14 @@ def parse_selection(text: str) -> Callable[[np.ndarray], np.ndarray]:
             keep |= (numbers >= low) & (numbers <= high)
         return keep
 
+    test.ranges = ranges
     return test
+
+
+def missing_games(ranges, present) -> list[int]:
+    """The game numbers ``ranges`` ask for that are not among ``present``."""
+    present = set(int(number) for number in present)
+    return sorted({number for low, high in ranges for number in range(low, high + 1)} - present)
 
 
 @dataclass
@@ -153,7 +169,15 @@ def groups(source: Source, selection: str = "all", pairing: int | None = None,
            leg: int | None = None) -> list[Group]:
     """The chosen rows, one group per pairing, seating and rule condition."""
     frame = source.frame
-    keep = parse_selection(selection)(frame["game"].to_numpy())
+    test = parse_selection(selection)
+    keep = test(frame["game"].to_numpy())
+    if test.ranges is not None:
+        missing = missing_games(test.ranges, frame["game"].unique())
+        if missing:
+            held = describe_numbers(sorted(int(number) for number in frame["game"].unique()))
+            raise ValueError(f"--games {selection}: {'game' if len(missing) == 1 else 'games'} "
+                             f"{describe_numbers(missing)} {'is' if len(missing) == 1 else 'are'} not in "
+                             f"{source.path} (it holds games {held})")
     if pairing is not None:
         if "pairing" not in frame.columns:
             raise ValueError("--pairing: these rows come from `bgsim play`, which has one pairing")
@@ -372,15 +396,6 @@ __all__ = ["CANNOT_HOLD", "FORMATS", "HOLDS", "Group", "check_format", "RecordEr
            "replay_number", "write_record"]
 
 
-def check_new(path: Path, force: bool) -> None:
-    if path.exists() and not force:
-        raise ValueError(f"{path} exists; pass --force to overwrite it")
-    if path.is_dir():
-        raise ValueError(f"{path} is a directory")
-    if not path.parent.exists():
-        raise ValueError(f"the folder {path.parent} does not exist")
-
-
 def export_files(source_path, selection: str, fmt: str, out: Path, pairing=None, leg=None, force=False,
                  log=None) -> tuple[list[Path], list[str]]:
     """Write the chosen games; the files written and the replay's differences from the rows."""
@@ -389,8 +404,12 @@ def export_files(source_path, selection: str, fmt: str, out: Path, pairing=None,
     chosen = groups(source, selection, pairing, leg)
     if len(chosen) > 1:
         listed = "; ".join(group.label for group in chosen[:6]) + ("; ..." if len(chosen) > 6 else "")
-        raise ValueError(f"the chosen games hold {len(chosen)} pairings or seatings ({listed}): a file holds "
-                         "one; choose with --pairing and --leg")
+        if "pairing" in source.frame.columns:
+            how = "choose with --pairing and --leg"
+        else:  # a play file has no pairings to choose: its rows hold several kinds of game
+            how = "choose the games of one of them with --games"
+        raise ValueError(f"the chosen games hold {len(chosen)} pairings, seatings or rules ({listed}): a file "
+                         f"holds one; {how}")
     group = chosen[0]
     replayed = replay_group(group, source)
     texts = [write_record(match, fmt) for match in replayed.matches]  # refused before anything is written
@@ -398,11 +417,20 @@ def export_files(source_path, selection: str, fmt: str, out: Path, pairing=None,
         paths = [out]
     else:
         paths = [out.with_name(f"{out.stem}-match-{numbers[0]}{out.suffix}") for numbers in replayed.numbers]
-    for path in paths:
-        check_new(path, force)
-    for path, text in zip(paths, texts):
-        try:
-            write_text(text, path)
-        except OSError as error:
-            raise explain(error, path) from None
+    for path in paths:  # the names, before a claim file is made beside any of them
+        check_new_file(path, force)
+    with claimed_files(paths, force):
+        for path, text in zip(paths, texts):
+            try:
+                write_text(text, path)
+            except OSError as error:
+                raise explain(error, path) from None
     return paths, replayed.differences
+
+
+def record_paths(out: Path, matches: int | None) -> list[Path]:
+    """The files a match file of ``matches`` matches is written to (None: a money session, one
+    file): ``out``, or ``OUT-match-N.EXT`` for each match when there are several."""
+    if not matches or matches == 1:
+        return [out]
+    return [out.with_name(f"{out.stem}-match-{number}{out.suffix}") for number in range(matches)]

@@ -51,10 +51,13 @@ def rating(rate_memg: float) -> str:
 
 
 def ratio_interval(errors, decisions, z: float = Z95) -> tuple[float, float]:
-    """The rate sum(errors) / sum(decisions) and its interval half-width over the games
-    (NaN with fewer than two games, or no decisions)."""
+    """The rate sum(errors) / sum(decisions) and its interval half-width over the games that have
+    decisions (NaN with fewer than two such games, or no decisions: one game's rate alone has
+    no spread to measure, and games without decisions say nothing of it)."""
     errors = np.asarray(errors, dtype=np.float64)
     decisions = np.asarray(decisions, dtype=np.float64)
+    some = decisions > 0
+    errors, decisions = errors[some], decisions[some]
     total = decisions.sum()
     if total <= 0:
         return math.nan, math.nan
@@ -76,6 +79,39 @@ class Analysis:
     gnubg_games: int
 
 
+# seconds gnubg took a game in the committed analyses (results/analyse/: 0.63 s at 0-ply, 29 s at
+# 2-ply), the others in proportion to its evaluations: the estimate said before the first batch
+SECONDS_PER_GAME = {0: 0.6, 1: 3.0, 2: 30.0, 3: 300.0, 4: 3000.0}
+BATCH_GAMES = 8  # a money session's games go to gnubg so many at a time, each batch a step of the bar
+
+
+def rough_seconds(games: int, plies: int) -> float:
+    """How long gnubg's analysis of ``games`` games at ``plies`` takes at the committed pace."""
+    return games * SECONDS_PER_GAME[plies]
+
+
+def _batches(matches, numbers):
+    """The records gnubg analyses, a money session cut into batches of BATCH_GAMES games (each
+    game's number kept, so its label is found again), a match whole."""
+    from dataclasses import replace
+
+    for match, its in zip(matches, numbers):
+        if match.match_to or len(match.games) <= BATCH_GAMES:
+            yield match, its
+            continue
+        for first in range(0, len(match.games), BATCH_GAMES):
+            yield replace(match, games=match.games[first:first + BATCH_GAMES]), its
+
+
+def check_analysable(groups: list[Group]) -> None:
+    """A ValueError for games gnubg's analysis here cannot take."""
+    for group in groups:
+        if group.rules.variant.startswith("hypergammon"):
+            raise ValueError(f"{group.label}: {group.rules.variant} games cannot be analysed here: GNU "
+                             "Backgammon's package ships no hypergammon databases, and its analysis would "
+                             "build them first (a GB of memory and more); bgsim export writes them for it")
+
+
 def analyse_groups(groups: list[Group], source: Source, plies: int = 0, make_player: Callable | None = None,
                    threads: int | None = None, log=None,
                    done: Callable[[int], None] = lambda games: None) -> tuple[Analysis, list[str]]:
@@ -83,18 +119,14 @@ def analyse_groups(groups: list[Group], source: Source, plies: int = 0, make_pla
     statistics; the per-player summary and the replay's differences from the stored rows.
     ``done(k)`` is told as each batch of k games is analysed (the progress bar)."""
     log = log or (lambda text: None)
-    for group in groups:
-        if group.rules.variant.startswith("hypergammon"):
-            raise ValueError(f"{group.label}: {group.rules.variant} games cannot be analysed here: GNU "
-                             "Backgammon's package ships no hypergammon databases, and its analysis would "
-                             "build them first (a GB of memory and more); bgsim export writes them for it")
+    check_analysable(groups)
     rows, differences = [], []
     seconds, analysed = 0.0, 0
     with tempfile.TemporaryDirectory(prefix="bgsim-analyse-") as folder:
         for index, group in enumerate(groups):
             replayed = replay_group(group, source, make_player)
             differences.extend(replayed.differences)
-            for number, (match, numbers) in enumerate(zip(replayed.matches, replayed.numbers)):
+            for number, (match, numbers) in enumerate(_batches(replayed.matches, replayed.numbers)):
                 path = Path(folder) / f"group{index}-{number}.sgf"
                 path.write_text(write_record(match, "sgf"), encoding="utf-8")
                 log(f"gnubg analyses {len(match.games)} games at {plies}-ply: {group.label}")
@@ -147,7 +179,7 @@ def format_analysis(analysis: Analysis) -> str:
     def cell(rate, low, high):
         if rate != rate:
             return "n/a"
-        return f"{rate:.1f} ({low:.1f} .. {high:.1f})" if low == low else f"{rate:.1f}"
+        return f"{rate:.1f} ({low:.1f} .. {high:.1f})" if low == low else f"{rate:.1f} (no interval: one game)"
 
     headers = ["player", "games", "checker mEMG/move", "checker rating", "cube mEMG/decision",
                "cube rating", "overall mEMG", "overall rating"]

@@ -20,7 +20,7 @@ from pathlib import Path
 from bots.gnubg_process import (  # noqa: F401  (handed on: see the docstring)
     CATEGORIES, CANNOT_DOUBLE, COMPLAINTS, DEBIAN_PATH, DOUBLE_PASS, DOUBLE_TAKE, INSTALL_HINT, MARK,
     MAX_PLIES, NO_DOUBLE, OPTIONAL, QUIET_SETUP, TOO_GOOD_PASS, TOO_GOOD_TAKE, CubeDecision,
-    GnubgError, category_of, check_plies, complaints, cube_decisions, cube_setup, find_gnubg,
+    GnubgError, answer_within, category_of, check_plies, complaints, cube_decisions, cube_setup, find_gnubg,
     may_double, parse_cube_hint, read_proper, run_script, run_sections, split_sections,
 )
 
@@ -195,5 +195,5 @@ __all__ = [
     "CubeDecision", "GnubgError", "INSTALL_HINT", "ImportCheck", "PlayerStatistics", "SgfCounts",
     "analyse_games", "check_import", "complaints", "count_sgf", "cube_decisions", "find_gnubg",
     "parse_cube_hint", "parse_statistics", "run_script", "run_sections", "CATEGORIES", "category_of",
-    "check_plies", "cube_setup", "may_double", "read_proper", "split_sections",
+    "answer_within", "check_plies", "cube_setup", "may_double", "read_proper", "split_sections",
 ]

@@ -151,6 +151,15 @@ def judge(decisions: pd.DataFrame, checkers: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+def rules_of(row) -> Rules:
+    """The rules a run's row was played under, every rule column of it (the variant's too: a
+    match judged under other rules than it was played would be another match)."""
+    from experiments.analysis.game_export import OPTIONAL_RULES, RULE_COLUMNS
+
+    return Rules(**{name: _plain(row[f"rule_{name}"]) if f"rule_{name}" in row.index else OPTIONAL_RULES[name]
+                    for name in RULE_COLUMNS})
+
+
 def chosen_games(frame: pd.DataFrame, deals: int) -> pd.DataFrame:
     """The rows of the matches :func:`judge_run` judges: the first ``deals`` match numbers of
     every pairing and seating, in match order."""
@@ -183,8 +192,7 @@ def judge_run(frame: pd.DataFrame, deals: int, make_player: Callable | None = No
     keys = []
     for key, games in chosen.groupby(["pairing", "leg", "game"], sort=False):
         first = games.iloc[0]
-        rules = Rules(**{name: _plain(first[f"rule_{name}"]) for name in
-                         ("cube", "max_cube", "jacoby", "beaver", "automatic_doubles", "backgammon_as_gammon")})
+        rules = rules_of(first)
         match_to = int(first["match_to"])
         turns = match_turns(player(str(first["white"])), player(str(first["black"])), int(first["seed"]),
                             int(first["game"]), match_to, rules)

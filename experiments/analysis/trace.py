@@ -1,7 +1,8 @@
 """A game or match turn by turn, with GNU Backgammon's IDs at each turn (``bgsim trace``).
 
 Each turn prints ``POSITIONID:MATCHID`` as GNU Backgammon writes it (paste it into GNU
-Backgammon, or into ``bgsim show``), taken at the start of the turn: the position seen from the
+Backgammon, or into ``bgsim show``; in a variant the bgsim position string with its variant's
+name, and no XGID), taken at the start of the turn: the position seen from the
 side on roll, and the match ID's score, cube (before any double of that turn), Crawford state and
 player on roll (white is player 0, black player 1).  Played by the reference engine, which plays
 the fast engine's games exactly.
@@ -41,8 +42,13 @@ def turn_ids(record, rules: Rules) -> list[str]:
 
 
 def turn_xgid(gnubg_id: str, rules: Rules) -> str:
-    """The XGID of a turn's ``POSITIONID:MATCHID`` (the side on roll at the bottom)."""
+    """The XGID of a turn's ``POSITIONID:MATCHID`` (the side on roll at the bottom); ``-`` in a
+    variant, whose positions are bgsim position strings (an XGID holds the standard game's)."""
     from bgsim.board import Position
+    from bgsim.variants import STANDARD
+
+    if rules.variant != STANDARD:
+        return "-"
     from bgsim.interchange.xgid import from_match_state
     from bgsim.match_id import decode, split_gnubg_id
 

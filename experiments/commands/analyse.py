@@ -6,10 +6,11 @@ import sys
 from pathlib import Path
 
 from experiments.analysis.game_export import groups, load_source
-from experiments.analysis.gnubg_analysis import analyse_groups, format_analysis
+from experiments.analysis.gnubg_analysis import (SECONDS_PER_GAME, analyse_groups, check_analysable, format_analysis,
+                                                 rough_seconds)
 from experiments.commands.arguments import non_negative, progress_flag, threads_flag
-from experiments.running.files import explain, write_text
-from experiments.running.progress import Phase
+from experiments.running.files import claimed_files, explain, write_text
+from experiments.running.progress import Phase, duration
 
 
 def register(subparsers) -> None:
@@ -22,7 +23,7 @@ def register(subparsers) -> None:
         "unforced move, per close or actual cube decision) with 95%% intervals over games and gnubg's "
         "rating words.  The table is printed and written beside the rows: gnubg_analysis.md, "
         "gnubg_analysis.csv (per player) and gnubg_games.csv (per game and player) in a run's folder, "
-        "FILE.gnubg_analysis.* beside a play file.",
+        "FILE.gnubg_analysis.* beside a play file; an earlier analysis there is replaced only with --force.",
     )
     parser.add_argument("source", metavar="RUN_OR_FILE", help="a run's results folder or a `bgsim play` Parquet file")
     parser.add_argument("--games", default="all", metavar="SELECTION",
@@ -34,6 +35,7 @@ def register(subparsers) -> None:
     parser.add_argument("--leg", type=int, default=None, choices=(0, 1),
                         help="only this seating of a run (default: both)")
     threads_flag(parser, "gnubg's threads", default="gnubg's own setting")
+    parser.add_argument("--force", action="store_true", help="replace an earlier analysis's files")
     progress_flag(parser)
     parser.set_defaults(handler=run_analyse)
 
@@ -57,8 +59,18 @@ def run_analyse(args) -> int:
     find_gnubg()  # the install hint before any replay
     source = load_source(args.source)
     chosen = groups(source, args.games, args.pairing, args.leg)
+    check_analysable(chosen)
+    paths = output_paths(source)
+    # claimed for the whole analysis: a second analysis of the same games stops here
+    with claimed_files(paths.values(), args.force, what="analysis", replaces="replace the earlier analysis"):
+        return _analyse(args, source, chosen, paths)
+
+
+def _analyse(args, source, chosen, paths) -> int:
     log = (lambda text: print(text, file=sys.stderr, flush=True))
     games = sum(len(group.rows) for group in chosen)  # rows of games: matches hold several
+    log(f"analysing {games:,} games at {args.plies}-ply: about {duration(rough_seconds(games, args.plies))} at the "
+        f"pace of the committed analyses ({SECONDS_PER_GAME[args.plies]:g} s a game); measured as it goes")
     with Phase("analysing", games, "games", not args.no_progress, log) as bar:
         analysis, differences = analyse_groups(chosen, source, args.plies, threads=args.threads, log=log,
                                                done=bar.update)
@@ -66,7 +78,6 @@ def run_analyse(args) -> int:
         print(f"bgsim: warning: {difference}", file=sys.stderr)
     text = format_analysis(analysis)
     print(text)
-    paths = output_paths(source)
     for key, content in (("md", text + "\n"), ("csv", analysis.summary.to_csv(index=False, float_format="%.6g")),
                          ("games", analysis.games.to_csv(index=False, float_format="%.6g"))):
         try:

@@ -282,6 +282,30 @@ def rules_flags(parser, play: str = "") -> None:
 RULE_OPTIONS = ("no_cube", "max_cube", "jacoby", "beaver", "automatic_doubles")
 
 
+def refuse_cube_options(args) -> None:
+    """Cube options beside --no-cube would do nothing: refused, never ignored."""
+    if args.no_cube:
+        refuse_given(args, ["max_cube", "beaver", "jacoby", "automatic_doubles"], "with --no-cube",
+                     "there is no cube to limit, beaver, or double automatically")
+
+
+def refuse_cube_bots_without_a_cube(rules: Rules, players) -> None:
+    """A cube bot in a game without a cube (``--no-cube``, or a variant that has none) would never
+    be asked: refused in one line naming it."""
+    from bgsim.variants import variant_of
+    from bots.cube import NoCube
+
+    if rules.cube and variant_of(rules.variant).cube:
+        return
+    why = f"in {rules.variant}, which has no doubling cube" if not variant_of(rules.variant).cube else "with --no-cube"
+    for player in players:
+        cube = getattr(player, "cube", None)
+        if cube is not None and not isinstance(cube, NoCube):
+            raise ValueError(f"{player.name}: its cube bot would never be asked {why}; give the checker bot "
+                             "alone")
+
+
+
 def rules_from_args(args) -> Rules:
     return Rules(
         cube=not args.no_cube,

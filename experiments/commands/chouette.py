@@ -16,7 +16,9 @@ from bgsim.chouette_sessions import ENGINES, Session
 from bots.ubgi import is_engine_spec
 from experiments.analysis.chouette import ChouetteTally, format_chouette_summary
 from experiments.commands.arguments import (engines_flag, force_flag, games_flag, match_length, non_negative,
-                                           out_file_flag, positive, progress_flag, rules_from_args, seed_flag)
+                                           out_file_flag, positive, progress_flag, refuse_cube_bots_without_a_cube,
+                                           refuse_cube_options, refuse_given, rules_from_args, seed_flag,
+                                           threads_flag)
 from experiments.running.machine import compiling_message, fast_compile_pending
 from experiments.running.stream import FIRST_BATCH, claimed_output, stream_to_file
 
@@ -51,6 +53,8 @@ def register(subparsers) -> None:
                           help="allow beavers (team cubes: the box's only; individual cubes: both ways)")
     chouette.add_argument("--automatic-doubles", type=non_negative, default=0, metavar="K",
                           help="automatic doubles per game on tied opening rolls (default 0)")
+    threads_flag(chouette, "threads: a session plays game after game on one core, so only 1 is taken",
+                 default="one core")
     force_flag(chouette, "FILE if it exists")
     progress_flag(chouette)
     engines_flag(chouette)
@@ -63,6 +67,12 @@ def run_chouette(args) -> int:
     check_chouette_cubes(args.cubes)
     if args.match_to:
         raise ValueError(f"--match-to {args.match_to}: a chouette is money play, it has no match length")
+    refuse_cube_options(args)
+    if args.no_cube:
+        refuse_given(args, ["cubes"], "with --no-cube", "without a cube no regime of cubes is played")
+    if args.threads not in (None, 1):
+        raise ValueError("--threads has no effect here: a chouette session plays game after game on one core "
+                         "(each game's seats and boxes follow from the one before)")
     path = Path(args.out)
     with claimed_output(path, args.force):
         return _session(args, path, log)
@@ -78,6 +88,7 @@ def _session(args, path: Path, log) -> int:
     factory = engine_players(engine_table(args.engines), log_path if external else None)
     players = [factory(spec) for spec in args.specs]
     rules = rules_from_args(args)
+    refuse_cube_bots_without_a_cube(rules, players)
     session = Session(players, args.seed, rules, args.cubes, engine=args.engine)  # checks everything first
     if external:
         log_path.unlink(missing_ok=True)
@@ -89,7 +100,8 @@ def _session(args, path: Path, log) -> int:
 
     tally = ChouetteTally()
     count, elapsed = stream_to_file(path, args.games, "games", session.play, not args.no_progress, log, tally.add,
-                                    salvage=session.salvage, first_batch=1 if external else FIRST_BATCH)
+                                    salvage=session.salvage, first_batch=1 if external else FIRST_BATCH,
+                                    rows_per_unit=len(players))
     done = count // len(players)
     print(format_chouette_summary(tally.summary(), args.cubes))
     for line in format_decision_times(decision_times(players)):

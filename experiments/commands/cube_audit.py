@@ -96,6 +96,13 @@ def _command(args, specs: list[str], judging: Judging, out: Path) -> list[str]:
     return words + ["--out", str(out)]
 
 
+def _rule_name(spec: str) -> str:
+    """The name a rule's decisions go under in the audit's rows."""
+    from experiments.studies.cube_audit import make_rules
+
+    return make_rules([spec])[0].name
+
+
 def overall_lines(summary) -> list[str]:
     """Each rule's error rate and equity lost over all race lengths, a line each."""
     lines = []
@@ -168,7 +175,15 @@ def run(args) -> int:
                       not args.no_progress, log, judging, args.sweep)
     if audit.already_finished:
         log(f"{audit.folder} holds a finished audit: nothing left to do; its results:")
-    print(f"{len(audit.frame):,} decisions ({audit.positions:,} positions, {len(specs)} rules) in "
+    spoke = set(audit.frame["rule"].astype(str)) if len(audit.frame) else set()
+    silent = [spec for spec in specs if _rule_name(spec) not in spoke]
+    if silent:
+        where = {CONTACT: "in contact", RACE: "in races"}.get(judging.scope, "here")
+        log(f"bgsim: warning: {', '.join(silent)} gave no decision: {'it speaks' if len(silent) == 1 else 'they speak'} "
+            f"in races only, and every position judged is {where}" if judging.scope == CONTACT else
+            f"bgsim: warning: {', '.join(silent)} gave no decision on these positions")
+    print(f"{len(audit.frame):,} decisions ({audit.positions:,} positions, {len(specs) - len(silent)} rules"
+          + (f"; {len(silent)} more gave none" if silent else "") + ") in "
           f"{duration(audit.seconds)} ({phase_line(audit.phases)}); written to {audit.folder}")
     print("\n".join(overall_lines(audit.summary) if judging.classic else judged_lines(audit.summary)))
     warning = small_sample_warning(audit.summary)

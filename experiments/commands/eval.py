@@ -67,7 +67,7 @@ def register(subparsers) -> None:
 
 
 def run_eval(args) -> int:
-    from bgsim.interchange.xgid import read_position_text
+    from bgsim.interchange.xgid import Xgid, read_position_text
 
     from experiments.analysis.gnubg_program import check_plies
 
@@ -77,30 +77,67 @@ def run_eval(args) -> int:
     if plies is not None and args.judge is None:
         raise ValueError("--plies is gnubg's evaluation depth: it needs --judge gnubg")
     plies = check_plies(2 if plies is None else plies)
-    position, _ = read_position_text(args.position_id)
+    position, given = read_position_text(args.position_id)
     if position.variant != "standard":
         raise ValueError(f"bgsim eval answers for the standard game, not {position.variant}")
+    state = given or Xgid(position=position)  # a bare position ID: money, the cube centred, before the roll
+    plain = state == Xgid(position=position)
     answer = evaluation(position)  # a finished game is a ValueError of bgsim.bearoff.evaluate
-    answer["nn_cube"] = nn_cube(position)
-    if args.judge:
-        answer["gnubg"] = gnubg_cube(position, plies)
+    rolled = state.dice != (0, 0)
+    if rolled:
+        answer["plays"] = ranked_plays(position, state.dice)
+    elif not state.match_to:
+        answer["nn_cube"] = nn_cube(position)
+    if not rolled:
+        answer["at_state"] = at_state(state) if not plain else None
+        if args.judge:
+            from experiments.analysis.gnubg_program import answer_within, find_gnubg
+
+            find_gnubg()  # a missing program is said alone, before any word of waiting for it
+            print(f"asking GNU Backgammon for its {plies}-ply cube analysis (waiting at most "
+                  f"{answer_within(2, plies):.0f} s)", file=sys.stderr, flush=True)
+            answer["gnubg"] = gnubg_cube(position, plies) if plain else gnubg_at_state(state, plies)
+    elif args.judge:
+        raise ValueError(f"--judge gnubg judges the cube before the roll; {state.text} has {state.dice[0]}-"
+                         f"{state.dice[1]} rolled: give the position with dice 00")
     if args.json:
-        print(json.dumps({"position_id": position.position_id, "xgid": xgid_of(position), **answer}, indent=2))
+        print(json.dumps({"position_id": position.position_id, "xgid": state.text, "state": state_fields(state),
+                          **answer}, indent=2))
         return 0
     win = answer["win"]
-    print(f"{position.position_id} ({xgid_of(position)}), side on roll -- from the {SOURCES[answer['source']]}")
+    print(f"{position.position_id} ({state.text}), side on roll -- from the {SOURCES[answer['source']]}")
+    if not plain:
+        print(f"  {state.describe()}")
     print(f"  win  {100 * win:7.3f}%  gammon {100 * answer['win_gammon']:7.3f}%  "
           f"backgammon {100 * answer['win_backgammon']:7.3f}%")
     print(f"  lose {100 * (1 - win):7.3f}%  gammon {100 * answer['lose_gammon']:7.3f}%  "
           f"backgammon {100 * answer['lose_backgammon']:7.3f}%")
-    print(f"  cubeless equity {answer['equity']:+.5f}")
-    if answer["cubeful"]:
+    print(f"  cubeless equity {answer['equity']:+.5f}" + (" (before the roll)" if rolled else ""))
+    if rolled:
+        print(f"  the plays of {state.dice[0]}-{state.dice[1]}, best first (cubeless equity after the play, "
+              f"from the {SOURCES[answer['plays'][0]['source']].split(' (')[0] if answer['plays'] else 'evaluator'}):")
+        for play in answer["plays"][:5]:
+            print(f"    {play['play']:<24} {play['equity']:+.5f}")
+        if len(answer["plays"]) > 5:
+            print(f"    ... {len(answer['plays']) - 5} more (--json lists them all)")
+        if not answer["plays"]:
+            print("    none: the roll cannot be played")
+    if answer.get("cubeful") and plain:
         cubeful = answer["cubeful"]
         print(f"  money equity with the cube: centred {cubeful['centred']:+.5f}, owned {cubeful['owned']:+.5f}, "
               f"opponent's {cubeful['opponent']:+.5f}")
         print(f"  cube action (centred cube): {answer['action']}")
-    janowski = answer["nn_cube"]
-    if janowski:
+    found = answer.get("at_state")
+    if found:
+        unit = "EMG" if state.match_to else "money equity"
+        if found["action"] == "cannot double":
+            print(f"  at this state: the side on roll cannot double ({found['why']})")
+        else:
+            print(f"  at this state ({unit} per unit of the cube, {found['truth']}, {found['estimator']}): no double "
+                  f"{found['no_double']:+.5f}, double/take {found['double_take']:+.5f}, double/pass +1; action: "
+                  f"{found['action']}")
+    janowski = answer.get("nn_cube")
+    if janowski and plain:
         print(f"  nn cube, an estimate ({janowski['estimate']}):")
         print(f"    no double {janowski['no_double']:+.5f} (owned {janowski['no_double_owned']:+.5f}), "
               f"double/take {janowski['double_take']:+.5f}, double/pass +1; action: {janowski['action']} "
@@ -110,8 +147,13 @@ def run_eval(args) -> int:
         print(f"  GNU Backgammon {found['plies']}-ply: win {100 * found['win']:.3f}%, gammon "
               f"{100 * found['win_gammon']:.3f}%, lose gammon {100 * found['lose_gammon']:.3f}%, "
               f"cubeless equity {found['equity']:+.5f}")
-        for name in ("centred", "owned"):
-            cube = found[name]
+        for name in ("centred", "owned", "at this state"):
+            cube = found.get(name)
+            if cube is None:
+                continue
+            if cube["double_take"] is None:
+                print(f"    cube {name}: cannot double; cubeful equity {cube['no_double']:+.5f}")
+                continue
             print(f"    cube {name}: no double {cube['no_double']:+.5f}, double/take {cube['double_take']:+.5f}, "
                   f"double/pass {cube['double_pass']:+.5f}; proper: {cube['proper']}")
     if answer["effective_pip_counts"]:
@@ -119,6 +161,69 @@ def run_eval(args) -> int:
         print(f"  effective pip counts: {epc['own']:.2f} on roll, {epc['opponent']:.2f} opponent "
               f"(pip counts {position.pip_count}, {position.opponent_pip_count})")
     return 0
+
+
+def state_fields(state) -> dict:
+    """What the position's ID says besides the board, for --json."""
+    return {"match_to": state.match_to, "score": list(state.score), "crawford": state.crawford,
+            "cube_value": state.cube_value, "cube_owner": state.cube_owner, "dice": list(state.dice),
+            "offered": state.offered, "jacoby": state.jacoby, "beaver": state.beaver, "cube_limit": state.cube_limit}
+
+
+def at_state(state) -> dict:
+    """The cube decision of the side on roll at the state its ID gives (the score, the cube and its
+    owner, the Crawford game, the Jacoby rule): the cube audit's own truth of a decision (exact where
+    bgsim's tables hold the position, else Janowski on the nn net's chances at the score)."""
+    from dataclasses import replace
+
+    from bgsim.bearoff import cube_action
+    from bgsim.interchange.xgid import OPPONENT
+    from experiments.analysis.gnubg_program import may_double
+    from experiments.studies.cube_audit_games import dead_for_doubler, situation, truth_of
+
+    before = replace(state, dice=(0, 0), offered=0)
+    position, _, cube = situation({"xgid": before.text})
+    if not may_double(before) or dead_for_doubler(cube):
+        why = ("the opponent owns the cube" if state.cube_owner == OPPONENT else "the Crawford game" if state.crawford
+               else "it is a point from the match after the Crawford game"
+               if state.match_to and state.score[0] == state.match_to - 1 else "its score and the cube win the match")
+        return {"action": "cannot double", "why": why}
+    truth = truth_of(position, cube)
+    return {"no_double": truth.no_double_value, "double_take": truth.double_take, "double_pass": 1.0,
+            "action": cube_action(truth.no_double_value, truth.double_take), "truth": truth.truth,
+            "estimator": truth.estimator}
+
+
+def ranked_plays(position: Position, dice) -> list[dict]:
+    """Every legal play of ``dice``, best first by the cubeless equity after it (exact in the
+    bear-off databases, else the nn net's), from the side on roll."""
+    from bgsim import legal_plays
+    from bgsim.scoring import MULTIPLIER, result_of
+
+    out = []
+    for play in legal_plays(position, tuple(dice)):
+        after = play.result
+        if after.finished:  # the play wins: a single, a gammon or a backgammon
+            equity, source = float(MULTIPLIER[result_of(after)]), "two-sided"
+        else:
+            found = evaluation(after.turned())
+            equity, source = -found["equity"], found["source"]
+        out.append({"play": play.notation, "equity": equity, "source": source, "position_id": after.position_id})
+    out.sort(key=lambda entry: -entry["equity"])
+    return out
+
+
+def gnubg_at_state(state, plies: int) -> dict:
+    """GNU Backgammon's cube analysis of the side on roll at the state its ID gives."""
+    from dataclasses import replace
+
+    from experiments.analysis.evaluation import KEYS
+    from experiments.analysis.gnubg_program import cube_decisions
+
+    found, = cube_decisions([replace(state, dice=(0, 0), offered=0)], plies)
+    return {"plies": plies, **dict(zip(KEYS, found.chances)), "equity": found.cubeless,
+            "at this state": {"no_double": found.no_double, "double_take": found.double_take,
+                              "double_pass": found.double_pass, "proper": found.proper, "category": found.category}}
 
 
 def run_build(args) -> int:

@@ -6,9 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_new, export_files
-from experiments.commands.arguments import engines_flag, non_negative
-from experiments.running.files import explain, write_table
+from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, export_files
+from experiments.commands.arguments import engines_flag, non_negative, progress_flag, threads_flag
 
 
 def register(subparsers) -> None:
@@ -40,20 +39,30 @@ def register(subparsers) -> None:
 
     read = subparsers.add_parser(
         "import",
-        help="read a .mat or SGF match file and replay it through the rules",
-        description="Read a match file (Jellyfish .mat as GNU Backgammon or eXtreme Gammon write it, or "
-        "GNU Backgammon's SGF), replay every move through bgsim's rules, and write one row per decision "
-        "(game, ply, player, score, cube, GNU Backgammon position and match IDs and XGID before the "
-        "decision, dice, the play or cube action, the file's line).  Every move the rules do not allow, "
-        "position that cannot be reached and score that does not add up is reported with its line; "
-        "a game with an illegal move is left out and the next one read.  Exits 2 when anything was "
-        "reported, after writing the sound games' rows.",
+        help="read .mat or SGF match files and replay them through the rules",
+        description="Read match files (Jellyfish .mat as GNU Backgammon, eXtreme Gammon, FIBS clients, "
+        "BackgammonGalaxy and others write it, or SGF as GNU Backgammon and Gibbon write it; a folder "
+        "stands for every match file under it), replay every move through bgsim's rules, and write one "
+        "row per decision (file, match, game, ply, player, score, cube, GNU Backgammon position and match "
+        "IDs and XGID before the decision, dice, the play or cube action, the file's line).  Where the "
+        "match stands is the file's own score lines.  What real writers do is read as GNU Backgammon "
+        "reads it, with a warning saying what was read (a forced play left blank, a resignation's "
+        "value, a truncated game kept unfinished, a game number given twice); a game with a move the "
+        "rules do not allow is left out, with its line, and the next one read.  Files of any size are "
+        "read a line at a time and the rows streamed to --out.  Exit status 0 when every game was "
+        "kept (warnings or not), 2 when a game or a file was left out (after writing the sound games' "
+        "rows).",
     )
-    read.add_argument("file", metavar="FILE", help="a .mat or .sgf match file")
+    read.add_argument("files", nargs="+", metavar="FILE", help="a .mat, .txt, .gam or .sgf match file, or a folder of them")
     read.add_argument("--out", metavar="FILE.parquet", default=None,
-                      help="output file: where the rows go (default: none, the file is only checked)")
+                      help="output file: where the rows go (default: none, the files are only checked)")
     read.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    threads_flag(read, "worker processes replaying files at once (the rows are the same)")
+    progress_flag(read)
     read.set_defaults(handler=run_import)
+
+
+WARNINGS_SHOWN = 40  # warning lines printed in full; the rest are counted by kind
 
 
 def run_export(args) -> int:
@@ -75,37 +84,71 @@ def run_export(args) -> int:
 
 
 def run_import(args) -> int:
-    from bgsim.interchange.files import import_match
+    from experiments.analysis.match_import import import_files, kinds_line, match_files
+    from experiments.running.files import RowFile, claimed_files
 
-    path = Path(args.file)
-    if not path.exists():
-        raise ValueError(f"{path} does not exist")
-    if args.out is not None:
+    if args.force and args.out is None:
+        raise ValueError("--force has no effect without --out: nothing is written")
+    paths = match_files(args.files)
+    threads = args.threads or 1
+    log = (lambda text: print(text, file=sys.stderr, flush=True))
+    shown = {"warnings": 0}
+    every_file = len(paths) <= 10
+
+    def said(item) -> None:
+        name = item.path
+        if item.error is not None:
+            if len(paths) == 1:  # the one file given cannot be read: bad input, one line
+                raise ValueError(f"{name}: {item.error}")
+            print(f"bgsim: error: {name}: {item.error}; the file is left out", file=sys.stderr)
+            return
+        for problem in item.problems:
+            if problem.rejected:
+                print(f"{name}:{problem}", file=sys.stderr)
+            elif shown["warnings"] < WARNINGS_SHOWN:
+                print(f"bgsim: warning: {name}:{problem}", file=sys.stderr)
+                shown["warnings"] += 1
+        if every_file:
+            kind = f"{item.match_to}-point match" if item.match_to else "money session"
+            if item.matches > 1:
+                kind = f"{item.matches} matches"
+            unfinished = f" ({item.unfinished} unfinished)" if item.unfinished else ""
+            print(f"{name}: {kind}, {item.players[0]} vs {item.players[1]}: {item.kept} of {item.games} games "
+                  f"replayed{unfinished}, {item.moves} moves and {item.rows - item.moves} cube actions and "
+                  "resignations")
+
+    if args.out is None:
+        done = import_files(paths, None, threads, not args.no_progress, log, said)
+    else:
         out = Path(args.out)
-        if out.suffix != ".parquet":
-            raise ValueError(f"--out {out}: the rows are written as Parquet; name the file *.parquet")
-        check_new(out, args.force)
-    match, done = import_match(path)
-    for problem in done.problems:
-        print(f"{path}:{problem}", file=sys.stderr)
-    frame = done.frame()
-    moves = int((frame["action"] == "move").sum()) if len(frame) else 0
-    kind = f"{match.match_to}-point match" if match.match_to else "money session"
-    read = {game.number for game in match.games}
-    unreadable = {problem.game for problem in done.problems if problem.rejected and problem.game not in read}
-    print(f"{path}: {kind}, {match.players[0]} vs {match.players[1]}: {len(done.games)} of "
-          f"{len(read) + len(unreadable)} games replayed, {moves} moves and {len(frame) - moves} "
-          "cube actions and resignations")
+        with claimed_files([out], args.force, suffix=".parquet"):
+            rows = RowFile(out)
+            try:
+                done = import_files(paths, rows.append, threads, not args.no_progress, log, said)
+            except BaseException:
+                rows.discard()
+                raise
+            rows.close()
+    files, refused = len(done.files), sum(item.error is not None for item in done.files)
+    games, kept = done.total("games"), done.total("kept")
+    problems = [problem for item in done.files for problem in item.problems]
+    warnings = [problem for problem in problems if not problem.rejected]
+    rejected = len(problems) - len(warnings)
+    if not every_file or files > 1:
+        print(f"{files:,} files{f' ({refused} unreadable)' if refused else ''}: {kept:,} of {games:,} games "
+              f"replayed, {done.total('moves'):,} moves, {done.total('rows'):,} decisions, in {done.seconds:.1f} s")
     if args.out is not None:
-        try:
-            write_table(frame, out)
-        except OSError as error:
-            raise explain(error, out) from None
-        print(f"wrote {len(frame)} rows to {out}")
-    if done.problems:
-        rejected = done.rejected
-        print(f"bgsim: {len(done.problems)} problems in {path}"
-              + (f"; {rejected} game{'s' if rejected != 1 else ''} left out" if rejected else ""), file=sys.stderr)
+        print(f"wrote {done.total('rows')} rows to {args.out}")
+    if warnings:
+        more = len(warnings) - min(len(warnings), WARNINGS_SHOWN)
+        print(f"bgsim: {len(warnings):,} warning{'s' if len(warnings) != 1 else ''} (read as GNU Backgammon reads "
+              f"them, the games kept): {kinds_line(warnings)}" + (f"; {more:,} not shown above" if more else ""),
+              file=sys.stderr)
+    if rejected or refused:
+        where = paths[0].as_posix() if files == 1 else f"{files} files"
+        lost = [f"{rejected} game{'s' if rejected != 1 else ''} left out"] if rejected else []
+        lost += [f"{refused} file{'s' if refused != 1 else ''} unreadable"] if refused else []
+        print(f"bgsim: {' and '.join(lost)} in {where}", file=sys.stderr)
         return 2
     return 0
 

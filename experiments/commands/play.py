@@ -13,11 +13,12 @@ from bgsim.cube import Rules
 from bgsim.series import ENGINES
 from bgsim.variants import VARIANTS
 from experiments.commands.arguments import (engines_flag, force_flag, games_flag, match_flag, out_file_flag,
-                                           progress_flag, refuse_threads_on_reference, rules_flags, rules_from_args,
-                                           seed_flag, threads_flag)
+                                           progress_flag, refuse_cube_bots_without_a_cube, refuse_cube_options,
+                                           refuse_threads_on_reference, rules_flags, rules_from_args, seed_flag,
+                                           threads_flag)
 from bots import describe_bots
 from bots.ubgi import is_engine_spec
-from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_format, export_files
+from experiments.analysis.game_export import CANNOT_HOLD, FORMATS, HOLDS, check_format, export_files, record_paths
 from experiments.analysis.summary import GameTally, format_match_summary, format_summary
 from experiments.running.stream import claimed_output, play_to_file
 
@@ -74,9 +75,13 @@ def run_bots(args) -> int:
 
 def run_play(args) -> int:
     refuse_threads_on_reference(args.threads, args.engine, any(map(is_engine_spec, (args.white, args.black))))
+    refuse_cube_options(args)
     path = Path(args.out)
-    with claimed_output(path, args.force):
-        return _play(args, path)
+    rules = rules_from_args(args)
+    record = check_record(args, rules)
+    # the rows and every match file --record writes are claimed together, before any game
+    with claimed_output(path, args.force, *(record[2] if record else ())):
+        return _play(args, path, rules, record)
 
 
 def engine_log_path(path: Path) -> Path:
@@ -84,7 +89,7 @@ def engine_log_path(path: Path) -> Path:
     return path.with_name(path.stem + ".engines.log")
 
 
-def _play(args, path: Path) -> int:
+def _play(args, path: Path, rules: Rules, record) -> int:
     from experiments.running.engines import (decision_times, engine_players, engine_table, format_decision_times,
                                              start_engines)
 
@@ -93,8 +98,7 @@ def _play(args, path: Path) -> int:
     factory = engine_players(engine_table(args.engines), log_path if external else None)
     white = factory(args.white)
     black = factory(args.black)
-    rules = rules_from_args(args)
-    record = check_record(args, rules)
+    refuse_cube_bots_without_a_cube(rules, (white, black))
     tally = GameTally()
     if external:
         from bgsim.series import engine_for
@@ -116,7 +120,7 @@ def _play(args, path: Path) -> int:
         print(format_match_summary(summary, white.name, black.name))
     print(f"wrote {rows} rows to {path}  ({engine} engine, {elapsed:.1f} s, "
           f"{rows / max(elapsed, 1e-9):,.0f} games/s)")
-    if record is not None:
+    if record is not None:  # its files are claimed and checked: written over only as asked
         written, differences = export_files(path, "all", record[0], record[1], force=True)
         for difference in differences:  # pragma: no cover - a game played now replays the same
             _log(f"bgsim: warning: {difference}")
@@ -125,7 +129,8 @@ def _play(args, path: Path) -> int:
 
 
 def check_record(args, rules: Rules):
-    """``--record FORMAT FILE`` checked before any game is played: (format, path) or None."""
+    """``--record FORMAT FILE`` checked before any game is played: (format, path, the files it
+    writes: FILE, or FILE-match-N for each of several matches) or None."""
     if args.record is None:
         return None
     fmt, target = args.record
@@ -136,11 +141,10 @@ def check_record(args, rules: Rules):
                          "a bigger run with `bgsim export`")
     check_format(fmt, rules)
     target = Path(target)
-    if target.exists() and not args.force:
-        raise ValueError(f"{target} exists; pass --force to overwrite it")
-    if not target.parent.exists():
-        raise ValueError(f"the folder {target.parent} does not exist")
-    return fmt, target
+    if target.resolve() == Path(args.out).resolve():
+        raise ValueError(f"--record {target} is --out's file too: the match file would replace the rows; "
+                         "give it its own name")
+    return fmt, target, record_paths(target, args.games if args.match_to else None)
 
 
 def _log(text: str) -> None:

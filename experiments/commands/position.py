@@ -86,13 +86,15 @@ def read_position(text: str, variant: str | None = None) -> Position:
 
 
 def run_show(args) -> int:
-    from bgsim.interchange.xgid import Xgid, decode as decode_xgid, from_match_state, looks_like_xgid
+    from bgsim.interchange.xgid import Xgid, from_match_state, looks_like_xgid
     from bgsim.match_id import decode, split_gnubg_id
 
     if looks_like_xgid(args.position_id):
         if args.match_id is not None:
             raise ValueError("an XGID holds the score and the cube: give no match ID with it")
-        xgid = decode_xgid(args.position_id)
+        from bgsim.interchange.xgid import read_position_text
+
+        _, xgid = read_position_text(args.position_id, args.variant)  # a variant's position is no XGID's
         print(read_position(xgid.position.position_id))
         print(f"{xgid.text}: {xgid.describe()}")
         return 0

@@ -132,7 +132,7 @@ def _read(path: Path) -> pd.DataFrame:
 
 def _rows_file(path: Path) -> str:
     """A Parquet file, told by its columns."""
-    from bgsim.interchange.replay import ROW_COLUMNS
+    from bgsim.interchange.replay import CORE_COLUMNS
     from bgsim.schema import CHOUETTE_COLUMNS
 
     names = set(_columns(path))
@@ -164,7 +164,7 @@ def _rows_file(path: Path) -> str:
         return f"{build_chouette_report(frame).text}\n(from the {len(frame)} rows of {path}, a chouette run's games)"
     if set(CHOUETTE_COLUMNS) <= names:
         return _chouette(path)
-    if set(ROW_COLUMNS) <= names:
+    if set(CORE_COLUMNS) <= names:
         return _imported(path)
     if {"white", "black", "game", "white_points"} <= names:
         from experiments.analysis.report import play_report
@@ -232,6 +232,10 @@ def _imported(path: Path) -> str:
     players = list(dict.fromkeys(frame["name"].astype(str)))
     length = int(frame["match_to"].max())
     kind = f"{length}-point match" if length else "money session"
-    return (f"{path}: the rows of `bgsim import` ({kind}, {' vs '.join(players)}): "
-            f"{frame['game'].nunique()} games, {len(frame)} decisions, {moves} moves and "
+    keys = [name for name in ("file", "match", "game") if name in frame.columns]  # several files or matches
+    games = len(frame.drop_duplicates(keys))
+    files = frame["file"].nunique() if "file" in frame.columns else 1
+    where = f"{files} files, " if files > 1 else ""
+    return (f"{path}: the rows of `bgsim import` ({where}{kind}, {' vs '.join(players[:6])}"
+            f"{' ...' if len(players) > 6 else ''}): {games} games, {len(frame)} decisions, {moves} moves and "
             f"{len(frame) - moves} cube actions and resignations")

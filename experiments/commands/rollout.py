@@ -12,7 +12,7 @@ import math
 import signal
 import sys
 from contextlib import nullcontext
-from bgsim.interchange.xgid import xgid_of
+from bgsim.interchange.xgid import Xgid, xgid_of
 from experiments.commands.arguments import (EXIT_INTERRUPTED, games_flag, json_flag, progress_flag,
                                            refuse_engines, seed_flag, threads_flag)
 
@@ -58,9 +58,9 @@ def run_rollout(args) -> int:
 
     from bgsim.interchange.xgid import read_position_text
 
-    position, _ = read_position_text(args.position_id)  # a bad ID is a ValueError: one line
-    if position.variant != "standard":  # before the compile: bgsim.rollout says the same
-        raise ValueError(f"rollouts roll out positions of the standard game only, not {position.variant}")
+    given, state = read_position_text(args.position_id)  # a bad ID is a ValueError: one line
+    if given.variant != "standard":  # before the compile: bgsim.rollout says the same
+        raise ValueError(f"rollouts roll out positions of the standard game only, not {given.variant}")
     refuse_engines([args.player], "rollouts play on the fast engine only, and an external engine plays on the "
                    "reference engine (seat it with bgsim play or bgsim run)")
     chosen = make_player(args.player)
@@ -68,6 +68,7 @@ def run_rollout(args) -> int:
         raise ValueError(f"--player {args.player}: rollouts are cubeless, so its cube bot would do nothing; "
                          "give the checker bot alone")
     player = BotPlayer(chosen.checker)
+    position, played = after_the_roll(given, state, player, args.seed)
     log = (lambda text: print(text, file=sys.stderr, flush=True))
     from bgsim.fast import compile_only_for, supports
 
@@ -99,19 +100,57 @@ def run_rollout(args) -> int:
     if result.interrupted:
         log(f"interrupted: reporting the {result.games} of {result.requested} trials done")
     done = EXIT_INTERRUPTED if result.interrupted else 0
+    if played is not None:  # rolled out from the opponent's turn: the chances of the side that rolled
+        result = _flipped(result, given.position_id)
+    xgid = state.text if state is not None else xgid_of(given)
     if args.json:
         # JSON has no NaN: a standard error that cannot be estimated (one trial) is null
-        print(json.dumps(_finite({**result.as_dict(), "xgid": xgid_of(position)}), indent=2, allow_nan=False))
+        print(json.dumps(_finite({**result.as_dict(), "xgid": xgid, "played": played}), indent=2, allow_nan=False))
         return done
-    print(f"{result.position_id} ({xgid_of(position)}), side on roll: {result.games} trials of {result.player}, seed {result.seed}"
+    print(f"{result.position_id} ({xgid}), side on roll: {result.games} trials of {result.player}, seed {result.seed}"
           + (", truncated at the bear-off databases" if result.truncated else "")
           + (" (interrupted)" if result.interrupted else ""))
+    if state is not None and state != Xgid(position=given):
+        print(f"  {state.describe()}" + ("" if played is None else f": {result.player} plays {played}, then "
+                                          "the game is rolled out from the opponent's turn")
+              + "; cubeless: the chances do not depend on the cube or the score")
     se = result.se
     for label, key in (("win", "win"), ("  gammon", "win_gammon"), ("  backgammon", "win_backgammon"),
                        ("lose gammon", "lose_gammon"), ("  backgammon", "lose_backgammon")):
         print(f"  {label:<14}{100 * result.probabilities[key]:7.3f}%  +- {100 * se[key]:.3f}")
     print(f"  cubeless equity {result.equity:+.4f}  +- {se['equity']:.4f}  (one standard error)")
     return done
+
+
+def after_the_roll(position, state, player, seed: int):
+    """The position a rollout starts from: ``position`` before its roll, or, where the XGID has
+    the dice rolled, the opponent's turn after the play ``player`` chooses for them (and that
+    play's notation; None before the roll)."""
+    from bgsim import legal_plays
+    from bgsim.dice import RandomStream
+
+    if state is None or state.dice == (0, 0):
+        return position, None
+    plays = legal_plays(position, state.dice)
+    if not plays:
+        return position.turned(), "no play (the roll cannot be played)"
+    play = player.choose_play(position, state.dice, plays, RandomStream(seed, 0, 1))
+    if play.result.finished:
+        raise ValueError(f"{play.notation} of {state.dice[0]}-{state.dice[1]} ends the game: nothing to roll out")
+    return play.result.turned(), play.notation
+
+
+def _flipped(result, position_id: str):
+    """A rollout of the opponent's turn as the chances of the side that rolled before it."""
+    from dataclasses import replace
+
+    mine = {"win": 1.0 - result.probabilities["win"], "win_gammon": result.probabilities["lose_gammon"],
+            "win_backgammon": result.probabilities["lose_backgammon"],
+            "lose_gammon": result.probabilities["win_gammon"], "lose_backgammon": result.probabilities["win_backgammon"]}
+    se = {"win": result.se["win"], "win_gammon": result.se["lose_gammon"], "win_backgammon": result.se["lose_backgammon"],
+          "lose_gammon": result.se["win_gammon"], "lose_backgammon": result.se["win_backgammon"],
+          "equity": result.se["equity"]}
+    return replace(result, position_id=position_id, probabilities=mine, equity=-result.equity, se=se)
 
 
 def _finite(value):

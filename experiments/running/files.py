@@ -9,6 +9,12 @@ never share one, and it is not a ``mkstemp`` name, so that leftovers of a killed
 recognise and every file gets the usual mode (0666 less the umask, 0644 by default) instead of
 ``mkstemp``'s 0600.
 
+Every command that writes an output file takes it through one path, :func:`claimed_files`: the
+names are checked first (:func:`check_new_file`: a folder, a missing folder above it, the wrong
+suffix, a file there without ``--force``, two outputs of one command on one name), then claimed,
+then checked again under the claim, and only then written (``bgsim play``, its ``--record``
+files, ``chouette``, ``import``, ``export``, ``analyse``).
+
 An output that takes a while to write (the file ``bgsim play`` streams to, a run's results
 folder) is *claimed* first (:func:`claim`): a file ``.NAME.claim`` beside it names the process
 writing it.  A second writer finds the claim and stops with one line before it changes anything;
@@ -23,7 +29,7 @@ import json
 import os
 import signal
 import socket
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -250,6 +256,48 @@ def claim(target: Path, what: str = "output"):
     finally:
         if _read_claim(path) == mine:
             path.unlink(missing_ok=True)
+
+
+def check_new_file(path: Path, force: bool, suffix: str | None = None, flag: str = "--out",
+                   replaces: str = "overwrite it") -> None:
+    """One line (a ValueError) for an output file that may not be written: a folder, the wrong
+    ``suffix``, a folder above it that does not exist, or a file already there without ``force``
+    (``replaces`` says what ``--force`` would do); checked in that order, so that the line names
+    what is wrong whatever ``--force`` says."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{flag} {path} is a folder: name a file")
+    if suffix is not None and path.suffix != suffix:
+        what = "the rows are written as Parquet; " if suffix == ".parquet" else ""
+        raise ValueError(f"{flag} {path}: {what}name the file *{suffix}")
+    if not path.parent.exists():
+        raise ValueError(f"{flag} {path}: the folder {path.parent} does not exist")
+    if path.exists() and not force:
+        raise ValueError(f"{path} exists; pass --force to {replaces}")
+
+
+@contextmanager
+def claimed_files(paths, force: bool, what: str = "output file", suffix: str | None = None, flag: str = "--out",
+                  replaces: str = "overwrite it"):
+    """Hold every output file of ``paths`` for this process while the block writes them: each
+    checked (:func:`check_new_file`), claimed (:func:`claim`: a second command writing one of
+    them stops with one line, before anything is changed), and checked again under the claim
+    (another writer may have finished it meanwhile).  Two of ``paths`` on one file are refused."""
+    paths = [Path(path) for path in paths]
+    seen: dict[Path, Path] = {}
+    for path in paths:
+        key = path.resolve()
+        if key in seen:
+            raise ValueError(f"{seen[key]} and {path} are one file: give each output its own name")
+        seen[key] = path
+    for path in paths:
+        check_new_file(path, force, suffix, flag, replaces)
+    with ExitStack() as stack:
+        for path in paths:
+            stack.enter_context(claim(path, what))
+        for path in paths:
+            check_new_file(path, force, suffix, flag, replaces)
+        yield paths
 
 
 def _take_over(path: Path, holder: dict, target: Path) -> None:

@@ -58,7 +58,11 @@ ESTIMATE_AFTER = 2.0  # seconds into a phase before its rate is trusted for an e
 class Phase:
     """A long phase: a bar over ``total`` ``unit``, one line with the time left once the phase
     has run ``ESTIMATE_AFTER`` seconds (none if it is done sooner), and its time, added to
-    ``times`` (name -> seconds) when it ends.  ``initial`` units were done before (a resume)."""
+    ``times`` (name -> seconds) when it ends.  ``initial`` units were done before (a resume).
+
+    The first units done carry what the phase does once (tables built, kernels compiled, a
+    program started): where more than two units are to come, the rate is the one measured after
+    them, so that a first slow match does not promise half an hour for seconds of work."""
 
     def __init__(self, name: str, total: int, unit: str, progress: bool = True,
                  log: Callable[[str], None] = print, times: dict | None = None, initial: int = 0) -> None:
@@ -70,14 +74,22 @@ class Phase:
         self.first = initial  # units done when the clock started
         self.estimated = False
         self.seconds = 0.0
+        self.warm: tuple[float, int] | None = None  # (clock, units) after the first units
 
     def update(self, count: int) -> None:
         self.bar.update(count)
         self.done += count
-        elapsed = time.perf_counter() - self.started
-        if not self.estimated and elapsed >= ESTIMATE_AFTER and self.first < self.done < self.total:
+        now = time.perf_counter()
+        since, base = self.started, self.first
+        if self.total - self.first > 2:
+            if self.warm is None:
+                self.warm = (now, self.done)
+                return
+            since, base = self.warm
+        elapsed = now - since
+        if not self.estimated and elapsed >= ESTIMATE_AFTER and base < self.done < self.total and elapsed > 0:
             self.estimated = True
-            rate = (self.done - self.first) / elapsed
+            rate = (self.done - base) / elapsed
             self.log(f"{self.name}: about {duration((self.total - self.done) / rate)} to go at "
                      f"~{rate:,.1f} {self.unit}/s")
 

@@ -20,7 +20,7 @@ from bgsim.cube import Rules
 from bgsim.series import engine_for, is_external, play_games
 from bgsim.variants import STANDARD
 
-from .files import RowFile, claim, stop_hook
+from .files import RowFile, claim, claimed_files, stop_hook
 from .machine import cap_threads, compiling_message, fast_compile_pending
 from .progress import Progress, duration
 
@@ -30,25 +30,20 @@ MAX_BATCH = 200_000
 
 
 @contextmanager
-def claimed_output(path: Path, force: bool):
-    """Hold ``path`` for this process (``files.claim``) while the block writes it, after checking
-    it may be written (:func:`check_output`): a second writer stops here, before any game."""
-    path = Path(path)
-    check_output(path, force)  # a bad name or a missing folder, before any claim file is made
-    with claim(path, "output file"):
-        check_output(path, force)  # again under the claim: another writer may have finished it
-        yield
+def claimed_output(path: Path, force: bool, *others: Path):
+    """Hold the rows file ``path`` (and ``others``, a command's other outputs) for this process
+    while the block writes them (``files.claimed_files``): a second writer stops here, before any
+    game."""
+    with claimed_files([path], force, suffix=".parquet"):
+        with claimed_files(others, force):
+            yield
 
 
 def check_output(path: Path, force: bool) -> None:
-    if path.suffix != ".parquet":
-        raise ValueError(f"--out {path}: the rows are written as Parquet; name the file *.parquet")
-    if path.exists() and not force:
-        raise ValueError(f"{path} exists; pass --force to overwrite it")
-    if path.exists() and path.is_dir():
-        raise ValueError(f"{path} is a directory")
-    if not path.parent.exists():
-        raise ValueError(f"the folder {path.parent} does not exist")
+    """A rows file that may not be written is one line (``files.check_new_file``)."""
+    from .files import check_new_file
+
+    check_new_file(path, force, ".parquet")
 
 
 def next_batch(batch: int, seconds: float, batches: int) -> int:
@@ -104,17 +99,19 @@ def stream_to_file(path: Path, total: int, unit: str, play: Callable[[range], pd
                    progress: bool = True, log: Callable[[str], None] = print,
                    on_batch: Callable[[pd.DataFrame], None] = lambda frame: None,
                    salvage: Callable[[], pd.DataFrame | None] = lambda: None,
-                   first_batch: int = FIRST_BATCH) -> tuple[int, float]:
+                   first_batch: int = FIRST_BATCH, rows_per_unit: int = 1) -> tuple[int, float]:
     """Call ``play`` on batches of the numbers 0..total-1 and append each frame to ``path``:
     (rows written, seconds).  On Ctrl-C the finished batches are kept, with what ``salvage``
     gives of the unfinished one (a session that plays game after game has some), and the file
     is closed under its name; on any other error nothing is left behind.  ``path`` is claimed
-    (``files.claim``) while it is written."""
+    (``files.claim``) while it is written.  ``rows_per_unit``: the rows a game writes (a
+    chouette's, one per player), so that Ctrl-C says how many whole games were kept."""
     with claim(path, "output file"):
-        return _stream(path, total, unit, play, progress, log, on_batch, salvage, first_batch)
+        return _stream(path, total, unit, play, progress, log, on_batch, salvage, first_batch, rows_per_unit)
 
 
-def _stream(path, total, unit, play, progress, log, on_batch, salvage, first_batch=FIRST_BATCH) -> tuple[int, float]:
+def _stream(path, total, unit, play, progress, log, on_batch, salvage, first_batch=FIRST_BATCH,
+            rows_per_unit=1) -> tuple[int, float]:
     rows = RowFile(path)
     bar = Progress(total, 0, unit, progress)
     done, batch, batches, timed, timed_seconds = 0, first_batch, 0, 0, 0.0
@@ -149,10 +146,10 @@ def _stream(path, total, unit, play, progress, log, on_batch, salvage, first_bat
         if partial is not None and len(partial):
             write(partial)
         rows.close()
-        finished = f"{done:,} finished {unit}" + (" and part of the next batch" if partial is not None and len(partial) else "")
-        kept = f"the {rows.rows:,} rows of the {finished} are in {path}" if rows.rows \
+        games = rows.rows // rows_per_unit  # the batches' games and the unfinished batch's finished ones
+        kept = f"the {rows.rows:,} rows of the {games:,} finished {unit} are in {path}" if rows.rows \
             else "no game had finished: nothing was written"
-        log(f"interrupted after {done:,} of {total:,} {unit}: {kept}")
+        log(f"interrupted after {games:,} of {total:,} {unit}: {kept}")
         raise
     except BaseException:
         bar.close()

@@ -396,6 +396,11 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
 
         find_gnubg()  # not installed: the install hint, before anything is written
     identity = audit_identity(specs, positions, seed, sampler, per_game, source, judging, sweep)
+    if source is not None:  # a bad line is refused before the folder holds anything
+        notes: list[str] = []
+        read_positions(source, judging.scope, notes)
+        for note in notes:
+            log(f"bgsim: warning: {note}")
     engines = {rule.bot.player.engine.name: rule.bot.player.start() for rule in rules
                if getattr(getattr(rule.bot, "player", None), "external", False)}  # a bad engine stops here
     if engines:  # a resume on another engine under the same name is refused

@@ -44,7 +44,7 @@ import pandas as pd
 
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
-from bgsim.interchange.replay import ROW_COLUMNS
+from bgsim.interchange.replay import CORE_COLUMNS
 from bgsim.interchange.xgid import CENTRE, ON_ROLL, decode as decode_xgid
 from experiments.analysis.summary import markdown_table, milli, played_with
 from experiments.running.files import write_table, write_text
@@ -72,7 +72,7 @@ PARTS = (("all", ("double", "redouble", "take")), ("doubler", ("double", "redoub
 class Games:
     """The decision rows of the audited games, the players' names and what reading them found."""
 
-    rows: pd.DataFrame  # ROW_COLUMNS, one per decision of every sound game
+    rows: pd.DataFrame  # bgsim.interchange.replay.ROW_COLUMNS, one per decision of every sound game
     players: tuple[str, str]
     match_to: int
     problems: list[str]
@@ -93,7 +93,7 @@ def read_games(path: str | Path) -> Games:
             raise ValueError(f"cannot read {path}: {error}") from None
         if "variant" not in rows.columns:  # rows written before the variants: the standard game
             rows["variant"] = "standard"
-        missing = [name for name in ROW_COLUMNS if name not in rows.columns]
+        missing = [name for name in CORE_COLUMNS if name not in rows.columns]
         if missing:
             hint = (" (these are bgsim game rows: write them as a match file with `bgsim export`, or "
                     "read one with `bgsim import FILE --out ROWS.parquet`)" if "white" in rows.columns else "")
@@ -143,8 +143,9 @@ def cube_decisions(rows: pd.DataFrame) -> list[dict]:
     row it was read from, the ``question`` and the player's ``answer`` (none where the cube is
     dead for the doubler, :func:`dead_for_doubler`)."""
     out = []
-    ordered = rows.sort_values(["game", "decision"], kind="stable")
-    for _, game in ordered.groupby("game", sort=False):
+    keys = [name for name in ("match", "game") if name in rows.columns]  # a file may hold several matches
+    ordered = rows.sort_values([*keys, "decision"], kind="stable")
+    for _, game in ordered.groupby(keys, sort=False):
         previous = None
         for row in game.itertuples(index=False):
             action = str(row.action)

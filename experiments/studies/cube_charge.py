@@ -137,10 +137,16 @@ def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3, sco
     return found[:count]
 
 
-def read_positions(path: Path, scope: str = RACE) -> list[str]:
-    """Position IDs, one a line (blank lines and ``#`` comments skipped); each must be of ``scope``
-    (a race, unless the scope is ``contact`` or ``all``)."""
+def read_positions(path: Path, scope: str = RACE, notes: list[str] | None = None) -> list[str]:
+    """Position IDs, one a line (blank lines and ``#`` comments skipped): GNU Backgammon's
+    position IDs, ``POSITIONID:MATCHID`` or XGIDs, each of ``scope`` (a race, unless the scope is
+    ``contact`` or ``all``).  The audit asks every money cube decision of a position itself, so a
+    line's match score is refused and its cube, dice and rules are not used (``notes`` gets one
+    line saying how many lines gave them)."""
+    from bgsim.interchange.xgid import Xgid, read_position_text
+
     ids = []
+    stated = 0
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError:
@@ -150,9 +156,14 @@ def read_positions(path: Path, scope: str = RACE) -> list[str]:
         if not text:
             continue
         try:
-            position = Position.from_position_id(text)
+            position, state = read_position_text(text)
         except ValueError as error:
             raise ValueError(f"{path}, line {number}: {error}") from None
+        if state is not None and state.match_to:
+            raise ValueError(f"{path}, line {number}: {text} is a position of a {state.match_to}-point match; the "
+                             "audit judges money cube decisions")
+        if state is not None and state != Xgid(position=position):
+            stated += 1
         if position.checkers_off == 15 or position.opponent_checkers_off == 15:
             raise ValueError(f"{path}, line {number}: the game is over in {text}")
         if scope == RACE and not position.is_race:
@@ -162,6 +173,10 @@ def read_positions(path: Path, scope: str = RACE) -> list[str]:
         ids.append(position.position_id)
     if not ids:
         raise ValueError(f"{path} holds no position IDs")
+    if stated and notes is not None:
+        notes.append(f"{stated} line{'s' if stated != 1 else ''} of {path} give{'s' if stated == 1 else ''} a cube, "
+                     "dice or rules: the audit asks every money cube decision of a position itself, so only "
+                     "the board is used")
     return ids
 
 
