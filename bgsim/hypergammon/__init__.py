@@ -145,3 +145,29 @@ def evaluate(position: Position, folder=None) -> Evaluation:
     return Evaluation(position.variant, probabilities, cubeless_equity(probabilities), cubeful,
                       cube_action(values[CENTRED], double_take), cube_action(values[OWNED], double_take),
                       cube_action(values[JACOBY], double_take))
+
+
+# What the exact bots read of a state, in both engines (``bots.exact``, ``bgsim/fast/hyper_exact.py``):
+# the four cube states' equities and the cubeless equity of the chances, float64.
+DECISION_VALUES = ("centred", "owned", "opponent", "jacoby", "cubeless")
+
+
+@lru_cache(maxsize=None)
+def decision_table(checkers: int):
+    """``table[state]``: :data:`DECISION_VALUES` of every state of ``checkers``-checker hypergammon
+    (float64, from the stored float32 values; the cubeless equity summed term by term in
+    ``bgsim.hypergammon.reference.cubeless_equity``'s order), one read-only array a process."""
+    import numpy as np
+
+    from . import database
+
+    values = database.solution(checkers).values
+    table = np.empty((len(values), len(DECISION_VALUES)), dtype=np.float64)
+    table[:, 0] = values[:, CENTRED]
+    table[:, 1] = values[:, OWNED]
+    table[:, 2] = values[:, OPPONENT]
+    table[:, 3] = values[:, JACOBY]
+    chances = values[:, :5].astype(np.float64)
+    table[:, 4] = 2.0 * chances[:, 0] - 1.0 + chances[:, 1] - chances[:, 3] + chances[:, 2] - chances[:, 4]
+    table.setflags(write=False)
+    return table
