@@ -1,6 +1,11 @@
-"""The ``exact`` cube bot: optimal money cube decisions where bgsim knows them, and the best
-estimate it has elsewhere, saying which.
+"""The ``exact`` bots: optimal money cube decisions (and, in hypergammon, checker play) where
+bgsim knows them, and the best estimate it has elsewhere, saying which.
 
+* **exact, hypergammon**: every position of 1- to 3-checker hypergammon, money play: its solution's
+  cubeful equities (``bgsim.hypergammon``, read through :func:`hypergammon_equities`; the cube bot
+  is shown the variant's own positions, ``sees_variants``).  The ``exact`` checker bot
+  (:class:`ExactChecker`) plays the move with the best equity for the cube as it stands there,
+  and ``nn``'s move with the perfect bear-off player in every other game.
 * **exact**: a pure bear-off with at most ``bgsim.bearoff.default_two_sided_checkers()`` checkers a
   side (8 by default): the two-sided database's cubeful money equities (perfect play with the
   cube, both sides), so the decision is optimal.
@@ -14,12 +19,13 @@ estimate it has elsewhere, saying which.
 Decisions, per unit of the current cube: no double = the centred (or owned) equity,
 double/take = 2 x the equity with the opponent owning the cube, double/pass = +1; double when
 ``min(double/take, 1) > no double``, take when ``double/take <= 1``, beaver (where allowed)
-when ``double/take < 0``.  ``tables=false`` ignores the two-sided database (the estimate
-everywhere): audited on exact positions it measures the estimate's own error;
+when ``double/take < 0``.  ``tables=false`` ignores the two-sided database and hypergammon's
+solution (the estimate everywhere): audited on exact positions it measures the estimate's own error;
 ``tables=false,estimate=nn`` measures the net's (the estimate behind most race truth).
 
-Both engines: the fast half (``bgsim/fast/exact.py``) makes the same decisions from the same
-numbers.  It is handed only the tables its parameters make it read (the two-sided ones are
+Both engines: the fast halves (``bgsim/fast/exact.py``, ``bgsim/fast/hyper_exact.py``) make the
+same decisions from the same numbers (hypergammon's: ``bgsim.hypergammon.decision_table``, handed
+over only for the hypergammon the engine packs the players for).  It is handed only the tables its parameters make it read (the two-sided ones are
 72 MB each at 8 checkers), and it computes the match tables' values a decision needs on demand
 (bit for bit the full tables', which take hundreds of MB per score).
 
@@ -290,7 +296,10 @@ class ExactChecker(CheckerBot):
     description = "perfect money checker play of hypergammon from its solution; elsewhere nn with the bear-off databases"
     refused_variants = (ACEY_DEUCEY,)
     variant_note = "perfect in hypergammon (money); elsewhere nn's play with the bear-off databases"
-    PARAMS = ()
+    PARAMS = (
+        Param("tables", parse_bool, True, "use hypergammon's solution in its games (false: nn's play with the "
+              "bear-off databases everywhere)"),
+    )
 
     def check(self) -> None:
         from .registry import make_checker
@@ -302,20 +311,20 @@ class ExactChecker(CheckerBot):
         self.turn = cube
 
     def fast_params(self):
-        return {**self.elsewhere.fast_params(), "perfect_bearoff": 1.0,
-                "bearoff_size": float(_bearoff_size()), "hyper_checkers": float(_packed_hypergammon())}
+        return {**self.elsewhere.fast_params(), "perfect_bearoff": 1.0, "bearoff_size": float(_bearoff_size()),
+                "hyper_checkers": float(_packed_hypergammon() if self.tables else 0)}
 
     def fast_arrays(self):
         from bgsim.bearoff.player import player_tables
 
         tables = player_tables()
         return {**self.elsewhere.fast_arrays(), "one_sided": tables.one_sided, "two_sided_win": tables.win,
-                "hyper_values": _hypergammon_table()}
+                "hyper_values": _hypergammon_table() if self.tables else _NOTHING}
 
     def choose(self, position, roll, plays, random):
         from bgsim import hypergammon
 
-        checkers = hypergammon.checkers_of(position.variant)
+        checkers = hypergammon.checkers_of(position.variant) if self.tables else None
         if checkers is None:
             if position.variant == "standard":
                 return self.elsewhere.choose(position, roll, plays, random)

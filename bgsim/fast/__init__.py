@@ -376,6 +376,16 @@ def _rule_array(rules: Rules) -> np.ndarray:
     ], dtype=np.int64)
 
 
+# The game the engine packs players for (bgsim.variants): a bot whose arrays depend on it reads it
+# in its fast_arrays() (exact hands over the solution of the hypergammon played, and only then)
+_PACKING_FOR: ContextVar[str] = ContextVar("bgsim_fast_packing_for", default=STANDARD)
+
+
+def packing_variant() -> str:
+    """The variant whose game the players are being packed for (the standard game outside a packing)."""
+    return _PACKING_FOR.get()
+
+
 def _check(white, black, seed, games, rules, match_to):
     from ..match import check_match_length
 
@@ -389,7 +399,11 @@ def _check(white, black, seed, games, rules, match_to):
         check_match_length(match_to)
         rules.check_for_match()
     numbers = np.asarray(game_numbers(games), dtype=np.int64)
-    return numbers, _rule_array(rules), seats(white, black)
+    token = _PACKING_FOR.set(rules.variant)
+    try:
+        return numbers, _rule_array(rules), seats(white, black)
+    finally:
+        _PACKING_FOR.reset(token)
 
 
 def _raise_errors(rows: np.ndarray, seed: int, codes: np.ndarray) -> None:
@@ -515,9 +529,10 @@ def play_trials(player, seed, numbers, start, rolls, mirror, stop_bearoff: bool,
     stops at the first pure bear-off (result ``RESULT_STOPPED``, its board from the side on roll
     in ``finals``) so that the caller can take the exact value there.
     """
-    numbers, rule_array, packed = _check(player, player, seed, numbers, Rules(cube=False), 0)
-    starts = game_starts(len(numbers), start, rolls, mirror)
-    play_batch, _ = _kernels(player, player)
+    rules = Rules(cube=False, variant=start.variant if isinstance(start, Position) else STANDARD)
+    numbers, rule_array, packed = _check(player, player, seed, numbers, rules, 0)
+    starts = game_starts(len(numbers), start, rolls, mirror, rules.variant)
+    play_batch, _ = _kernels(player, player, rules)
     rows = np.zeros((len(numbers), ROW_SIZE), dtype=np.int64)
     finals = np.zeros((len(numbers), 26), dtype=np.int8)
     counts = np.zeros(len(numbers), dtype=np.int64)
