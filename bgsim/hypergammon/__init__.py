@@ -56,6 +56,37 @@ def number_of(counts, checkers: int) -> int:
     return number
 
 
+@lru_cache(maxsize=None)
+def side_counts(checkers: int) -> tuple[tuple[int, ...], ...]:
+    """Every position of a side with up to ``checkers`` checkers as its 25 counts, by number."""
+    found: dict[int, tuple[int, ...]] = {}
+
+    def place(left: int, highest: int, counts: list[int]) -> None:
+        found[number_of(counts, checkers)] = tuple(counts)
+        if left:
+            for point in range(highest, -1, -1):  # each further checker no higher than the last
+                counts[point] += 1
+                place(left - 1, point, counts)
+                counts[point] -= 1
+
+    place(checkers, POINTS - 1, [0] * POINTS)
+    return tuple(found[number] for number in range(len(found)))
+
+
+def position_of(state: int, checkers: int) -> Position:
+    """The hypergammon position of a state number (the inverse of :func:`state_of`)."""
+    counts = side_counts(checkers)
+    own, opponent = counts[state // len(counts)], counts[state % len(counts)]
+    board = [0] * 26
+    board[25] = own[24]
+    board[0] = -opponent[24]
+    for point in range(1, 25):
+        if own[point - 1] and opponent[24 - point]:
+            raise ValueError(f"state {state} of hypergammon{checkers} has both sides on point {point}")
+        board[point] = own[point - 1] - opponent[24 - point]
+    return Position(tuple(board), f"hypergammon{checkers}")
+
+
 def sides(position: Position) -> tuple[list[int], list[int]]:
     """The 25 counts of the side on roll and of the opponent, each in its own numbering."""
     board = position.board
@@ -152,16 +183,23 @@ def evaluate(position: Position, folder=None) -> Evaluation:
 DECISION_VALUES = ("centred", "owned", "opponent", "jacoby", "cubeless")
 
 
-@lru_cache(maxsize=None)
 def decision_table(checkers: int):
     """``table[state]``: :data:`DECISION_VALUES` of every state of ``checkers``-checker hypergammon
     (float64, from the stored float32 values; the cubeless equity summed term by term in
-    ``bgsim.hypergammon.reference.cubeless_equity``'s order), one read-only array a process."""
+    ``bgsim.hypergammon.reference.cubeless_equity``'s order), one read-only array a process and
+    cache folder."""
+    from ..bearoff.store import cache_dir
+
+    return _decision_table(checkers, cache_dir())
+
+
+@lru_cache(maxsize=None)
+def _decision_table(checkers: int, folder):
     import numpy as np
 
     from . import database
 
-    values = database.solution(checkers).values
+    values = database.solution(checkers, folder).values
     table = np.empty((len(values), len(DECISION_VALUES)), dtype=np.float64)
     table[:, 0] = values[:, CENTRED]
     table[:, 1] = values[:, OWNED]

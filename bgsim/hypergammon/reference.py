@@ -79,10 +79,20 @@ def turned(theirs: Values) -> Values:
     )
 
 
-def step(position: Position, value_of: Callable[[Position], Values], plays_of=legal_plays) -> Values:
+def gnubg_turned(theirs: Values) -> Values:
+    """GNU Backgammon's makehyper (1.07) after a roll without a play: the opponent's values
+    negated as they are, no cube decision for it (``bgsim.fast.hypergammon``, ``gnubg_dance``);
+    for checking its files, never bgsim's own recursion."""
+    return Values(1.0 - theirs.win, theirs.lose_gammon, theirs.lose_backgammon, theirs.win_gammon,
+                  theirs.win_backgammon, -theirs.centred, -theirs.owned, -theirs.opponent, -theirs.jacoby)
+
+
+def step(position: Position, value_of: Callable[[Position], Values], plays_of=legal_plays,
+         gnubg_dance: bool = False) -> Values:
     """One step of the recursion for ``position`` (a hypergammon position, the game not over):
     ``value_of(p)`` gives the values of a position ``p`` with its side on roll, ``plays_of`` the
-    legal plays of a position and roll."""
+    legal plays of a position and roll; ``gnubg_dance``: GNU Backgammon's convention for a roll
+    without a play (:func:`gnubg_turned`)."""
     checkers = variant_of(position.variant).checkers
     total = [0.0] * 9
     for roll in ROLLS:
@@ -94,7 +104,7 @@ def step(position: Position, value_of: Callable[[Position], Values], plays_of=le
             else:
                 options.append(turned(value_of(play.result.turned())))
         if not options:
-            options.append(turned(value_of(position.turned())))
+            options.append((gnubg_turned if gnubg_dance else turned)(value_of(position.turned())))
         top = max(cubeless_equity(option) for option in options)
         chances = next(option for option in options if cubeless_equity(option) >= top - TIE)
         best = list(chances[:5]) + [max(option[k] for option in options) for k in range(5, 9)]

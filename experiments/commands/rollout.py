@@ -41,6 +41,9 @@ def register(subparsers) -> None:
     parser.add_argument("--truncate", action="store_true",
                         help="stop each trial once both sides have borne in and count the bear-off "
                         "database's exact value there")
+    parser.add_argument("--variant", default=None, metavar="NAME",
+                        help="hypergammon1, hypergammon2 or hypergammon3: a bare ID is a position of that game "
+                        "(a position string naming it needs no flag; default: the standard game)")
     threads_flag(parser)
     json_flag(parser)
     progress_flag(parser)
@@ -58,9 +61,10 @@ def run_rollout(args) -> int:
 
     from bgsim.interchange.xgid import read_position_text
 
-    position, _ = read_position_text(args.position_id)  # a bad ID is a ValueError: one line
-    if position.variant != "standard":  # before the compile: bgsim.rollout says the same
-        raise ValueError(f"rollouts roll out positions of the standard game only, not {position.variant}")
+    from bgsim.rollout import check_rollout_variant
+
+    position, _ = read_position_text(args.position_id, args.variant)  # a bad ID is a ValueError: one line
+    check_rollout_variant(position.variant, args.truncate)  # before the compile
     chosen = make_player(args.player)
     if not isinstance(chosen.cube, NoCube):
         raise ValueError(f"--player {args.player}: rollouts are cubeless, so its cube bot would do nothing; "
@@ -69,7 +73,7 @@ def run_rollout(args) -> int:
     log = (lambda text: print(text, file=sys.stderr, flush=True))
     from bgsim.fast import compile_only_for, supports
 
-    fast = supports(player)  # the rollout plays on the fast engine, on the kernels of this bot alone
+    fast = supports(player, position.variant)  # the rollout plays on the fast engine, on the kernels of this bot alone
 
     def scope():
         return compile_only_for([player]) if fast else nullcontext()
@@ -97,11 +101,13 @@ def run_rollout(args) -> int:
     if result.interrupted:
         log(f"interrupted: reporting the {result.games} of {result.requested} trials done")
     done = EXIT_INTERRUPTED if result.interrupted else 0
+    xgid = xgid_of(position) if position.variant == "standard" else None  # an XGID holds the standard game
     if args.json:
         # JSON has no NaN: a standard error that cannot be estimated (one trial) is null
-        print(json.dumps(_finite({**result.as_dict(), "xgid": xgid_of(position)}), indent=2, allow_nan=False))
+        print(json.dumps(_finite({**result.as_dict(), "xgid": xgid}), indent=2, allow_nan=False))
         return done
-    print(f"{result.position_id} ({xgid_of(position)}), side on roll: {result.games} trials of {result.player}, seed {result.seed}"
+    print(f"{result.position_id}" + (f" ({xgid})" if xgid else "")
+          + f", side on roll: {result.games} trials of {result.player}, seed {result.seed}"
           + (", truncated at the bear-off databases" if result.truncated else "")
           + (" (interrupted)" if result.interrupted else ""))
     se = result.se
