@@ -97,7 +97,12 @@ def run_eval(args) -> int:
     plies = check_plies(2 if plies is None else plies)
     from experiments.commands.hypergammon import hypergammon_checkers, run_eval as run_hypergammon
 
-    hypergammon_checkers(args.variant)  # a variant without a solution: its one line
+    if hypergammon_checkers(args.variant) is not None:  # a variant without a solution: its one line
+        from bgsim.interchange.xgid import looks_like_xgid
+
+        if ":" in args.position_id or looks_like_xgid(args.position_id):
+            raise ValueError(f"{args.position_id!r} gives a score and a cube (a match ID or an XGID): hypergammon's "
+                             "solution is money play, so give the position ID alone")
     position, _ = read_position_text(args.position_id, args.variant)
     if position.variant.startswith("hypergammon"):
         refuse_given(args, ["judge", "plies"], "in hypergammon", "the answer is exact")

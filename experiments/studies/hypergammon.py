@@ -303,3 +303,67 @@ def time_builds(checkers: int = 2, rounds: int = 2, log: Callable[[str], None] =
 def error_bound_note(header: dict) -> str:
     bound = header.get("error_bound")
     return "unknown" if bound is None or (isinstance(bound, float) and math.isnan(bound)) else f"{bound:.1e}"
+
+
+# --- a sample of GNU Backgammon's file, and the recursion checked on it -------------------------
+
+
+def gnubg_sample(gnubg_file: Path, checkers: int, count: int, seed: int = 1) -> dict[str, np.ndarray]:
+    """``count`` random states of a makehyper file (contact and races alike) with GNU Backgammon's
+    values there and at every state one roll can lead to, so that one step of the recursion can
+    be checked on them without the rest of the file (:func:`check_sample`): ``checkers``,
+    ``states`` (the sample), ``known`` (the states whose values are kept, sorted) and their
+    ``chances`` and ``equities`` (bgsim's order, :func:`read_gnubg`)."""
+    from bgsim.hypergammon import position_of, state_of
+    from bgsim.hypergammon.reference import ROLLS
+    from bgsim.rules import legal_plays
+
+    database = _database()
+    chances, equities = read_gnubg(gnubg_file, checkers)
+    found = database.positions(checkers)
+    states = np.sort(np.random.default_rng(seed).choice(np.concatenate([found.races, found.contact]), size=count,
+                                                        replace=False))
+    known = set(int(state) for state in states)
+    for state in states:
+        position = position_of(int(state), checkers)
+        known.add(state_of(position.turned())[1])
+        for roll in ROLLS:
+            for play in legal_plays(position, roll):
+                if play.result.checkers_off < checkers:
+                    known.add(state_of(play.result.turned())[1])
+    known = np.array(sorted(known), dtype=np.int64)
+    return {"checkers": np.array([checkers]), "states": states.astype(np.int64), "known": known,
+            "chances": chances[known].astype(np.float32), "equities": equities[known].astype(np.float32)}
+
+
+def check_sample(sample: dict, tolerance: float = 5e-5, gnubg_dance: bool = True) -> dict:
+    """One step of bgsim's recursion under GNU Backgammon's convention for a roll without a play
+    (``bgsim.hypergammon.reference.step``, ``gnubg_dance``), from GNU Backgammon's own values,
+    at every sampled state: GNU Backgammon's file is its fixed point (within ``tolerance``: its
+    threshold and rounding) if bgsim's rules, plays and scores are GNU Backgammon's.  The cubeful
+    equities are compared, and the cubeless equity (the chances of tied plays differ).  With
+    ``gnubg_dance`` false, bgsim's own convention: where a side can be shut out it must differ."""
+    from bgsim.hypergammon import position_of
+    from bgsim.hypergammon import reference
+
+    checkers = int(sample["checkers"][0])
+    known = {int(state): index for index, state in enumerate(sample["known"])}
+    chances, equities = sample["chances"].astype(np.float64), sample["equities"].astype(np.float64)
+
+    def value_of(position):
+        from bgsim.hypergammon import state_of
+
+        index = known[state_of(position)[1]]
+        return reference.Values(*chances[index], *equities[index])
+
+    worst = {"cubeful": 0.0, "cubeless": 0.0}
+    for state in sample["states"]:
+        position = position_of(int(state), checkers)
+        step = reference.step(position, value_of, gnubg_dance=gnubg_dance)
+        stored = value_of(position)
+        worst["cubeful"] = max(worst["cubeful"], max(abs(a - b) for a, b in zip(step[5:], stored[5:])))
+        worst["cubeless"] = max(worst["cubeless"], abs(reference.cubeless_equity(step)
+                                                       - reference.cubeless_equity(stored)))
+    return {"checkers": checkers, "states": int(len(sample["states"])), "tolerance": tolerance,
+            "largest_cubeful_residual": worst["cubeful"], "largest_cubeless_residual": worst["cubeless"],
+            "fixed_point": max(worst.values()) <= tolerance}
