@@ -135,8 +135,8 @@ class Exact(CubeBot):
     description = ("optimal money cube from the two-sided bear-off database and hypergammon's solution; elsewhere "
                    "Janowski on one-sided/nn chances")
     PARAMS = (
-        Param("tables", parse_bool, True, "use the two-sided database where it holds the position "
-              "(false: the estimate everywhere)"),
+        Param("tables", parse_bool, True, "use the two-sided database and hypergammon's solution where they "
+              "hold the position (false: the estimate everywhere)"),
         Param("estimate", str, "best", "outside the two-sided table: best (one-sided database in "
               "bear-offs, else nn) or nn (the net everywhere)"),
         SCORE_AWARE,

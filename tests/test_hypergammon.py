@@ -1,7 +1,7 @@
 """Hypergammon solved: the solution against hand-worked positions, its own recursion, GNU
 Backgammon's makehyper, and the uses that read it (eval, exact in both engines, the audit,
-rollouts).  Only 1- and 2-checker solutions are built here (seconds, and a minute), once a
-session into one cache folder; never the 3-checker one (hours)."""
+rollouts).  Only 1- and 2-checker solutions are built (seconds, and half a minute of CPU, once a
+machine in the user's cache folder as every use builds them); never the 3-checker one (hours)."""
 
 from __future__ import annotations
 
@@ -20,16 +20,9 @@ CHECKERS = (1, 2)
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    """One cache folder for the session's solutions (the 2-checker one takes about a minute)."""
-    folder = tmp_path_factory.getbasetemp() / "hypergammon-cache"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("BGSIM_CACHE", str(folder))
-        yield folder
-
-
-@pytest.fixture(scope="module")
-def solved(cache):
+def solved():
+    """The 1- and 2-checker solutions, from the user's cache folder as every use reads them (built
+    there once a machine: seconds, and about 30 CPU-seconds; current while the kernels are)."""
     return {checkers: database.solution(checkers) for checkers in CHECKERS}
 
 
@@ -157,7 +150,7 @@ def test_a_build_stopped_after_a_sweep_goes_on_from_it(tmp_path, monkeypatch, ca
     assert not database.partial_path(tmp_path / "stopped", 1).exists()
 
 
-def test_one_checker_solution_matches_gnu_backgammon_s_makehyper(gnubg, cache):
+def test_one_checker_solution_matches_gnu_backgammon_s_makehyper(gnubg, solved):
     from experiments.studies.hypergammon import compare_with_gnubg
 
     summary = compare_with_gnubg(1, log=lambda text: None)
@@ -273,19 +266,60 @@ def test_both_engines_play_exact_identically_in_hypergammon(solved, variant):
     assert doubles > 10  # the cube was turned, and answered, in these games
 
 
-def test_cube_audit_judges_hypergammon_by_its_solution(solved, tmp_path):
-    from experiments.studies.cube_audit import Judging, run_audit
+def test_cube_audit_judges_hypergammon_by_its_solution(solved):
+    """The audit's judging of a block of positions and its threshold sweep, on hypergammon1's
+    positions (the sampling games are the fast engine's, as in any audit)."""
+    from experiments.studies import cube_audit_report as report
+    from experiments.studies.cube_audit import Judging, judge_chunk, make_rules
 
+    positions = random.Random(7).sample(reference.positions(1), 24)
+    chunk = [(position.position_string, number // 3) for number, position in enumerate(positions)]
     judging = Judging("exact", None, "all", ("no jacoby", "jacoby"), 1, "hypergammon1")
-    audit = run_audit(tmp_path / "audit", ["pipdiff", "exact", "always-take"], "test", positions=40, seed=3,
-                      sampler="nn", judging=judging, sweep=True, progress=False, log=lambda text: None)
-    frame = audit.frame
+    frame, truths = judge_chunk(chunk, 0, make_rules(["pipdiff", "exact", "always-take"]), judging)
     assert set(frame["kind"]) == {"contact", "race"}
-    assert set(frame["judged_by"]) == {"hypergammon solution"}
+    assert set(frame["judged_by"]) == {"hypergammon solution"} and set(frame["truth"]) == {"exact"}
     mine = frame[frame["rule"] == "exact"]
     assert (mine["error"] == "").all() and mine["equity_lost"].max() == 0.0  # the judge's own decisions
     assert frame[frame["rule"] == "pipdiff"]["equity_lost"].sum() > 0
-    assert (tmp_path / "audit" / "sweep.csv").exists()
+    truth = truths[truths["condition"] == "jacoby"].iloc[0]
+    found = evaluate(Position.from_string(truth["position_id"]))
+    assert truth["no_double"] == pytest.approx(found.cubeful.no_double_jacoby)
+    swept = report.sweep(truths, report.sweep_specs((8, 40), (12, 60)), log=lambda text: None)
+    assert set(swept["kind"]) >= {"contact", "race"} and len(swept)
+    specs = ["pipdiff", "exact", "always-take"]
+    summary = report.judged_summary(frame, specs)
+    text = report.markdown(frame, summary, specs, {"positions": 24, "source": "a test"}, judging, swept)
+    assert text.startswith("# Cube-decision audit of hypergammon1, judged by its exact solution")
+
+
+def test_the_janowski_estimate_is_charged_against_the_exact_equities(solved):
+    from experiments.studies import hypergammon_estimates as estimates
+
+    positions = random.Random(8).sample(reference.positions(1), 30)
+    chunk = [(position.position_string, number // 2) for number, position in enumerate(positions)]
+    frame = estimates.janowski_errors(chunk, lives=(0.0, 0.5, 0.68, 1.0))
+    assert set(frame["chances"]) == {"nn", "exact chances"}
+    exact = frame[(frame["chances"] == "exact chances") & (frame["life"] == 0.0)]
+    # a dead cube's Janowski equity is the cubeless one; the exact chances' cubeless equity is exact
+    row = exact.iloc[0]
+    found = evaluate(Position.from_string(row["position_id"]))
+    assert row["no_double"] == pytest.approx(found.equity, abs=1e-9)
+    summary = estimates.summarise_janowski(frame)
+    assert set(summary["kind"]) == {"contact", "race", "all"}
+    life = estimates.best_life(frame, "all", "lost", resamples=20)
+    assert life["best_life"] in (0.0, 0.5, 0.68, 1.0) and life["low"] <= life["high"]
+    assert estimates.janowski_markdown(summary, __import__("pandas").DataFrame([life]))[0].startswith("## ")
+
+
+def test_sampling_a_variant_s_games_gives_its_positions():
+    from bots import make_player
+    from experiments.studies.cube_charge import _game_positions
+
+    player = make_player("exact+exact")  # a player of the reference engine there
+    player.checker.fast_name = ""
+    positions = _game_positions(player, 1, 0, "hypergammon1")
+    assert positions and all(position.variant == "hypergammon1" for position in positions)
+    assert positions[0] == Position.start("hypergammon1")
 
 
 def test_a_rollout_of_perfect_play_estimates_the_exact_chances(solved):
