@@ -80,6 +80,45 @@ def test_one_checker_races_match_a_direct_recursion(solved, own, theirs):
     assert found.cubeful.no_double_owned >= found.cubeful.no_double - 1e-7
 
 
+def test_one_checker_hypergammon_solved_from_the_rulebook_alone(solved):
+    """Optimal play of 1-checker hypergammon by plain iteration over the moves of
+    ``test_hypergammon_chain`` (written from the rulebook, not from bgsim's move generator): the
+    cubeless chances of the play with the best cubeless equity and the four cube states'
+    equities, every state against the solution."""
+    import test_hypergammon_chain as chain
+
+    follows = {}
+    for mine in range(1, 26):
+        for theirs in range(1, 26):
+            other = 0 if theirs == chain.BAR else 25 - theirs
+            if mine != other:
+                follows[(mine, theirs)] = [(chance, [("won", 3.0 if at_theirs <= 6 else 2.0) if at == chain.OFF
+                                                     else (chain.BAR if at_theirs == 0 else 25 - at_theirs, at)
+                                                     for at, at_theirs in sorted(chain.results(mine, other, roll))])
+                                           for roll, chance in chain.rolls()]
+    values = {state: reference.ZERO for state in follows}
+    for _ in range(200):
+        new = {}
+        for state, rolls in follows.items():
+            total = [0.0] * 9
+            for chance, options in rolls:
+                found = [reference.Values(1.0, 1.0, float(then[1] == 3.0), 0.0, 0.0, then[1], then[1], then[1], 1.0)
+                         if then[0] == "won" else reference.turned(values[then]) for then in options]
+                chances = max(found, key=reference.cubeless_equity)
+                best = list(chances[:5]) + [max(option[k] for option in found) for k in range(5, 9)]
+                total = [t + chance * b for t, b in zip(total, best)]
+            new[state] = reference.Values(*total)
+        change = max(abs(a - b) for state in follows for a, b in zip(new[state], values[state]))
+        values = new
+        if change < 1e-12:
+            break
+    for (mine, theirs), mine_values in values.items():
+        position = hyper({mine: 1, (0 if theirs == chain.BAR else 25 - theirs): -1}, "hypergammon1")
+        stored = reference.Values(*values_of(position))
+        assert mine_values[5:] == pytest.approx(stored[5:], abs=3e-7), position.position_string
+        assert reference.cubeless_equity(mine_values) == pytest.approx(reference.cubeless_equity(stored), abs=3e-7)
+
+
 def _check_step(position: Position) -> None:
     """One step of the reference recursion on the stored values gives the stored values back
     (within their float32 rounding), the chances wherever the best cubeless play is clear."""
