@@ -16,6 +16,9 @@ from experiments.commands.arguments import (gnubg_plies, json_flag, positions_fl
 from experiments.studies.bearoff import build_files, compare_with_gnubg
 
 
+CHECK_PAIRS = 10_000  # bgsim bearoff check's random pairs
+
+
 def register(subparsers) -> None:
     evaluate = subparsers.add_parser(
         "eval",
@@ -71,14 +74,16 @@ def register(subparsers) -> None:
         "one-sided roll distribution against gnubg_nn.bearoff_probabilities; exits 1 on a difference "
         "it cannot explain.",
     )
-    positions_flag(check, "random pairs of bear-off positions whose win chances are compared", 10000, old="--pairs")
+    positions_flag(check, "random pairs of bear-off positions whose win chances are compared (with --variant: "
+                   "random states where GNU Backgammon's values are checked against bgsim's recursion, 200)",
+                   CHECK_PAIRS, old="--pairs")
     seed_flag(check, "seed of the random pairs")
     check.add_argument("--variant", default=None, metavar="NAME",
                        help="hypergammon1, hypergammon2 or hypergammon3: compare that game's solution with GNU "
                        "Backgammon's makehyper file instead, every state (default: the bear-off databases)")
     check.add_argument("--gnubg-file", type=Path, default=None, metavar="FILE",
-                       help="with --variant: makehyper's file to compare with, on --positions random states "
-                       "(default: run makehyper now, 1 or 2 checkers, and compare every state)")
+                       help="with --variant: makehyper's file to compare with, every state (default: run makehyper "
+                       "now: seconds for 1 checker, a minute for 2, a day for 3)")
     json_flag(check)
     check.set_defaults(handler=run_check)
     tables.set_defaults(handler=lambda args: (tables.print_help(), 2)[1])
@@ -180,8 +185,6 @@ def run_check(args) -> int:
 
     hypergammon = hypergammon_checkers(args.variant)
     if hypergammon is not None:
-        if args.gnubg_file is None:
-            refuse_given(args, ["positions", "seed"], "without --gnubg-file", "every state is compared")
         return check_hypergammon(args, hypergammon)
     refuse_given(args, ["gnubg_file"], "without --variant", "it is a makehyper file of hypergammon")
     summary = compare_with_gnubg(args.positions, args.seed)

@@ -12,6 +12,7 @@ import sys
 from bgsim import Position
 
 KEYS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+SAMPLE = 200  # bgsim bearoff check --variant: states where GNU Backgammon's values are checked one step
 SOURCE = "hypergammon solution (exact: perfect checker and cube play, money, no limit on the cube)"
 
 
@@ -53,15 +54,24 @@ def run_build(args, checkers: int) -> int:
 def run_check(args, checkers: int) -> int:
     from experiments.studies.hypergammon import compare_with_gnubg
 
-    summary = compare_with_gnubg(checkers, args.gnubg_file, args.positions if args.gnubg_file else None,
-                                 args.seed, _log)
+    from experiments.commands.eval import CHECK_PAIRS
+
+    # --positions' default is the bear-off check's; its old spelling hides whether it was given
+    sample = SAMPLE if args.positions == CHECK_PAIRS else args.positions
+    summary = compare_with_gnubg(checkers, args.gnubg_file, sample, args.seed, _log)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
         print(f"{summary['variant']} against GNU Backgammon's makehyper file, {summary['bgsim']['states']:,} states, "
               f"tolerance {summary['tolerance']:.2g}")
+        point = summary["fixed_point"]
+        print(f"  GNU Backgammon's values at {point['states']} random states are {'' if point['fixed_point'] else 'NOT '}"
+              f"a fixed point of bgsim's recursion under its convention (largest residual "
+              f"{max(point['largest_cubeful_residual'], point['largest_cubeless_residual']):.1e})")
         for name, what in (("bgsim_gnubg_convention", "bgsim under GNU Backgammon's convention for a roll "
                             "without a play"), ("bgsim", "bgsim's true solution")):
+            if name not in summary:
+                continue
             entry = summary[name]
             print(f"  {what}: equities agree in {entry['equities_agree']:,} states, largest difference "
                   f"{entry['largest_equity_difference']:.1e}; chances agree in {entry['chances_agree']:,} "

@@ -231,17 +231,21 @@ def _differences(ours: np.ndarray, theirs_chances: np.ndarray, theirs_equities: 
     }
 
 
-def compare_with_gnubg(checkers: int, gnubg_file: Path | None = None, sample: int | None = None, seed: int = 1,
-                       log: Callable[[str], None] = print, folder: Path | None = None) -> dict:
+def compare_with_gnubg(checkers: int, gnubg_file: Path | None = None, sample: int = 200, seed: int = 1,
+                       log: Callable[[str], None] = print, folder: Path | None = None,
+                       convention: bool | None = None) -> dict:
     """bgsim's solution of ``checkers`` against GNU Backgammon's file (``gnubg_file``, else made
-    now by makehyper in a temporary folder), on every state or on ``sample`` random ones: the
-    largest difference of each value, how many states agree within the tolerance (the two
-    thresholds and the two files' rounding), for the true solution and for the solution under GNU
-    Backgammon's convention for a roll without a play (module doc), built too."""
+    now by makehyper in a temporary folder), state by state: the largest difference of each value
+    and how many states agree within the tolerance (the thresholds and the files' rounding), for
+    the true solution and, with ``convention`` (default: up to 2 checkers, whose build takes a
+    minute; 3 take hours), for bgsim's solution under GNU Backgammon's convention for a roll
+    without a play (module doc).  And on ``sample`` random states, whether GNU Backgammon's own
+    values are a fixed point of bgsim's recursion under that convention (:func:`check_sample`)."""
     from bgsim.fast.hypergammon import VALUES
 
     database = _database()
     database.check_checkers(checkers)
+    convention = checkers <= 2 if convention is None else convention
     summary: dict = {"variant": f"hypergammon{checkers}", "values": list(VALUES)}
     with tempfile.TemporaryDirectory(prefix="bgsim-makehyper-") as temporary:
         if gnubg_file is None:
@@ -249,23 +253,24 @@ def compare_with_gnubg(checkers: int, gnubg_file: Path | None = None, sample: in
             summary["makehyper"] = made = make_gnubg(checkers, Path(temporary))
             gnubg_file = Path(made["file"])
         chances, equities = read_gnubg(gnubg_file, checkers)
+        log(f"GNU Backgammon's values at {sample} random states against one step of bgsim's recursion")
+        summary["fixed_point"] = check_sample(gnubg_sample(gnubg_file, checkers, sample, seed))
     found = database.positions(checkers)
     states = np.concatenate([found.races, found.contact])
-    if sample is not None and sample < len(states):
-        states = np.sort(np.random.default_rng(seed).choice(states, size=sample, replace=False))
-        summary.update(sample=sample, seed=seed)
     # the thresholds bound the changes of a sweep, not the distance to the fixed point: the
     # tolerance takes ten times GNU Backgammon's, and its 24-bit rounding of equities within +-3
     tolerance = 10 * GNUBG_THRESHOLD + 6.0 / 2 ** 24
     summary["tolerance"] = tolerance
-    for name, dance in (("bgsim", False), ("bgsim_gnubg_convention", True)):
+    for name, dance in (("bgsim", False), ("bgsim_gnubg_convention", True)) if convention else (("bgsim", False),):
         solved = database.solution(checkers, folder, gnubg_dance=dance)
         summary[name] = {"header": {key: solved.header.get(key) for key in
                                     ("threshold", "sweeps", "last_change", "error_bound", "gnubg_dance", "code")},
                          **_differences(solved.values, chances, equities, states, tolerance)}
-    convention = summary["bgsim_gnubg_convention"]
-    summary["agrees"] = (convention["equities_agree"] == convention["states"]
-                         and convention["other_chances_other_equity"] == 0)
+    agrees = bool(summary["fixed_point"]["fixed_point"])
+    if convention:
+        entry = summary["bgsim_gnubg_convention"]
+        agrees = agrees and entry["equities_agree"] == entry["states"] and entry["other_chances_other_equity"] == 0
+    summary["agrees"] = agrees
     return summary
 
 
