@@ -147,7 +147,8 @@ def build_solution(checkers: int, force: bool = False, threads: int = 1, progres
         seconds = built.build_seconds
     header = database.read_header(path)
     return {"variant": f"hypergammon{checkers}", "file": str(path), "bytes": path.stat().st_size,
-            "states": header.get("states"), "threshold": header.get("threshold"), "sweeps": header.get("sweeps"),
+            "states": header.get("states"), "contact_states": header.get("contact_states"),
+            "threshold": header.get("threshold"), "sweeps": header.get("sweeps"),
             "last_change": header.get("last_change"), "rate": header.get("rate"),
             "error_bound": header.get("error_bound"), "build_s": seconds,
             "total_build_s": header.get("build_seconds")}
@@ -372,3 +373,62 @@ def check_sample(sample: dict, tolerance: float = 5e-5, gnubg_dance: bool = True
     return {"checkers": checkers, "states": int(len(sample["states"])), "tolerance": tolerance,
             "largest_cubeful_residual": worst["cubeful"], "largest_cubeless_residual": worst["cubeless"],
             "fixed_point": max(worst.values()) <= tolerance}
+
+
+# --- results/hypergammon/summary.md -----------------------------------------------------------
+
+
+def results_summary(folder: Path) -> str:
+    """summary.md of a results folder holding ``build_N.json`` (``bgsim bearoff build --variant
+    hypergammonN --json``), ``gnubg_check_N.json`` (``bgsim bearoff check ... --json``),
+    ``timing.json`` (:func:`time_builds`) and ``run.json`` (the commit): the tables of the
+    solution's build, its check against GNU Backgammon and the two builds' times."""
+    import json
+
+    folder = Path(folder)
+    record = json.loads((folder / "run.json").read_text())
+    lines = ["# Hypergammon solved: the build and its check against GNU Backgammon", "",
+             f"Generated on commit {record['git_commit'][:12]} (clean tree: {not record['git_dirty']}); the commands "
+             "in `run.json`.", "", "## The solution", "",
+             "| variant | states | in contact | sweeps | threshold | last change | error bound | build (s) | file (MiB) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for path in sorted(folder.glob("build_*.json")):
+        build = json.loads(path.read_text())
+        lines.append(f"| {build['variant']} | {build['states']:,} | {build['contact_states']:,} | {build['sweeps']} | "
+                     f"{build['threshold']:g} | {build['last_change']:.1e} | {build['error_bound']:.1e} | "
+                     f"{build['total_build_s']:.1f} | {build['bytes'] / 2**20:.1f} |")
+    lines += ["", "## Against GNU Backgammon's makehyper", "",
+              "| variant | states | GNU's values a fixed point of bgsim's recursion (its convention) | solution | "
+              "equities agree | largest equity difference | chances agree | other chances, same equity | "
+              "other chances, other equity |", "|---|---:|---|---|---:|---:|---:|---:|---:|"]
+    for path in sorted(folder.glob("gnubg_check_*.json")):
+        check = json.loads(path.read_text())
+        point = check["fixed_point"]
+        residual = max(point["largest_cubeful_residual"], point["largest_cubeless_residual"])
+        for name, what in (("bgsim_gnubg_convention", "bgsim, GNU's convention for a roll without a play"),
+                           ("bgsim", "bgsim, the true recursion")):
+            if name not in check:
+                continue
+            entry = check[name]
+            lines.append(f"| {check['variant']} | {entry['states']:,} | {'yes' if point['fixed_point'] else 'no'} "
+                         f"({point['states']} states, residual {residual:.1e}) | {what} | {entry['equities_agree']:,} | "
+                         f"{entry['largest_equity_difference']:.1e} | {entry['chances_agree']:,} | "
+                         f"{entry['other_chances_same_equity']:,} | {entry['other_chances_other_equity']:,} |")
+    timing = folder / "timing.json"
+    if timing.exists():
+        found = json.loads(timing.read_text())
+        lines += ["", "## The 2-checker build, side by side", "",
+                  f"{found['rounds']} rounds in turns in one process (bgsim on one thread, its kernels compiled "
+                  f"first; makehyper with no checkpoint), {found['cores']} cores, load average "
+                  f"{', '.join(f'{load:.1f}' for load in found['load_average'])}:", "",
+                  "| build | threshold | sweeps | CPU s (each round) | wall s (each round) |", "|---|---:|---:|---|---|"]
+        for name, threshold in (("bgsim_gnubg_threshold", GNUBG_THRESHOLD), ("bgsim", _database().DEFAULT_THRESHOLD),
+                                ("makehyper", GNUBG_THRESHOLD)):
+            runs = found["runs"][name]
+            sweeps = runs[0].get("sweeps", runs[0].get("iterations"))
+            lines.append(f"| {name.replace('_gnubg_threshold', '')} | {threshold:g} | {sweeps} | "
+                         f"{', '.join(str(run['cpu_s']) for run in runs)} | {', '.join(str(run['wall_s']) for run in runs)} |")
+        lines += ["", f"CPU time of bgsim against makehyper: {found['bgsim_gnubg_threshold_cpu_ratio']:.2f} at makehyper's "
+                  f"threshold, {found['bgsim_cpu_ratio']:.2f} at bgsim's (wall: "
+                  f"{found['bgsim_gnubg_threshold_wall_ratio']:.2f} and {found['bgsim_wall_ratio']:.2f})."]
+    return "\n".join(lines) + "\n"
