@@ -194,6 +194,7 @@ def test_one_checker_solution_matches_gnu_backgammon_s_makehyper(gnubg, solved):
 
     summary = compare_with_gnubg(1, sample=40, log=lambda text: None)
     assert summary["agrees"] and summary["fixed_point"]["fixed_point"]
+    assert json.loads(json.dumps(summary)) == summary  # what bgsim bearoff check --json prints
     for name in ("bgsim", "bgsim_gnubg_convention"):  # one checker is never shut out
         entry = summary[name]
         assert entry["equities_agree"] == entry["states"] == 601

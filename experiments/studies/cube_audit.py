@@ -494,7 +494,7 @@ def _audit(folder: RunFolder, stored, rules, specs, command, identity, positions
     else:
         shutil.rmtree(folder.chunks, ignore_errors=True)  # chunks of no known positions
         if source is not None:
-            found = [(position_id, None) for position_id in read_positions(source, judging.scope)]
+            found = [(position_id, None) for position_id in read_positions(source, judging.scope, judging.variant)]
         else:
             log(f"sampling {positions:,} {judging.scope if judging.scope != ANY else ''} positions from "
                 f"{sampler} games (seed {seed})".replace("  ", " "))

@@ -142,9 +142,10 @@ def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3, sco
     return found[:count]
 
 
-def read_positions(path: Path, scope: str = RACE) -> list[str]:
-    """Position IDs, one a line (blank lines and ``#`` comments skipped); each must be of ``scope``
-    (a race, unless the scope is ``contact`` or ``all``)."""
+def read_positions(path: Path, scope: str = RACE, variant: str = STANDARD) -> list[str]:
+    """Position IDs, one a line (blank lines and ``#`` comments skipped), of ``variant`` (a bare ID
+    is read in it, a position string must name it); each must be of ``scope`` (a race, unless the
+    scope is ``contact`` or ``all``)."""
     ids = []
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
@@ -155,16 +156,18 @@ def read_positions(path: Path, scope: str = RACE) -> list[str]:
         if not text:
             continue
         try:
-            position = Position.from_position_id(text)
+            position = Position.from_string(text, None if "." in text else variant)
         except ValueError as error:
             raise ValueError(f"{path}, line {number}: {error}") from None
-        if position.checkers_off == 15 or position.opponent_checkers_off == 15:
+        if position.variant != variant:
+            raise ValueError(f"{path}, line {number}: {text} is a position of {position.variant}, not of {variant}")
+        if position.checkers_off == position.checkers or position.opponent_checkers_off == position.checkers:
             raise ValueError(f"{path}, line {number}: the game is over in {text}")
         if scope == RACE and not position.is_race:
             raise ValueError(f"{path}, line {number}: {text} is not a race (the sides are in contact)")
         if scope == CONTACT and position.is_race:
             raise ValueError(f"{path}, line {number}: {text} is a race, not a contact position")
-        ids.append(position.position_id)
+        ids.append(position.position_string)
     if not ids:
         raise ValueError(f"{path} holds no position IDs")
     return ids

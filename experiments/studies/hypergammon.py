@@ -371,8 +371,8 @@ def check_sample(sample: dict, tolerance: float = 5e-5, gnubg_dance: bool = True
         worst["cubeless"] = max(worst["cubeless"], abs(reference.cubeless_equity(step)
                                                        - reference.cubeless_equity(stored)))
     return {"checkers": checkers, "states": int(len(sample["states"])), "tolerance": tolerance,
-            "largest_cubeful_residual": worst["cubeful"], "largest_cubeless_residual": worst["cubeless"],
-            "fixed_point": max(worst.values()) <= tolerance}
+            "largest_cubeful_residual": float(worst["cubeful"]), "largest_cubeless_residual": float(worst["cubeless"]),
+            "fixed_point": bool(max(worst.values()) <= tolerance)}
 
 
 # --- results/hypergammon/summary.md -----------------------------------------------------------
