@@ -186,6 +186,10 @@ class Exact(CubeBot):
                               match_starts=starts, match_targets=targets, match_pips=pips)
         return arrays
 
+    def check_variant(self, variant: str) -> None:
+        """One line when the solution of the hypergammon played is not built yet (3 checkers)."""
+        _check_solution(variant, self.tables)
+
     def _at_score(self, cube: CubeView) -> bool:
         return bool(self.score_aware and cube.match_to and match_cube.in_table(*cube.away))
 
@@ -230,6 +234,16 @@ class Exact(CubeBot):
         if cube.beaver_allowed and found.double_take < 0.0:
             return Response.BEAVER
         return Response.TAKE
+
+
+def _check_solution(variant: str, tables: bool) -> None:
+    from bgsim.hypergammon import checkers_of
+
+    checkers = checkers_of(variant)
+    if tables and checkers:
+        from bgsim.hypergammon.database import check_ready
+
+        check_ready(checkers)
 
 
 def _packed_hypergammon() -> int:
@@ -309,6 +323,10 @@ class ExactChecker(CheckerBot):
 
     def see_cube(self, cube: TurnCube) -> None:
         self.turn = cube
+
+    def check_variant(self, variant: str) -> None:
+        """One line when the solution of the hypergammon played is not built yet (3 checkers)."""
+        _check_solution(variant, self.tables)
 
     def fast_params(self):
         return {**self.elsewhere.fast_params(), "perfect_bearoff": 1.0, "bearoff_size": float(_bearoff_size()),

@@ -132,6 +132,9 @@ class BotPlayer:
             if rules.name in getattr(bot, "refused_variants", ()):
                 note = getattr(bot, "variant_note", "")
                 raise SpecError(f"{bot.name} cannot play {rules.name}" + (f": {note}" if note else ""))
+            check = getattr(bot, "check_variant", None)  # a bot that needs something for it (exact: a solution)
+            if check is not None:
+                check(rules.name)
         if rules.acey_deucey and type(self.checker).choose_double is CheckerBot.choose_double:
             raise SpecError(f"{self.checker.name} cannot play acey-deucey: it does not choose the double "
                             f"after a 1-2 (CheckerBot.choose_double)")

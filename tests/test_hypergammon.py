@@ -389,3 +389,24 @@ def test_gnu_backgammon_s_file_is_a_fixed_point_of_bgsim_s_recursion_under_its_c
     assert found["fixed_point"] and found["states"] == 150, found
     assert found["largest_cubeful_residual"] < 2e-6
     assert not check_sample(sample, gnubg_dance=False)["fixed_point"]
+
+
+def test_three_checkers_are_built_only_when_asked(tmp_path, monkeypatch, capsys):
+    """A 3-checker solution takes hours: every use before `bgsim bearoff build --variant
+    hypergammon3` is refused in one line, in both engines and in eval, and nothing is built."""
+    from bgsim import fast
+    from bgsim.game import play_game
+    from bots import make_player
+    from experiments import cli
+
+    monkeypatch.setenv("BGSIM_CACHE", str(tmp_path))
+    rules = Rules(variant="hypergammon3")
+    for spec in ("exact+exact", "nn+exact"):
+        with pytest.raises(ValueError, match="hypergammon3's solution is not built yet: `bgsim bearoff build"):
+            play_game(make_player(spec), make_player("racer"), 1, 0, rules)
+        with pytest.raises(ValueError, match="hypergammon3's solution is not built yet"):
+            fast.play_games(make_player(spec), make_player("racer"), 1, 2, rules)
+    assert cli.main(["eval", Position.start("hypergammon3").position_id, "--variant", "hypergammon3"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "not built yet" in err
+    assert not list(tmp_path.glob("hypergammon3*"))

@@ -38,6 +38,9 @@ from ..fast import hypergammon as kernels
 
 FORMAT = 1
 KIND = "hypergammon"
+# built on first use (seconds, a minute); a 3-checker solution takes hours: it is built only when
+# asked for (bgsim bearoff build --variant hypergammon3), and a use before that is refused
+FIRST_USE = (1, 2)
 PARTIAL = "hypergammon-partial"
 DEFAULT_THRESHOLD = 1e-8
 CHECKERS = (1, 2, 3)
@@ -247,13 +250,28 @@ def build(checkers: int, threshold: float = DEFAULT_THRESHOLD, folder: Path | No
     return Solution(checkers, values.astype(np.float32), header, seconds)
 
 
+class NotBuilt(ValueError):
+    """A solution too long to build on first use (:data:`FIRST_USE`) that is not built yet."""
+
+
+def check_ready(checkers: int, folder: Path | None = None, gnubg_dance: bool = False) -> None:
+    """NotBuilt (one line) unless the solution is current in the cache folder or built on first use."""
+    if checkers not in FIRST_USE and not is_built(checkers, folder, gnubg_dance=gnubg_dance):
+        raise NotBuilt(f"hypergammon{checkers}'s solution is not built yet: `bgsim bearoff build --variant "
+                       f"hypergammon{checkers}` builds it (hours; a Ctrl-C keeps its last sweep), or play "
+                       "exact(tables=false)")
+
+
 def solution(checkers: int, folder: Path | None = None, threshold: float = DEFAULT_THRESHOLD,
-             gnubg_dance: bool = False, **build_options) -> Solution:
+             gnubg_dance: bool = False, build_now: bool = False, **build_options) -> Solution:
     """The solution of ``checkers``-checker hypergammon from the cache folder, built there first
-    if it is missing or stale (``build_options`` go to :func:`build`); read once per process."""
+    if it is missing or stale and built on first use (:data:`FIRST_USE`), or with ``build_now``
+    (``build_options`` go to :func:`build`); NotBuilt otherwise.  Read once per process."""
     check_checkers(checkers)
-    return _solution(checkers, Path(folder) if folder else store.cache_dir(), threshold, gnubg_dance,
-                     tuple(sorted(build_options.items())))
+    folder = Path(folder) if folder else store.cache_dir()
+    if not build_now and threshold == DEFAULT_THRESHOLD:
+        check_ready(checkers, folder, gnubg_dance)
+    return _solution(checkers, folder, threshold, gnubg_dance, tuple(sorted(build_options.items())))
 
 
 def path_of(checkers: int, folder: Path | None = None, gnubg_dance: bool = False) -> Path:

@@ -66,7 +66,7 @@ def announce_build(checkers: int, log: Callable[[str], None], threads: int = 1) 
     from experiments.running.progress import duration
 
     database = _database()
-    if not database.is_built(checkers):
+    if checkers in database.FIRST_USE and not database.is_built(checkers):
         log(f"building the hypergammon{checkers} solution (first use, kept in the cache): about "
             f"{duration(max(1.0, estimated_seconds(checkers, threads)))}; `bgsim bearoff build --variant "
             f"hypergammon{checkers}` makes it ahead of time, with a progress bar, and goes on after a Ctrl-C")
