@@ -450,13 +450,13 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                 mark = lap(clock, PHASE_DICE, mark)
         opening = False
         plies += 1
-        if VARIANT_GAMES:  # and the cube as it stands for the play (bgsim.game.tell_cube)
-            board[CUBE_BYTE] = _cube_code(rules, crawford, in_match, value, owner, side)
         one_two = False
         if VARIANT_GAMES:
             one_two = acey and ((d1 == 1 and d2 == 2) or (d1 == 2 and d2 == 1))
             if one_two and stake_doubling:
                 value *= 2  # at every 1-2 rolled, whatever comes of it
+            # and the cube as it stands for the play (bgsim.game.tell_cube)
+            board[CUBE_BYTE] = _cube_code(rules, crawford, in_match, value, owner, side)
         dice_played = 0
         if VARIANT_GAMES and (one_two or (moves_differ and needs_variant_moves(board))):
             count, dice_played = generate_variant(board, d1, d2, hand_first, plays, keys, slots, table)
