@@ -205,7 +205,10 @@ def build(checkers: int, threshold: float = DEFAULT_THRESHOLD, folder: Path | No
     values = None
     if checkpoint:
         try:
-            kept = store.read(partial, _partial_header(checkers, threshold, gnubg_dance))
+            # any threshold's sweeps are sweeps towards the same fixed point: go on from them
+            wanted = _partial_header(checkers, threshold, gnubg_dance)
+            del wanted["threshold"]
+            kept = store.read(partial, wanted)
             values = np.array(kept["values"])  # writable
             changes = [float(change) for change in kept["changes"]]
             seconds_before = float(kept["seconds"][0])
