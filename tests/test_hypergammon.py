@@ -393,7 +393,8 @@ def test_gnu_backgammon_s_file_is_a_fixed_point_of_bgsim_s_recursion_under_its_c
 
 def test_three_checkers_are_built_only_when_asked(tmp_path, monkeypatch, capsys):
     """A 3-checker solution takes hours: every use before `bgsim bearoff build --variant
-    hypergammon3` is refused in one line, in both engines and in eval, and nothing is built."""
+    hypergammon3` is refused in one line, in both engines, in eval and in the audit (before it
+    samples or writes anything), and nothing is built."""
     from bgsim import fast
     from bgsim.game import play_game
     from bots import make_player
@@ -409,4 +410,9 @@ def test_three_checkers_are_built_only_when_asked(tmp_path, monkeypatch, capsys)
     assert cli.main(["eval", Position.start("hypergammon3").position_id, "--variant", "hypergammon3"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "not built yet" in err
+    assert cli.main(["cube-audit", "--variant", "hypergammon3", "--positions", "4", "--no-progress",
+                     "--out", str(tmp_path / "audit")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "not built yet" in err
+    assert not (tmp_path / "audit").exists()  # refused before sampling: nothing written
     assert not list(tmp_path.glob("hypergammon3*"))

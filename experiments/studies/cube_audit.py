@@ -409,6 +409,11 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
         from experiments.analysis.gnubg_program import find_gnubg
 
         find_gnubg()  # not installed: the install hint, before anything is written
+    if judging.judge == EXACT:
+        from bgsim.hypergammon import checkers_of
+        from bgsim.hypergammon.database import check_ready
+
+        check_ready(checkers_of(judging.variant))  # a solution not built yet: its line, before any sampling
     identity = audit_identity(specs, positions, seed, sampler, per_game, source, judging, sweep)
     folder = RunFolder(out, AUDIT)
     with folder.claimed():
