@@ -393,8 +393,8 @@ def test_gnu_backgammon_s_file_is_a_fixed_point_of_bgsim_s_recursion_under_its_c
 
 def test_three_checkers_are_built_only_when_asked(tmp_path, monkeypatch, capsys):
     """A 3-checker solution takes hours: every use before `bgsim bearoff build --variant
-    hypergammon3` is refused in one line, in both engines, in eval and in the audit (before it
-    samples or writes anything), and nothing is built."""
+    hypergammon3` is refused in one line, in both engines, in eval, in the audit (before it
+    samples or writes anything) and in the check against makehyper, and nothing is built."""
     from bgsim import fast
     from bgsim.game import play_game
     from bots import make_player
@@ -415,4 +415,12 @@ def test_three_checkers_are_built_only_when_asked(tmp_path, monkeypatch, capsys)
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "not built yet" in err
     assert not (tmp_path / "audit").exists()  # refused before sampling: nothing written
+
+    def makehyper(*args):
+        raise AssertionError("makehyper -c 3 (hours) ran for a check that cannot be made")
+
+    monkeypatch.setattr("experiments.studies.hypergammon.make_gnubg", makehyper)
+    assert cli.main(["bearoff", "check", "--variant", "hypergammon3"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "not built yet" in err
     assert not list(tmp_path.glob("hypergammon3*"))

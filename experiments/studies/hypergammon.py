@@ -246,6 +246,7 @@ def compare_with_gnubg(checkers: int, gnubg_file: Path | None = None, sample: in
 
     database = _database()
     database.check_checkers(checkers)
+    database.check_ready(checkers, folder)  # 3 checkers not built: its line before hours of makehyper
     convention = checkers <= 2 if convention is None else convention
     summary: dict = {"variant": f"hypergammon{checkers}", "values": list(VALUES)}
     with tempfile.TemporaryDirectory(prefix="bgsim-makehyper-") as temporary:
