@@ -107,10 +107,10 @@ offered by each member and as many received by the box.
 Engines
 -------
 ``bgsim/fast/chouette.py`` plays the same games in the Numba engine, step for step as written
-here.  :class:`Session` plays a session batch by batch in the engine :func:`chouette_engine`
-chooses as ``bgsim play`` does (``auto``: the fast engine when every player's bots have kernels
-that say in ``bgsim/layouts.py`` that they sit in a chouette, else this module); both engines
-give the same rows.
+here.  ``bgsim/chouette_sessions.py`` (``Session``, ``play_chouettes``) plays a session batch by
+batch in the engine ``chouette_engine`` chooses as ``bgsim play`` does (``auto``: the fast engine
+when it can seat every player, else this module); both engines give the same rows.  This module
+never loads the fast engine.
 """
 
 from __future__ import annotations
@@ -120,11 +120,10 @@ from typing import Iterator, Sequence
 
 from .board import Position
 from .cube import Cube, CubeView, Response, Rules
-from .decisions import DecisionError, Player
+from .decisions import DecisionError, Player, check_player
 from .dice import DICE_STREAM, RandomStream, check_seed
 from .game import MAX_PLIES, WHITE, answer_to_double, chosen_play, cube_view, opening_roll
 from .scoring import DROP, points_for, result_of
-from .series import check_player
 
 BOX = "box"
 TEAM = "team"
@@ -557,96 +556,6 @@ def _session(players, seed, numbers, rules, chouette_cubes, seating) -> Iterator
         seating = record.next_seating
 
 
-ENGINES = ("auto", "reference", "fast")
-
-
-def chouette_engine(engine: str, players: Sequence[Player] = ()) -> str:
-    """The engine a chouette of ``players`` runs in for ``engine``, as ``bgsim play`` chooses:
-    ``auto`` is the fast engine when it can seat every player, else the reference engine;
-    ``fast`` is checked to seat every one (a ValueError in one line names the first it cannot)."""
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}: choose from {', '.join(ENGINES)}")
-    if engine == "reference":
-        return engine
-    from .fast import chouette as fast
-
-    if engine == "fast":
-        fast.Table(players, Rules(), "team")  # the players' checks, one line for the first that fails
-        return engine
-    return "fast" if all(fast.supports(player) for player in players) else "reference"
-
-
-class Session:
-    """A session played a batch of games at a time in one engine, the seats carried from one
-    batch to the next: what ``bgsim chouette`` streams and an experiment's chunks play.
-
-    ``first_game``: the session's first game number; a session that starts later than game 0
-    needs that game's ``seating`` (the ``next_seating`` of the game before it).  Everything is
-    checked when the session is made.
-    """
-
-    def __init__(self, players: Sequence[Player], seed: int, rules: Rules = Rules(),
-                 chouette_cubes: str = "team", seating: Seating | None = None, first_game: int = 0,
-                 engine: str = "auto") -> None:
-        self.players = check_players(players)
-        self.seed = check_seed(seed)
-        self.first_game = check_seed(first_game, "game number")
-        self.chouette_cubes = check_chouette_cubes(chouette_cubes)
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a bgsim.cube.Rules, got {type(rules).__name__}")
-        self.rules = rules
-        if seating is None:
-            if first_game != 0:
-                raise ValueError(f"a session continued at game {first_game} needs the seating of that game "
-                                 "(the next_seating of the game before it)")
-            seating = first_seating(seed, len(self.players))
-        elif not isinstance(seating, Seating):
-            raise TypeError(f"seating must be a bgsim.chouette.Seating, got {type(seating).__name__}")
-        elif len(seating.order) != len(self.players):
-            raise ValueError(f"the seating has {len(seating.order)} seats for {len(self.players)} players")
-        self.seating = seating  # of the next game to play
-        self.next_game = first_game
-        self.engine = chouette_engine(engine, self.players)
-        self._table = None
-        if self.engine == "fast":
-            from .fast.chouette import Table
-
-            self._table = Table(self.players, rules, chouette_cubes)
-        self._finished: list[ChouetteRecord] = []  # the reference engine's games of the batch under way
-
-    def play(self, games: int | range):
-        """The next games as a DataFrame (``bgsim.schema.CHOUETTE_COLUMNS``): ``games`` of them,
-        or the range of game numbers that starts at the next game."""
-        numbers = session_games(range(self.next_game, self.next_game + games) if isinstance(games, int)
-                                and not isinstance(games, bool) else games)
-        if numbers.start != self.next_game and len(numbers):
-            raise ValueError(f"the session's next game is {self.next_game}, not {numbers.start}")
-        if self._table is not None:
-            from .schema import chouette_frame_from_columns
-
-            columns, order = self._table.play(self.seed, numbers, self.seating.order)
-            self.seating = Seating(order)
-            self.next_game = numbers.stop
-            return chouette_frame_from_columns(columns, self.seed, [player.name for player in self.players],
-                                               self.rules, self.chouette_cubes)
-        self._finished = []
-        for number in numbers:
-            record = _Game(self.players, self.seating, self.seed, number, self.rules, self.chouette_cubes,
-                           False).play()
-            self._finished.append(record)
-            self.seating = record.next_seating
-            self.next_game = number + 1
-        records, self._finished = self._finished, []
-        return session_frame(records, self.players, self.rules, self.chouette_cubes)
-
-    def salvage(self):
-        """After an interrupted :meth:`play`: the rows of the games it finished, or None (the fast
-        engine plays a batch in one call: none of it is finished)."""
-        if not self._finished:
-            return None
-        return session_frame(self._finished, self.players, self.rules, self.chouette_cubes)
-
-
 def session_frame(records: Sequence[ChouetteRecord], players: Sequence[Player], rules: Rules,
                   chouette_cubes: str):
     """The rows of ``records`` (games of one session) as a DataFrame (``bgsim.schema``)."""
@@ -656,21 +565,3 @@ def session_frame(records: Sequence[ChouetteRecord], players: Sequence[Player], 
         return empty_chouette_frame()
     return chouette_frame_from_columns(chouette_columns_from_records(records), records[0].seed,
                                        [player.name for player in players], rules, chouette_cubes)
-
-
-def play_chouettes(
-    players: Sequence[Player],
-    seed: int,
-    games: int | range,
-    rules: Rules = Rules(),
-    chouette_cubes: str = "team",
-    seating: Seating | None = None,
-    engine: str = "auto",
-):
-    """The games of session ``seed`` (see :func:`play_session`) as one DataFrame, one row per
-    game and player (``bgsim.schema.CHOUETTE_COLUMNS``), played in ``engine`` (``auto``: the
-    fast engine when it can seat every player; both give the same rows)."""
-    numbers = session_games(games)
-    session = Session(players, seed, rules, chouette_cubes, seating, numbers.start if len(numbers) else 0,
-                      engine)
-    return session.play(numbers) if len(numbers) else session_frame([], players, rules, chouette_cubes)

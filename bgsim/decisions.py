@@ -124,3 +124,25 @@ class RandomPlayer:
 
     def respond_to_double(self, position, cube) -> Response:
         return self.cube.respond(position, cube)
+
+
+def check_players(white, black) -> None:
+    """A clear TypeError for anything that is not a player, a spec string above all.
+
+    bgsim never imports the bots package (imports flow bgsim <- bots <- experiments), so it
+    cannot turn "heuristic+pipdiff" into a player itself: that is ``bots.make_player``'s job.
+    """
+    for seat, player in (("white", white), ("black", black)):
+        check_player(seat, player)
+
+
+def check_player(seat: str, player) -> None:
+    """A clear TypeError when ``player`` (at ``seat``, for the message) is not a player."""
+    if isinstance(player, str):
+        raise TypeError(f"{seat} is the string {player!r}: bgsim takes player objects; "
+                        f"build one with bots.make_player({player!r})")
+    missing = [name for name in ("name", "choose_play", "offer_double", "respond_to_double")
+               if not hasattr(player, name)]
+    if missing:
+        raise TypeError(f"{seat} ({type(player).__name__}) is not a player: it lacks "
+                        f"{', '.join(missing)} (see bgsim.decisions.Player, or bots.make_player)")

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # bgsim.board draws a Position with draw(): only the type is named here
-    from .board import Position
-
 from .variants import STANDARD
 
 ROWS = 5  # checkers drawn per point; a taller stack shows its count in the last row
 
 
-def draw(position: Position) -> str:
-    """A board diagram from the side on roll, X, against O.
+def draw(position) -> str:
+    """A board diagram of ``position`` (a ``bgsim.board.Position``, whose ``str`` this is) from
+    the side on roll, X, against O.
 
     The points carry X's numbers: X moves from its 24-point (top right) round to its 1-point
     (bottom right), so X's home board is bottom right and O's top right.  Checkers on the bar

@@ -4,6 +4,12 @@
 returns a :class:`GameRecord`.  The loop keeps the position seen from the side on roll and
 turns it after every ply.  ``Rules.variant`` chooses the game (``bgsim.variants``): its start,
 its moves (carried by the positions), acey-deucey's opening and chained 1-2 turns, and its score.
+
+Turn order, which both engines keep: the opening throw is one die for white, then one for black,
+thrown again while they tie (:func:`opening_roll`), and the higher die's side plays the two (in
+acey-deucey it rolls two fresh dice: :func:`play_game`); on every later turn the side on roll is
+first asked whether to double (only when the rules allow it: ``bgsim.cube``), then rolls, then
+plays.  A drop ends the game before the roll.  ``plies`` counts rolls.
 """
 
 from __future__ import annotations

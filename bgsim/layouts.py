@@ -40,6 +40,15 @@ own, and the wrapper fills them in from the bot's switch (``bgsim.fast.capabilit
 the bot hands over only its own.  ``bgsim validate`` plays every registered bot with each
 capability switched on and off (``experiments/studies/validation.py``, ``bot_cases``).
 
+This docstring is the capability contract, written once; the bots' modules, the kernels and the
+dispatch point here.  In the reference a bot implements ``pick`` (checker) or ``wants_double``
+(cube) and never overrides ``choose`` or ``offer_double``, which apply the capability first.
+``tests/test_capabilities.py`` ties the two halves: a switch and its capability go together
+(``test_a_fast_bots_capability_switches_are_the_parameters_of_its_bot``), the bear-off switch
+hands bear-offs to the perfect player in both engines (``tests/test_bearoff_player.py``), a
+score-aware bot offers what the score decides in both engines, every variant and chouette seat
+a layout claims is played by ``bgsim validate``.
+
 Parameters are float64 numbers (flags as 0.0/1.0), at most :data:`MAX_PARAMS` per bot.
 Arrays are for large read-only data (weights of an evaluation, a neural net): each declared
 array has a dtype, ``"float64"``, ``"int32"`` or ``"int64"``, and the engine copies it (flattened,
@@ -112,7 +121,7 @@ class FastBot:
     score_aware: bool = False
     variants: tuple[str, ...] = (STANDARD,)
     chouette: bool = False
-    # compiled only into the game kernels of runs that use it (bgsim/fast/with_exact.py)
+    # compiled only into the game-loop families that have it (bgsim/fast/families.py)
     apart: bool = False
     own_params: tuple[str, ...] = field(init=False)
     own_arrays: tuple[tuple[str, str], ...] = field(init=False)

@@ -25,6 +25,10 @@ where the two rolls decide little of a long game.
 
 With ``truncate`` a trial stops once both sides have borne in (a pure bear-off, covered by the
 one-sided database) and counts the exact expectation ``bgsim.bearoff.evaluate`` gives there.
+
+Trials run on the fast engine alone, so this module sits above both engines
+(``tests/test_imports.py``) and loads it when a rollout starts (``bgsim/fast_loader.py``); the
+design and the estimate are plain numpy.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from typing import Callable
 
 import numpy as np
 
+from . import fast_loader
 from .board import Position
 from .dice import check_seed
 
@@ -101,18 +106,17 @@ def design(seed: int, first: int, count: int) -> tuple[np.ndarray, np.ndarray, n
 
 def _outcomes(rows: np.ndarray, finals: np.ndarray, exact: Callable) -> np.ndarray:
     """Each trial's five chances and equity from white's side (the side on roll at the start)."""
-    from .fast.game import COL_RESULT, COL_WINNER, RESULT_STOPPED, WHITE
-
+    game = fast_loader.load("game")  # the row layout of the fast engine's games
     out = np.zeros((len(rows), 6))
     for i, row in enumerate(rows):
-        if row[COL_RESULT] == RESULT_STOPPED:
+        if row[game.COL_RESULT] == game.RESULT_STOPPED:
             chances = exact(finals[i].tobytes())
-            if row[COL_WINNER] != WHITE:  # the board is seen from black, on roll there
+            if row[game.COL_WINNER] != game.WHITE:  # the board is seen from black, on roll there
                 win, wg, wb, lg, lb = chances
                 chances = (1.0 - win, lg, lb, wg, wb)
         else:
-            result = int(row[COL_RESULT])  # 0 single, 1 gammon, 2 backgammon
-            won = row[COL_WINNER] == WHITE
+            result = int(row[game.COL_RESULT])  # 0 single, 1 gammon, 2 backgammon
+            won = row[game.COL_WINNER] == game.WHITE
             gammon, backgammon = float(result >= 1), float(result >= 2)
             chances = (1.0, gammon, backgammon, 0.0, 0.0) if won else (0.0, 0.0, 0.0, gammon, backgammon)
         out[i, :5] = chances
@@ -169,9 +173,8 @@ def rollout(position: Position, player, games: int, seed: int = 1, truncate: boo
     per engine call (default 144 a thread).  A finished game or a player the fast engine cannot
     run is a ValueError.
     """
-    import numba
-
-    from . import fast
+    fast = fast_loader.load()
+    import numba  # importable: the fast engine is loaded
 
     if not isinstance(position, Position):
         raise TypeError(f"rollout needs a Position, got {type(position).__name__}")

@@ -2,6 +2,10 @@
 
 ``play_games`` is the public entry point for both engines.  Game ``g`` of seed ``s`` is the same
 game however many games run and in whatever order, because its dice depend only on (s, g).
+
+This module sits above both engines (``tests/test_imports.py``): it plays the reference engine's
+games itself and loads the fast engine only when a run asks for it (``bgsim/fast_loader.py``), so
+``engine="reference"`` runs where Numba cannot be imported.
 """
 
 from __future__ import annotations
@@ -11,7 +15,8 @@ import pandas as pd
 
 from .board import Position
 from .cube import Rules
-from .decisions import Player
+from . import fast_loader
+from .decisions import Player, check_player, check_players  # noqa: F401 (public names)
 from .dice import check_seed
 from .game import check_variant_players, play_game
 from .match import check_match_length, play_match
@@ -70,28 +75,6 @@ def _variant_starts(start, count: int) -> list[Position] | None:
     return positions * count if len(positions) == 1 else positions
 
 
-def check_players(white, black) -> None:
-    """A clear TypeError for anything that is not a player, a spec string above all.
-
-    bgsim never imports the bots package (imports flow bgsim <- bots <- experiments), so it
-    cannot turn "heuristic+pipdiff" into a player itself: that is ``bots.make_player``'s job.
-    """
-    for seat, player in (("white", white), ("black", black)):
-        check_player(seat, player)
-
-
-def check_player(seat: str, player) -> None:
-    """A clear TypeError when ``player`` (at ``seat``, for the message) is not a player."""
-    if isinstance(player, str):
-        raise TypeError(f"{seat} is the string {player!r}: bgsim takes player objects; "
-                        f"build one with bots.make_player({player!r})")
-    missing = [name for name in ("name", "choose_play", "offer_double", "respond_to_double")
-               if not hasattr(player, name)]
-    if missing:
-        raise TypeError(f"{seat} ({type(player).__name__}) is not a player: it lacks "
-                        f"{', '.join(missing)} (see bgsim.decisions.Player, or bots.make_player)")
-
-
 def engine_for(engine: str, white: Player, black: Player, rules: Rules | None = None) -> str:
     """The engine ``play_games`` runs for ``engine``: ``auto`` is fast when both players can run
     there (every variant plays in both engines; ``rules`` is kept for the callers that pass it)."""
@@ -99,8 +82,7 @@ def engine_for(engine: str, white: Player, black: Player, rules: Rules | None = 
         raise ValueError(f"unknown engine {engine!r}: choose from {', '.join(ENGINES)}")
     if engine != "auto":
         return engine
-    from . import fast
-
+    fast = fast_loader.load()
     variant = rules.variant if rules is not None else STANDARD
     return "fast" if fast.supports(white, variant) and fast.supports(black, variant) else "reference"
 
@@ -132,7 +114,5 @@ def play_games(
         check_variant_players(white, black, rules.variant)
     if engine_for(engine, white, black, rules) == "reference":
         return play_games_reference(white, black, seed, games, rules, match_to, start, rolls, mirror)
-    from . import fast
-
-    return fast.play_games(white, black, seed, games, rules, match_to=match_to, threads=threads,
-                           start=start, rolls=rolls, mirror=mirror)
+    return fast_loader.load().play_games(white, black, seed, games, rules, match_to=match_to, threads=threads,
+                                         start=start, rolls=rolls, mirror=mirror)

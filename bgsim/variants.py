@@ -16,8 +16,8 @@ What a variant adds to a position (``bgsim.board.Position``): ``in_hand`` (check
 entered, per side) and ``cannot_hit`` (Dutch: a side that has not yet reached its home board).
 The standard game carries the neutral state (nothing in hand, both may hit).
 
-What the fast engine replicates (``bgsim/fast/variants.py``, ``bgsim/fast/with_variants.py``)
------------------------------------------------------------------------------------------
+What the fast engine replicates (``bgsim/fast/variants.py``, its families' ``VARIANT_GAMES``)
+---------------------------------------------------------------------------------------------
 
 * **Variant codes** (the rule array's variant entry): the index in :data:`VARIANTS`: standard 0,
   nackgammon 1, hypergammon1 2, hypergammon2 3, hypergammon3 4, dutch 5, acey-deucey 6.

@@ -19,11 +19,10 @@ play (``BotPlayer.check_variant`` refuses them in one line) and ``variant_note``
 Every evaluation is a module-level function of the board and the parameters, so the Numba
 kernels can mirror it line by line.
 
-A bot implements ``pick``; ``choose`` (what a player asks) first hands pure bear-offs to the
-perfect bear-off player when the bot has the ``bearoff`` switch (:data:`BEAROFF`) on.  A bot
-with a fast kernel sets ``fast_name`` to a name declared in ``bgsim/layouts.py`` (see
-``bots.params.Bot``); a layout with ``bearoff=True`` and the :data:`BEAROFF` parameter go
-together (``tests/test_capabilities.py``).
+A bot implements ``pick``; ``choose`` (what a player asks) applies the ``bearoff`` capability
+first (:data:`BEAROFF`, the switch; what it means and how the halves keep it is the capability
+contract in ``bgsim/layouts.py``).  A bot with a fast kernel sets ``fast_name`` to a name
+declared there (``bots.params.Bot``).
 """
 
 from __future__ import annotations

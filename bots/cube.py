@@ -9,11 +9,9 @@ side that may double (it is on roll, before rolling); ``respond`` sees the posit
 A "first double" is a double from the centred cube (even if automatic doubles have raised it);
 a "redouble" is a double of a cube the doubler owns.
 
-A bot implements ``wants_double`` and ``respond``; ``offer_double`` (what a player asks) first
-applies what the match score decides alone (``bots.match_cube.forced_offer``) when the bot has
-the ``score_aware`` switch (:data:`SCORE_AWARE`) on.  A layout with ``score_aware=True`` in
-``bgsim/layouts.py`` and the :data:`SCORE_AWARE` parameter go together
-(``tests/test_capabilities.py``).
+A bot implements ``wants_double`` and ``respond``; ``offer_double`` (what a player asks) applies
+the ``score_aware`` capability first (:data:`SCORE_AWARE`, the switch: what the match score
+decides alone, ``bots.match_cube.forced_offer``; the capability contract is ``bgsim/layouts.py``'s).
 
 Match play: ``pipdiff``, ``keith`` and ``thorp`` judge at the score (``score_aware=true``, the
 default; see ``bots/match_cube.py``): no cube that cannot matter, the free double at once, their

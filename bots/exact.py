@@ -164,7 +164,6 @@ class Exact(CubeBot):
         from bgsim import bearoff
         from bgsim.bearoff import match
         from bgsim.bearoff.player import player_tables
-        from bgsim.fast.exact import match_successors
 
         from .nn import shipped_net
 
@@ -181,7 +180,7 @@ class Exact(CubeBot):
                           opponent_owns=table.opponent_owns)
             if self.score_aware:  # match play reads the cubeless chances and the match tables' data
                 checkers = match.default_match_checkers()
-                starts, targets, pips = match_successors(checkers)
+                starts, targets, pips = match.successors(checkers)
                 arrays.update(bearoff_win=player_tables().win, match_win=match.win_table(checkers),
                               match_starts=starts, match_targets=targets, match_pips=pips)
         return arrays

@@ -1,6 +1,7 @@
 """``nn``: a neural-network checker player trained by bgsim from GNU Backgammon's evaluations.
 
-The network and its integer arithmetic are described in ``bgsim/fast/nn.py``; this module is
+The network and its integer arithmetic are described in ``bgsim/fast/nn.py`` (its scales:
+``bgsim/net_format.py``, read by both halves); this module is
 the reference: the same integers computed with plain numpy int64, so the two engines choose
 the same plays.  The shipped net is ``bots/data/nn.npz`` (how it was made:
 ``bots/data/README.md``); ``nn(weights=FILE)`` plays another one, written by ``bgsim train``.
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from bgsim.board import Position, is_race
-from bgsim.fast.nn import COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT
+from bgsim.net_format import COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT
 
 from .checker import BEAROFF, CheckerBot, best_double
 from . import match_cube

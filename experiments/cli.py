@@ -3,7 +3,8 @@ flags they share, and what they mean, are ``experiments/commands/arguments.py``'
 
 Bad input never ends in a traceback: errors that name the problem (``ValueError`` and its
 subclasses, ``OSError``, the errors of ``experiments/errors.py``, a flag argparse refuses) print
-one line and exit with status 2.  A command interrupted by Ctrl-C exits with 130, keeping what
+one line and exit with status 2.  A fast engine that cannot be loaded (``bgsim/fast_loader.py``)
+is one line too, and exit status 1; commands that do not need it never load it.  A command interrupted by Ctrl-C exits with 130, keeping what
 was finished; a warning of bgsim's is one line, ``bgsim: warning: ...``.
 """
 
@@ -13,9 +14,9 @@ import importlib
 import sys
 import warnings
 
-from bgsim import settings
+from bgsim import fast_loader, settings
 
-from .commands.arguments import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
+from .commands.arguments import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, Parser
 from .errors import MissingDependency, RunError
 
 # Modules that add subcommands; each has ``register(subparsers)``.
@@ -106,7 +107,10 @@ def _warning_line(message, category, filename, lineno, file=None, line=None) -> 
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    parser = build_parser(words[0] if words else None)
+    try:
+        parser = build_parser(words[0] if words else None)
+    except Exception as error:
+        return _fast_engine_failed(error)
     try:
         args = parser.parse_args(argv)
     except ValueError as error:  # arguments.BadArguments: argparse's complaint, as one line
@@ -128,8 +132,19 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError, MissingDependency, RunError, NotImplementedError) as error:
         print(f"bgsim: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except Exception as error:
+        return _fast_engine_failed(error)
     finally:
         warnings.showwarning = shown
+
+
+def _fast_engine_failed(error: Exception) -> int:
+    """A fast engine that cannot be loaded, in one line (exit 1); any other error goes on up."""
+    line = fast_loader.failure(error)
+    if line is None:
+        raise error
+    print(f"bgsim: error: {line}", file=sys.stderr)
+    return EXIT_FAILED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,5 @@
-"""Shared pieces of the engine tests: scripted players and the GNU Backgammon count summary."""
+"""Shared pieces of the tests: scripted players, positions, the one-error-line check of a
+command, and the GNU Backgammon count summary."""
 
 from __future__ import annotations
 
@@ -91,6 +92,23 @@ def bearoff_position(own, opponent):
         board[point] = own[point - 1]
         board[25 - point] = -opponent[point - 1]
     return Position(tuple(board))
+
+
+def race_id() -> str:
+    """The position ID of a small race (both sides borne in, eight checkers each)."""
+    from bgsim.board import Position
+
+    board = [0] * 26
+    board[6], board[5], board[4] = 3, 3, 2
+    board[19], board[20], board[21] = -3, -3, -2
+    return Position(tuple(board)).position_id
+
+
+def one_error_line(capsys) -> str:
+    """What a command wrote to stderr: exactly one line, ``bgsim: error: ...``."""
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("bgsim: error: "), err
+    return err
 
 
 _GNUBG_CHECKS = ("test_against_gnubg", "test_variants_against_gnubg")

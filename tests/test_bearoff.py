@@ -71,6 +71,19 @@ def test_numbering_is_gnubgs_and_counts_every_position():
         assert position_number(database.counts_of(number)) == number
 
 
+def test_the_readers_numbering_is_the_kernels():
+    # the readers number positions in plain numpy (bgsim/bearoff_numbering.py), the kernels
+    # with their own rank: one numbering
+    from bgsim import bearoff_numbering as numbering
+
+    positions = numbering.all_positions()
+    assert np.array_equal(positions, kernels.all_positions(kernels.MAX_CHECKERS, kernels.BINOMIALS))
+    assert np.array_equal(numbering.ranks(positions), np.arange(len(positions)))
+    for number in range(0, len(positions), 97):
+        assert numbering.rank(positions[number]) == kernels.rank(positions[number].astype(np.int64),
+                                                                 kernels.BINOMIALS) == number
+
+
 def _reference_plays(counts):
     position = bearoff_position(counts, (0, 0, 0, 0, 0, 1))
     found = {}

@@ -154,6 +154,7 @@ def _answers(player, position, cube_view):
     return player.offer_double(position, cube_view), Response(player.respond_to_double(position, cube_view))
 
 
+@pytest.mark.bot_rule("cube", "none")
 def test_bare_checker_never_doubles_and_always_takes():
     player = make_player("heuristic")
     assert player.name == "heuristic"
@@ -163,6 +164,7 @@ def test_bare_checker_never_doubles_and_always_takes():
     assert player.respond_to_double(race(10, 150), view()) is Response.TAKE
 
 
+@pytest.mark.bot_rule("checker", "random")
 def test_random_draws_once_from_the_seat_stream():
     position = Position.start()
     plays = legal_plays(position, (3, 1))
@@ -204,6 +206,7 @@ def race(own_pips: int, opponent_pips: int) -> Position:
     return position
 
 
+@pytest.mark.bot_rule("cube", "pipdiff")
 @pytest.mark.parametrize("lead, doubles", [(7, False), (8, True), (9, True)])
 def test_pipdiff_first_double_at_eight_percent(lead, doubles):
     assert make_player("racer+pipdiff").offer_double(race(100, 100 + lead), view()) is doubles
@@ -311,6 +314,7 @@ def test_keith_and_thorp_counts_by_hand():
     assert thorp_count(position.turned().board) == 45 + 18 - 3
 
 
+@pytest.mark.bot_rule("cube", "keith")
 @pytest.mark.parametrize("opponent, double, redouble, take", [
     ({6: 3, 5: 2, 4: 3}, False, False, Response.TAKE),             # O=40: 43+6-40 = 9
     ({6: 3, 5: 3, 4: 3}, True, False, Response.TAKE),              # O=45: 43+43//7-45 = 4
@@ -325,6 +329,7 @@ def test_keith_rule(opponent, double, redouble, take):
     assert player.respond_to_double(position, view()) is take
 
 
+@pytest.mark.bot_rule("cube", "thorp")
 @pytest.mark.parametrize("own, opponent, double, redouble, take", [
     (ROLLER, {6: 3, 5: 3, 4: 3}, False, False, Response.TAKE),       # 11*57-10*60 = 27 > 20
     (ROLLER, {6: 3, 5: 3, 4: 3, 1: 1}, True, True, Response.TAKE),   # T=63: -3
@@ -350,6 +355,8 @@ def test_race_counts_stay_out_of_contact(cube):
     assert player.respond_to_double(contact, view()) is Response.TAKE
 
 
+@pytest.mark.bot_rule("cube", "never-take")
+@pytest.mark.bot_rule("cube", "always-take")
 def test_never_take_and_always_take():
     position = race(100, 101)
     assert make_player("racer+never-take").respond_to_double(position, view()) is Response.DROP
@@ -358,6 +365,7 @@ def test_never_take_and_always_take():
         assert make_player(f"racer+{cube}").offer_double(race(10, 150), view()) is False
 
 
+@pytest.mark.bot_rule("cube", "gnubg")
 def test_gnubg_cube_judges_clear_cases():
     player = make_player("racer+gnubg")
     own = {6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2}

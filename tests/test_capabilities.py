@@ -4,7 +4,7 @@ and both engines, the packer and ``bgsim validate`` follow the declaration.
 The first part checks every registered bot.  The second builds throwaway bots, a checker bot and
 a cube strategy, each in a module of its own (``bots/lead.py`` and ``bgsim/fast/lead.py`` as a
 newcomer would write them, here in a temporary folder added to the two packages), and shows for
-each step of docs/ARCHITECTURE.md's "Adding a checker bot" left out which named test fails.
+each step of docs/ARCHITECTURE.md's "Adding a bot" left out which named test fails.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 import bgsim.fast
 import bots
 from bgsim import layouts
-from bgsim.cube import CubeView
+from bgsim.cube import CubeView, Rules
 from bgsim.fast import SWITCH_VALUES, dispatch, seats
 from bgsim.fast.sameness import random_positions
 from bgsim.layouts import CAPABILITIES, CHECKER, CUBE, STANDARD, FastBot
@@ -26,6 +26,7 @@ from bots import checker_bots, cube_bots, make_checker, make_cube, make_player, 
 from conftest import fast_cube_answers
 from experiments.studies.validation import default_cases
 import test_bearoff_player as bearoff_tests
+import test_bot_rules as rule_tests
 import test_fast_registry as registry_tests
 
 ROLES = {CHECKER: checker_bots, CUBE: cube_bots}
@@ -242,8 +243,9 @@ def lead_answer(code, params, offsets, float64s, int32s, int64s, board, view):
 '''
 
 MODULES = ("bots.lead", "bgsim.fast.lead", "bgsim.fast._dispatch_lead_checker", "bgsim.fast._dispatch_lead_cube")
-LEAD = FastBot("lead", CHECKER, 50, kernel="lead.lead", bearoff=True)
-LEAD_CUBE = FastBot("lead", CUBE, 50, kernel="lead.lead", score_aware=True)
+# chouette=True as the how-to's layouts: validate seats only such bots in its chouette cases
+LEAD = FastBot("lead", CHECKER, 50, kernel="lead.lead", bearoff=True, chouette=True)
+LEAD_CUBE = FastBot("lead", CUBE, 50, kernel="lead.lead", score_aware=True, chouette=True)
 
 
 class Throwaway:
@@ -294,7 +296,7 @@ def test_a_complete_throwaway_checker_bot_and_cube_strategy_pass_every_check(thr
     throwaway.bots_module()
     throwaway.layouts()
     throwaway.kernel_module()
-    assert list(checker_bots())[-1] == "lead" and list(cube_bots())[-1] == "lead"
+    assert "lead" in checker_bots() and "lead" in cube_bots()
     for role, layout in ((CHECKER, LEAD), (CUBE, LEAD_CUBE)):
         registry_tests.test_every_declared_kernel_has_a_registered_bot(layout)
         registry_tests.test_a_registered_fast_bot_hands_over_exactly_its_declared_layout(role, "lead")
@@ -303,6 +305,50 @@ def test_a_complete_throwaway_checker_bot_and_cube_strategy_pass_every_check(thr
     bearoff_tests.switch_hands_bear_offs_to_the_perfect_player(
         small_tables, "lead", throwaway.dispatch(CHECKER, LEAD).choose)
     follows_what_the_score_decides("lead", throwaway.dispatch(CUBE, LEAD_CUBE))
+
+
+def test_adding_a_bot_adds_its_own_validate_cases_and_changes_no_existing_one(throwaway):
+    from experiments.studies.validation import chouette_cases
+
+    before = (default_cases(), chouette_cases())
+    throwaway.bots_module()
+    throwaway.layouts()
+    throwaway.kernel_module()
+    registry._registry.cache_clear()  # the registry read before the bots were written
+    after = (default_cases(), chouette_cases())
+    for old, new in zip(before, after):
+        kept = [case for case in new if "lead" not in str(case)]
+        assert kept == old  # every existing case, in its order
+        assert len(new) > len(old)
+    added = [case for case in after[0] if case not in before[0]]
+    money = [(white, black) for white, black, rules, match_to in added if not match_to]
+    assert any(white.startswith("lead+") and black.startswith("lead(bearoff=true)+") for white, black in money)
+    assert any(white.endswith("+lead") and black.endswith("+lead") for white, black in money)
+    assert ("heuristic+lead", "heuristic+lead(score_aware=false)", Rules(), 5) in added
+    seated = [specs for specs, _, _ in after[1] if specs not in before[1]]
+    assert any(specs[0].startswith("lead+") for specs in seated) and any(specs[0].endswith("+lead") for specs in seated)
+
+
+def test_leaving_out_the_rule_test_fails_every_registered_bot_has_a_rule_test_of_its_own(throwaway, tmp_path):
+    throwaway.bots_module()
+    throwaway.layouts()
+    throwaway.kernel_module()
+    missing = rule_tests.bots_without_a_rule_test()
+    assert [line.split(" has ")[0] for line in missing] == ["checker bot 'lead'", "cube bot 'lead'"]
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    (folder / "test_lead.py").write_text(textwrap.dedent('''
+        import pytest
+
+        @pytest.mark.bot_rule("checker", "lead")
+        def test_lead_takes_the_biggest_pip_lead():
+            pass
+
+        @pytest.mark.bot_rule("cube", "lead")
+        def test_lead_doubles_on_a_lead_of_ten_pips():
+            pass
+    '''))
+    assert rule_tests.bots_without_a_rule_test((rule_tests.TESTS, folder)) == []
 
 
 @pytest.mark.parametrize("role, layout", [(CHECKER, LEAD), (CUBE, LEAD_CUBE)])

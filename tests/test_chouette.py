@@ -14,8 +14,9 @@ from conftest import ScriptedPlayer
 
 from bgsim.chouette import (
     BOX, CAPTAIN, MAX_PLAYERS, SEATING_STREAM, TEAM, CubeEvent, Seating, first_seating,
-    play_chouette, play_chouettes, play_session, seating_order,
+    play_chouette, play_session, seating_order,
 )
+from bgsim.chouette_sessions import play_chouettes
 from bgsim.cube import Response, Rules
 from bgsim.decisions import DecisionError
 from bgsim.dice import RandomStream

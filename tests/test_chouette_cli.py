@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bgsim.chouette import play_chouettes
+from bgsim.chouette_sessions import play_chouettes
 from bgsim.cube import Rules
 from bgsim.schema import CHOUETTE_COLUMNS, CHOUETTE_DTYPES
 from bots import make_player

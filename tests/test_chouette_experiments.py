@@ -17,7 +17,8 @@ import pytest
 
 from bgsim import bearoff
 from bgsim.board import Position
-from bgsim.chouette import Seating, play_chouette, play_chouettes
+from bgsim.chouette import Seating, play_chouette
+from bgsim.chouette_sessions import play_chouettes
 from bgsim.cube import Rules
 from bots import make_player
 from experiments import cli

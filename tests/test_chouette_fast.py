@@ -12,13 +12,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bgsim.chouette import CUBE_REGIMES, Session, chouette_engine, first_seating, play_chouettes, seating_after
+from bgsim import layouts
+from bgsim.chouette import CUBE_REGIMES, first_seating, seating_after
+from bgsim.chouette_sessions import Session, chouette_engine, play_chouettes
 from bgsim.cube import Rules
 from bgsim.fast import chouette as fast_chouette
+from bgsim.fast import family_of, uses_exact
 from bgsim.fast.sameness import compare_frames, explain_chouette
 from bgsim.schema import CHOUETTE_DTYPES, CHOUETTE_ENGINE_COLUMNS
 from bots import cube_bots, make_player
-from experiments.studies.validation import CHOUETTE_SIZES, chouette_cases
+from bots.registry import parse_bot, split_top_level
+from experiments.studies.validation import CHOUETTE_SIZES, DEALT, chouette_cases
 
 CASES = chouette_cases()
 GAMES = 8
@@ -26,9 +30,13 @@ SEED = 17
 
 
 def _case_id(case):
+    """Size, regime and changed rules; and the box's spec for the case of a bot registered after
+    the deal (``validation.DEALT``), so that adding a bot renames no existing case."""
     specs, rules, regime = case
     changed = [name for name in rules.__dataclass_fields__ if getattr(rules, name) != getattr(Rules(), name)]
-    return f"{len(specs)}-{regime}" + ("-" + "-".join(changed) if changed else "")
+    box = [parse_bot(part)[0] for part in split_top_level(specs[0], "+")]
+    new = box[0] not in DEALT["checker"] or (len(box) > 1 and box[1] not in DEALT["cube"])
+    return f"{len(specs)}-{regime}" + ("-" + "-".join(changed) if changed else "") + (f"-{specs[0]}" if new else "")
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +54,14 @@ def test_every_chouette_case_plays_the_reference_sessions_row_for_row(index, fas
     fast = fast_frames[index]
     assert compare_frames(reference, fast) is None
     pd.testing.assert_frame_equal(reference, fast)
+    players = [make_player(spec) for spec in specs]
+    assert family_of(players, chouette=True).declared.name == (
+        "chouette_with_exact" if uses_exact(players) else "chouette")
 
 
 def test_the_cases_seat_every_fast_cube_bot_in_both_regimes_at_3_4_and_10_players(fast_frames):
-    fast_cubes = {bot.fast_name for bot in cube_bots().values() if bot.fast_name}
+    seatable = {name for name, layout in layouts.fast_bots(layouts.CUBE).items() if layout.chouette}
+    fast_cubes = {bot.fast_name for bot in cube_bots().values() if bot.fast_name in seatable}
     seated = {"team": set(), "individual": set()}
     sizes = {"team": set(), "individual": set()}
     for specs, rules, regime in CASES:

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from conftest import one_error_line, race_id
 from experiments import cli
 from experiments.commands import arguments
 
@@ -174,14 +175,84 @@ def test_a_flag_argparse_refuses_is_one_line_and_exit_2(capsys):
     assert err.count("\n") == 1 and "--players" in err and "usage:" not in err
 
 
-def test_the_readme_documents_the_vocabulary():
+def test_the_usage_page_documents_the_vocabulary():
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    using = text[text.index("## Using it"):text.index("## Settings")]
+    text = (Path(__file__).resolve().parent.parent / "docs" / "USAGE.md").read_text(encoding="utf-8")
+    using = text[text.index("## Players, options and exit codes"):text.index("## Settings")]
     for flag in ("--games", "--positions", "--threads", "--out", "--seed", "--resume", "--force",
                  "--no-progress", "--json", "--match-to"):
-        assert re.search(rf"\| [^|]* \| `{flag}", using), f"README's vocabulary lacks {flag}"
+        assert re.search(rf"\| [^|]* \| `{flag}", using), f"docs/USAGE.md's vocabulary lacks {flag}"
     for status in ("0 done", "1 failed", "2 bad input", "130"):
         assert status in using
     assert "--jobs" not in text.replace("`--jobs` (now `--threads`)", "")
+
+
+# --- an option that would do nothing is refused, and says why --------------------------------
+
+@pytest.mark.parametrize("words, named", [
+    (["validate", "--match-to", "5", "--games", "1"], "--match-to has no effect without --players"),
+    (["validate", "--jacoby", "--max-cube", "8"], "--max-cube and --jacoby have no effect without --players"),
+    (["met", "3", "5", "--gammon-rate", "0.9"], "--gammon-rate has no effect with --table kazaross-xg2"),
+    (["met", "--table", "derived", "--from-player", "racer", "--gammon-rate", "0.3"],
+     "--gammon-rate has no effect with --from-player"),
+    (["met", "--games", "100"], "--games has no effect without --from-player"),
+    (["met", "--seed", "4"], "--seed has no effect without --from-player"),
+    (["met", "--post-crawford"], "--post-crawford has no effect without a score A B"),
+    (["met", "3", "5", "--size", "4"], "--size has no effect with a score A B"),
+    (["play", "random", "random", "--games", "2", "--out", "x.parquet", "--match-to", "0"],
+     "--match-to must be at least 1, got 0"),
+    (["trace", "random", "random", "--match-to", "0"], "--match-to must be at least 1, got 0"),
+    (["chouette", "random", "random", "random", "--games", "2", "--out", "c.parquet", "--match-to", "0"],
+     "--match-to must be at least 1, got 0"),
+    (["play", "random", "random", "--games", "2", "--out", "x.parquet", "--engine", "reference", "--threads", "1"],
+     "--threads has no effect with --engine reference"),
+    (["run", "threshold_sweep", "--games", "1", "--engine", "reference", "--threads", "2"],
+     "--threads has no effect with --engine reference"),
+    (["tournament", "--games", "1", "--engine", "reference", "--threads", "1"],
+     "--threads has no effect with --engine reference"),
+    (["bench", "--margin", "0.5"], "--margin has no effect without --compare"),
+    (["rollout", "4HPwATDgc/ABMA", "--player", "heuristic+pipdiff"], "rollouts are cubeless"),
+])
+def test_an_option_with_no_effect_is_an_error_that_says_why(words, named, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(words) == 2
+    assert named in one_error_line(capsys)
+    assert list(tmp_path.iterdir()) == []  # nothing started, nothing written
+
+
+def test_run_refuses_threads_when_the_files_engine_is_the_reference(tmp_path, capsys):
+    experiment = tmp_path / "slow.toml"
+    experiment.write_text('name = "slow"\nplayers = ["random", "racer"]\ngames = 2\nseed = 1\n'
+                          'engine = "reference"\n')
+    assert cli.main(["run", str(experiment), "--threads", "2", "--out", str(tmp_path / "out")]) == 2
+    assert "--threads has no effect with --engine reference" in one_error_line(capsys)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("words, why", [
+    (["gnubg", "random"], "gnubg vs random is played by the reference engine"),  # a bot the fast engine lacks
+])
+def test_threads_where_the_reference_engine_plays_is_an_error_that_says_why(words, why, tmp_path, capsys):
+    out = tmp_path / "games.parquet"
+    assert cli.main(["play", *words, "--games", "2", "--threads", "2", "--out", str(out), "--no-progress"]) == 2
+    assert f"--threads has no effect here: {why}, on one core" in one_error_line(capsys)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_results_folder_defaults_to_results_runs_in_every_command_that_keeps_one(tmp_path, capsys, monkeypatch):
+    PARSER = cli.build_parser()
+    keeping = {name: command for name, command in cli.commands(PARSER).items()
+               if any("--resume" in action.option_strings for action in command._actions)
+               and any(action.metavar == "DIR" for action in command._actions if "--out" in action.option_strings)}
+    assert {"run", "tournament", "cube-audit", "cross-check"} <= set(keeping)
+    for name, command in keeping.items():
+        (out,) = [action for action in command._actions if "--out" in action.option_strings]
+        assert not out.required and out.default is None, name
+        named = "NAME" if name in ("run", "tournament") else name  # run: the experiment's name
+        assert f"default results/runs/{named}-TIMESTAMP" in out.help, name
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "races.txt").write_text(race_id() + "\n")
+    assert cli.main(["cube-audit", "--players", "keith", "--from", "races.txt", "--no-progress"]) == 0
+    (folder,) = (tmp_path / "results" / "runs").iterdir()
+    assert folder.name.startswith("cube-audit-") and (folder / "summary.md").exists()

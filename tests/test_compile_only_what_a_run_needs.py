@@ -1,4 +1,5 @@
-"""A run that names its players compiles the kernels of their bots only (``bgsim.fast.families``),
+"""A run that names its players compiles the kernels of their bots only (the ``run`` families of
+``bgsim/fast/families.py``),
 plays the same rows as the reference engine there, says what it compiles, and keeps its compiled
 kernels across an upgrade of nothing but data files.  Nothing here is timed."""
 
@@ -18,7 +19,7 @@ from bgsim import layouts
 from bgsim.cube import Rules
 from bgsim.fast import compile_only_for, compiling_only_for, layouts_of
 from bgsim.fast.compile import FROZEN_SOURCES, stamped_sources
-from bgsim.fast.families import compile_seconds, family
+from bgsim.fast.families import compile_seconds, family, family_key
 from bgsim.series import play_games
 from bots import make_player
 
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.usefixtures("each_run_its_kernels")  # the suite's defa
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = ROOT / "bgsim" / "fast"
-PYTHON_SIDE = {"timing.py": {"series"}, "custom.py": {"decisions"}}  # imports kernels never read
+PYTHON_SIDE = {"timing.py": {"starts"}, "custom.py": {"decisions"}}  # imports kernels never read
 
 
 def _dispatch_imports(module) -> set[str]:
@@ -36,30 +37,28 @@ def _dispatch_imports(module) -> set[str]:
 
 
 def test_a_random_family_dispatches_to_randoms_kernel_alone():
-    chosen = family(layouts_of([make_player("random")]))
-    assert chosen.key == "random___always_take"
-    choose = sys.modules[chosen.play_batch.py_func.__globals__["play_number"].py_func.__globals__["play_one"]
-                         .py_func.__globals__["choose"].__module__]
+    chosen = family("run", layouts_of([make_player("random")]))
+    assert chosen.key == "run_random___always_take"
+    choose = sys.modules[chosen.copies["play_one"].py_func.__globals__["choose"].__module__]
     imports = _dispatch_imports(choose)
     assert imports == {"from bgsim.fast.checker import random_choose as checker_random_choose",
                        "from bgsim.fast.checker import random_double as checker_random_double",  # acey-deucey's
                        "from bgsim.fast.compile import jit"}
-    cube = sys.modules[chosen.play_batch.py_func.__globals__["play_number"].py_func.__globals__["play_one"]
-                       .py_func.__globals__["offer_double"].__module__]
+    cube = sys.modules[chosen.copies["play_one"].py_func.__globals__["offer_double"].__module__]
     assert not any(name in " ".join(_dispatch_imports(cube)) for name in ("nn", "pipdiff", "exact", "match_cube"))
 
 
 def test_a_heuristic_pipdiff_family_has_no_net_no_exact_no_race_rule():
-    chosen = family(layouts_of([make_player("heuristic+pipdiff")]))
+    chosen = family("run", layouts_of([make_player("heuristic+pipdiff")]))
     names = {bot.name for bot in chosen.bots}
     assert {"heuristic", "pipdiff"} <= names
     assert not names & {"nn", "exact", "rule62", "epc", "keith", "random", "pubeval", "racer"}
-    assert chosen.key == "heuristic___pipdiff"
+    assert chosen.key == "run_heuristic___pipdiff"
 
 
 def test_bots_that_share_a_kernel_share_a_family():
-    assert family(layouts_of([make_player("random+keith")])).key == family(
-        layouts_of([make_player("random+thorp")])).key == "random___count"
+    assert family("run", layouts_of([make_player("random+keith")])).key == family(
+        "run", layouts_of([make_player("random+thorp")])).key == "run_random___count"
 
 
 def test_a_run_of_random_writes_no_cache_of_any_other_bots_kernel(tmp_path):
@@ -72,13 +71,12 @@ def test_a_run_of_random_writes_no_cache_of_any_other_bots_kernel(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "compiling the fast engine for random (first use, ~" in done.stderr
     written = {path.name.split("-")[0] for path in cache.rglob("*.nbi")}
-    assert "game.play_batch_random___always_take" in written
-    assert "game.play_batch" not in written  # every bot's kernels
+    assert "game.play_batch_run_random___always_take" in written
     for name in written:
         module = name.split(".")[0]
-        assert module not in {"nn", "race_rules", "match_cube", "exact", "chouette", "cube", "variants",
-                              "with_exact", "with_variants"}, name
-        assert not name.startswith(("checker.", "game.play_batch_variants", "game.play_one_variants")), name
+        assert module not in {"nn", "race_rules", "match_cube", "exact", "chouette", "cube", "variants"}, name
+        assert not name.startswith(("checker.", "game.play_batch_every_bot", "game.play_one_run_variants",
+                                    "game.play_one_traced")), name  # no other family, no trace code
     rows = pd.read_parquet(tmp_path / "games.parquet")
     reference = play_games(make_player("random"), make_player("random"), 1, 10, engine="reference")
     pd.testing.assert_frame_equal(rows[reference.columns].reset_index(drop=True), reference)
@@ -95,6 +93,7 @@ def test_a_family_plays_the_reference_engines_games_and_matches():
         money = play_games(white, black, 11, 40, engine="fast")
         matches = play_games(black, white, 12, 4, match_to=3, engine="fast")
         assert compiling_only_for() == layouts_of([white, black])
+        assert fast.family_of((white, black)).declared.name == "run"
     pd.testing.assert_frame_equal(money, play_games(white, black, 11, 40, engine="reference"))
     pd.testing.assert_frame_equal(matches, play_games(black, white, 12, 4, match_to=3, engine="reference"))
 
@@ -103,7 +102,7 @@ def test_a_block_widens_for_a_player_it_did_not_name_and_ends_with_the_block():
     random_player, heuristic = make_player("random"), make_player("heuristic+pipdiff")
     assert compiling_only_for() is None
     with compile_only_for([random_player]):
-        fast._family([random_player, heuristic], False)
+        fast._family_of([random_player, heuristic], False)
         assert {bot.name for bot in compiling_only_for()} == {"random", "none", "heuristic", "pipdiff"}
         seen = []
         other = threading.Thread(target=lambda: seen.append(compiling_only_for()))
@@ -138,7 +137,7 @@ def test_the_source_stamp_covers_every_source_the_kernels_freeze_and_no_data():
         for node in ast.parse(path.read_text()).body:  # module level: what a kernel can freeze in
             if isinstance(node, ast.ImportFrom) and node.level == 2:
                 modules = [node.module] if node.module else [alias.name for alias in node.names]
-                frozen |= {module.split(".")[0] for module in modules
+                frozen |= {module.replace(".", "/") for module in modules
                            if module.split(".")[0] not in PYTHON_SIDE.get(path.name, set())}
     assert {f"{module}.py" for module in frozen} == set(FROZEN_SOURCES)
     assert {ROOT / "bgsim" / name for name in FROZEN_SOURCES} <= set(stamped)
@@ -146,9 +145,16 @@ def test_the_source_stamp_covers_every_source_the_kernels_freeze_and_no_data():
 
 def test_rules_other_than_the_standard_games_play_on_the_familys_variant_copy():
     white = make_player("random")
+    rules = Rules(variant="nackgammon")
     with compile_only_for([white]):
-        chosen = fast._kernels(white, white, Rules(variant="nackgammon"))[0]
-    assert chosen.py_func.__qualname__ == "play_batch_random___always_take_variants"
+        chosen = fast._kernels(white, white, rules)[0]
+        assert fast.family_of((white, white), rules).declared.name == "run_variants"
+        games = play_games(white, white, 5, 3, rules, engine="fast")
+    assert chosen.py_func.__qualname__ == "play_batch_run_variants_random___always_take"
+    pd.testing.assert_frame_equal(games, play_games(white, white, 5, 3, rules, engine="reference"))
+    # the standard game's copy of the same bots holds not one variant instruction
+    standard = family("run", layouts_of([white]))
+    assert standard.copies["play_one"].py_func.__globals__["VARIANT_GAMES"] is False
 
 
 def test_a_command_line_imports_the_module_of_its_command_and_parses_as_with_every_command():
@@ -175,9 +181,8 @@ def test_a_family_traces_on_a_copy_with_the_trace_code_and_plays_without_it():
     from bgsim.fast import trace_game
 
     white, black = make_player("random"), make_player("random")
-    chosen = family(layouts_of([white, black]))
-    assert chosen.play_batch.py_func.__globals__["play_number"].py_func.__globals__["play_one"] \
-        .py_func.__globals__["TRACING"] is False
+    chosen = family("run", layouts_of([white, black]))
+    assert chosen.copies["play_one"].py_func.__globals__["TRACING"] is False
     with compile_only_for([white, black]):
         rows, trace = trace_game(white, black, 5, 3)
     every_rows, every_trace = trace_game(white, black, 5, 3)  # every bot's kernels, traced as always
@@ -195,17 +200,16 @@ def test_bench_compile_only_refuses_what_it_would_ignore(capsys):
 
 def test_the_bear_off_player_is_compiled_only_for_a_player_whose_switch_is_on():
     off, on = make_player("heuristic"), make_player("heuristic(bearoff=true)")
-    assert family(layouts_of([off])).key == "heuristic___always_take"
-    assert family(layouts_of([on])).key == "heuristic_bearoff___always_take"
-    assert family(layouts_of([off, on])).key == "heuristic_bearoff___always_take"  # one dispatch for both
+    assert family_key(family("run", layouts_of([off])).bots) == "heuristic___always_take"
+    assert family_key(family("run", layouts_of([on])).bots) == "heuristic_bearoff___always_take"
+    assert family_key(family("run", layouts_of([off, on])).bots) == "heuristic_bearoff___always_take"  # one for both
     dispatch_of = lambda chosen: sys.modules[  # noqa: E731
-        chosen.play_batch.py_func.__globals__["play_number"].py_func.__globals__["play_one"]
-        .py_func.__globals__["choose"].__module__]
-    assert "bearoff_first" not in Path(dispatch_of(family(layouts_of([off]))).__file__).read_text()
-    assert "bearoff_first" in Path(dispatch_of(family(layouts_of([on]))).__file__).read_text()
+        chosen.copies["play_one"].py_func.__globals__["choose"].__module__]
+    assert "bearoff_first" not in Path(dispatch_of(family("run", layouts_of([off]))).__file__).read_text()
+    assert "bearoff_first" in Path(dispatch_of(family("run", layouts_of([on]))).__file__).read_text()
     # the switch on: every pure bear-off the perfect player's, in both engines, the same games
     white, black = (make_player(spec) for spec in MIXED)
-    assert family(layouts_of([white, black])).key.startswith("heuristic_bearoff_")
+    assert family("run", layouts_of([white, black])).key.startswith("run_heuristic_bearoff_")
     with compile_only_for([white, black]):
         fast_games = play_games(white, black, 3, 30, engine="fast")
     pd.testing.assert_frame_equal(fast_games, play_games(white, black, 3, 30, engine="reference"))

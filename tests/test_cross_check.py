@@ -15,6 +15,8 @@ from bgsim.rules import legal_plays
 from bots import make_player
 from bots.exact import cube_equities
 from bots.registry import BotPlayer, make_checker
+from conftest import one_error_line
+from experiments import cli
 from experiments.cli import main
 from experiments.studies import cross_check, cube_audit
 
@@ -262,3 +264,50 @@ def test_the_contact_command_writes_its_table_and_refuses_bad_depths(tmp_path, c
         err = capsys.readouterr().err.strip()
         assert message in err and "\n" not in err
     assert not (tmp_path / "bad").exists()
+
+
+# --- the cross-check's command line: resume, Ctrl-C, small samples ---------------------------
+
+def test_cross_check_refuses_a_folder_left_running_and_resumes_it(tmp_path, capsys, monkeypatch):
+    words = ["cross-check", "--players", "keith", "--positions", "6", "--seed", "3", "--threads", "1",
+             "--no-progress"]
+    monkeypatch.setenv("BGSIM_STOP_AFTER", "2")  # Ctrl-C once two blocks of starts are played
+    assert cli.main(words + ["--out", str(tmp_path / "parts")]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted: 2 of 6 blocks of starts are played and kept" in err and "--resume" in err
+    monkeypatch.delenv("BGSIM_STOP_AFTER")
+    before = (tmp_path / "parts" / "run.json").read_text()
+    assert cli.main(words + ["--out", str(tmp_path / "parts")]) == 2  # never overwritten silently
+    assert "holds an unfinished cross-check: pass --resume" in one_error_line(capsys)
+    assert (tmp_path / "parts" / "run.json").read_text() == before
+    assert cli.main(words + ["--out", str(tmp_path / "parts"), "--resume"]) == 0
+    assert cli.main(words + ["--out", str(tmp_path / "whole")]) == 0
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "parts" / "games.parquet"),
+                                  pd.read_parquet(tmp_path / "whole" / "games.parquet"))
+    err = capsys.readouterr().err
+    assert "bgsim: warning: only 6 starts" in err  # and the small sample is said
+    verdicts = pd.read_csv(tmp_path / "whole" / "cross_check.csv")["verdict"]
+    assert all("exactly" in verdict or "only 6 starts: too few" in verdict for verdict in verdicts)
+
+
+def test_a_cross_check_stopped_by_ctrl_c_ends_its_workers_without_a_traceback(tmp_path, capfd, monkeypatch):
+    words = ["cross-check", "--players", "keith", "--positions", "6", "--seed", "3", "--threads", "2",
+             "--out", str(tmp_path / "parts"), "--no-progress"]
+    monkeypatch.setenv("BGSIM_STOP_AFTER", "1")  # Ctrl-C once the first block of starts is kept
+    assert cli.main(words) == 130
+    err = capfd.readouterr().err  # the workers' own stderr too: they share this process's
+    assert "interrupted: 1 of 6 blocks of starts are played and kept" in err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err and "BrokenProcessPool" not in err
+    assert len(list((tmp_path / "parts" / "chunks").glob("block-*.parquet"))) == 1
+    monkeypatch.delenv("BGSIM_STOP_AFTER")
+    assert cli.main(words + ["--resume"]) == 0  # and the workers started again finish it
+
+
+def test_a_cross_check_of_ten_starts_never_says_disagree_without_saying_too_few():
+    from experiments.stats import SMALL_SAMPLE
+    from experiments.studies.cross_check import verdict
+
+    assert verdict(0.01, 0.05, 10) == "disagree (only 10 starts: too few for the interval to be trusted)"
+    assert verdict(-0.01, 0.05, 10).endswith("(only 10 starts: too few for the interval to be trusted)")
+    assert verdict(0.01, 0.05, SMALL_SAMPLE) == "disagree"  # enough starts: the plain verdict
+    assert verdict(0.0, 0.0, 10) == "agree exactly"  # no interval to doubt

@@ -13,7 +13,10 @@ import pytest
 from bgsim.board import Position
 from bgsim.cube import Response
 from bots.exact import cube_equities
+from conftest import one_error_line, race_id
+from experiments import cli
 from experiments.cli import build_parser, main
+from experiments.running import progress
 from experiments.running.config import split_specs
 from experiments.studies import cube_audit
 
@@ -241,3 +244,83 @@ def test_rules_are_compared_on_the_same_positions():
     sentence = cube_audit._beats(frame, "a", "b")
     assert "a loses less" in sentence and "not settled" in sentence  # the error rates are equal
     assert "no difference" in cube_audit._beats(frame, "a", "a")
+
+
+# --- the audit's command line: refusals, estimates, small samples ----------------------------
+
+def test_cube_audit_refuses_sampling_options_with_from(tmp_path, capsys):
+    positions = tmp_path / "races.txt"
+    positions.write_text(race_id() + "\n")
+    assert cli.main(["cube-audit", "--players", "keith", "--from", str(positions), "--seed", "2",
+                     "--sampler", "pubeval", "--out", str(tmp_path / "a")]) == 2
+    assert "--seed and --sampler have no effect with --from" in one_error_line(capsys)
+    assert not (tmp_path / "a").exists()
+
+
+def test_a_huge_cube_audit_says_early_how_long_it_will_take(tmp_path, capsys, monkeypatch):
+    from experiments.studies import cube_audit
+
+    monkeypatch.setattr(progress, "ESTIMATE_AFTER", 0.0)  # the estimate at the first positions found
+    sample = cube_audit.sample_positions
+
+    def stopped(sampler, count, seed, per_game, scope, found_more):
+        calls = []
+
+        def found(k):
+            found_more(k)
+            calls.append(k)
+            if len(calls) == 3:
+                raise KeyboardInterrupt  # the user gives up: the estimate was already said
+        return sample(sampler, count, seed, per_game, scope, found)
+
+    monkeypatch.setattr(cube_audit, "sample_positions", stopped)
+    assert cli.main(["cube-audit", "--players", "keith", "--positions", str(10 ** 12), "--sampler", "pubeval",
+                     "--out", str(tmp_path / "huge"), "--no-progress"]) == 130
+    err = capsys.readouterr().err
+    assert "sampling 1,000,000,000,000 race positions" in err
+    assert "sampling: about " in err and " days to go at ~" in err
+
+
+def test_equity_lost_and_error_rate_intervals_never_go_below_zero():
+    from experiments.studies import cube_audit
+
+    # five sampling games, one decision each, one of them a costly error: 0.2 lost per decision
+    rows = [{"rule": "r", "question": "take", "position_id": f"p{game}", "position_index": game, "game": game,
+             "pips": 50, "bucket": "31-60", "truth": "exact", "window": True,
+             "error": "wrong take" if game == 4 else "", "equity_lost": 1.0 if game == 4 else 0.0}
+            for game in range(5)]
+    frame = pd.DataFrame(rows).astype({"game": "Int64"})
+    row = cube_audit.summarise(frame, ["r"]).iloc[0]
+    values = np.array([0, 0, 0, 0, 1.0])
+    normal_low = values.mean() - 1.959964 * values.std(ddof=1) / math.sqrt(5)
+    assert normal_low < 0  # the interval the issue found: below zero for a loss
+    # by hand: se = 0.2 (clustered, one decision a game), log scale 0.2 * exp(+-1.96 * 0.2 / 0.2)
+    assert (row["equity_lost_low"], row["equity_lost_high"]) == pytest.approx(
+        (0.2 * math.exp(-1.959964), 0.2 * math.exp(1.959964)), rel=1e-5)
+    # Wilson's interval at n = p(1-p)/se**2 = 0.16 / 0.04 = 4
+    z, n, p = 1.959964, 4.0, 0.2
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    assert (row["error_rate_low"], row["error_rate_high"]) == pytest.approx((centre - half, centre + half), rel=1e-5)
+    assert row["error_rate_low"] > 0 and row["equity_lost_low"] > 0
+    # no loss at all: 0 .. 0, and never a negative bound
+    none = cube_audit.summarise(frame.assign(equity_lost=0.0, error=""), ["r"]).iloc[0]
+    assert (none["equity_lost_low"], none["equity_lost_high"]) == (0.0, 0.0) and none["error_rate_low"] == 0.0
+    assert 0 < none["error_rate_high"] == pytest.approx(z * z / (5 + z * z))  # Wilson at p = 0, n = 5 units
+
+
+def test_a_small_audit_says_its_intervals_are_rough(tmp_path, capsys):
+    races = tmp_path / "races.txt"
+    races.write_text(race_id() + "\n")
+    assert cli.main(["cube-audit", "--players", "keith", "--from", str(races), "--out", str(tmp_path / "a"),
+                     "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert "bgsim: warning: only 1 independent units" in captured.err
+    assert "(only 1 units: rough)" in (tmp_path / "a" / "summary.md").read_text()
+
+
+def test_a_sampler_without_a_fast_kernel_is_refused_before_the_audit_folder_is_made(tmp_path, capsys):
+    assert cli.main(["cube-audit", "--players", "keith", "--positions", "5", "--sampler", "gnubg",
+                     "--out", str(tmp_path / "audit"), "--no-progress"]) == 2
+    assert "the sampler 'gnubg' has no fast-engine kernel" in one_error_line(capsys)
+    assert list(tmp_path.iterdir()) == []  # no folder with a run.json of an audit that never ran

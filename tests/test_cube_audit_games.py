@@ -8,6 +8,7 @@ count of cube decisions in its statistics of the same files."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -208,3 +209,24 @@ def test_report_summarises_a_games_audit_folder_and_its_decisions(tmp_path, caps
         # Alice's row as the audit's summary.csv has it: 3 decisions, 1 error in 3 games
         assert re.search(r"\| Alice +\| +3 \| +3 \| .* \| +1 \| +33\.3 \(", printed), printed
         assert "keith" in printed and "pipdiff" in printed
+
+
+# --- honest intervals ------------------------------------------------------------------------
+
+def test_a_games_audit_s_intervals_never_go_below_zero():
+    from experiments.studies import cube_audit_games
+
+    # five games of real play, one take each, one of them a costly error: as the audit's test above
+    rows = [{"rule": "gnubg", "role": "player", "question": "take", "game": game, "truth": "exact",
+             "error": "wrong take" if game == 4 else "", "equity_lost": 1.0 if game == 4 else 0.0}
+            for game in range(5)]
+    row = cube_audit_games.summarise(pd.DataFrame(rows), ["gnubg"]).iloc[0]
+    assert row["equity_lost"] == pytest.approx(0.2)
+    # by hand: se = 0.2 (one decision a game), the log scale 0.2 * exp(+-1.96 * 0.2 / 0.2)
+    assert (row["equity_lost_low"], row["equity_lost_high"]) == pytest.approx(
+        (0.2 * math.exp(-1.959964), 0.2 * math.exp(1.959964)), rel=1e-5)
+    z, n, p = 1.959964, 4.0, 0.2  # Wilson's interval at n = p(1-p)/se**2 = 4
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    assert (row["error_rate_low"], row["error_rate_high"]) == pytest.approx((centre - half, centre + half), rel=1e-5)
+    assert row["error_rate_low"] > 0 and row["equity_lost_low"] > 0  # the normal interval's would be -0.19

@@ -127,6 +127,7 @@ def test_exact_at_a_match_score_follows_the_match_tables(monkeypatch):
     assert differs > 0  # the score moves decisions away from money's
 
 
+@pytest.mark.bot_rule("cube", "exact")
 def test_exact_takes_a_dead_cube_and_never_doubles_one():
     player = make_player("racer+exact")
     position = bearoff_position({1: 1}, {6: 3})  # a sure win next roll

@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import test_new_user as readme_tests
+import test_readme as readme_tests
 from experiments.running.config import ExperimentError, load_experiment
 from experiments.studies.experiment import run_experiment
 
@@ -17,7 +17,7 @@ FILES = ["default", "default_heuristic", "threshold_sweep", "threshold_sweep_heu
 
 def run_by_the_readme(name: str) -> bool:
     """Whether a README command runs the shipped experiment ``name`` (bare `bgsim tournament`: the
-    default one): test_new_user runs it at the same small size and checks it with
+    default one): test_readme runs it at the same small size and checks it with
     :func:`check_small_run`, so it is not run a second time here."""
     for command in readme_tests.COMMANDS:
         words = shlex.split(command)[1:]
@@ -54,7 +54,7 @@ def test_the_shipped_experiments_the_readme_runs_are_checked_there():
     assert not {"match_play", "money_conventions"} & set(by_the_readme)
 
 
-SMALL = {"games": 1, "chunk": 1}  # the README's commands, shrunk by test_new_user, run this size too
+SMALL = {"games": 1, "chunk": 1}  # the README's commands, shrunk by test_readme, run this size too
 
 
 def check_small_run(name: str, folder: Path, frame: pd.DataFrame, report=None) -> None:

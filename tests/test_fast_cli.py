@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from bgsim.bearoff import match
 from bgsim.series import play_games
 from bots import make_player
+from conftest import one_error_line
+from experiments import cli
 from experiments.cli import main
 from experiments.studies.bench import compare, ratios
 from experiments.studies.validation import reference_pool
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 # The default set passing on a small run (no difference, 3 positions x 21 rolls of legal plays)
-# is test_new_user's run of the README's `bgsim validate`: one such run for the suite.
+# is test_readme's run of the README's `bgsim validate`: one such run for the suite.
 
 
 def test_validate_one_pairing_with_rule_options(capsys):
@@ -199,3 +206,41 @@ def test_the_bench_runs_another_checkouts_engine_in_a_worker():
 def test_the_bench_refuses_a_missing_interpreter_for_against(tmp_path):
     assert main(["bench", "--games", "100", "--no-compile", "--out", str(tmp_path),
                  "--against", str(tmp_path / "nopython")]) == 2
+
+
+# --- validate's and bench's command lines ----------------------------------------------------
+
+def test_bench_writes_its_runs_where_git_ignores_them():
+    args = cli.build_parser().parse_args(["bench"])
+    assert Path(args.out) == Path("results/runs/bench")
+    ignored = subprocess.run(["git", "check-ignore", "-q", "results/runs/bench/latest.json"], cwd=ROOT)
+    assert ignored.returncode == 0
+    tracked = subprocess.run(["git", "check-ignore", "-q", "results/bench/latest.json"], cwd=ROOT)
+    assert tracked.returncode == 1  # the committed figures are only rewritten when asked
+
+
+def test_validate_compares_nulls_as_equal_and_finds_a_planted_difference():
+    from bgsim.fast.sameness import compare_frames
+
+    frame = play_games(make_player("heuristic+keith"), make_player("random"), 4, 20, engine="reference")
+    assert frame["first_double_ply"].isna().any()
+    assert compare_frames(frame, frame.copy()) is None
+    planted = frame.copy()
+    row = int(np.flatnonzero(planted["first_double_ply"].isna())[0])
+    planted.loc[row, "first_double_ply"] = 3
+    mismatch = compare_frames(frame, planted)
+    assert (mismatch.row, mismatch.column) == (row, "first_double_ply")
+
+
+def test_validate_refuses_a_slow_player_without_naming_an_option_it_lacks(capsys):
+    assert cli.main(["validate", "--players", "gnubg", "random", "--games", "1"]) == 2
+    error = one_error_line(capsys)
+    assert "cannot run in the fast engine" in error and "both players must run in the fast engine" in error
+    assert "engine=" not in error and "use the reference engine" not in error
+
+
+def test_validate_says_which_case_it_is_on(capsys):
+    assert cli.main(["validate", "--players", "random", "random", "--games", "1", "--positions", "0",
+                     "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "validating 1 cases" in out and "case 1/1: random vs random" in out

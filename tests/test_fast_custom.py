@@ -6,7 +6,7 @@ import numba
 import pandas as pd
 import pytest
 
-from bgsim.fast import supports
+from bgsim.fast import family_of, supports
 from bgsim.fast.custom import EvalPlayer
 from bgsim.series import play_games
 from bots import make_player
@@ -30,6 +30,10 @@ def test_a_custom_evaluation_plays_identically_in_both_engines():
     reference = play_games(player, opponent, 6, 8, engine="reference")
     fast = play_games(player, opponent, 6, 8, engine="fast")
     pd.testing.assert_frame_equal(reference, fast)
+    # the custom family: the function in front of the dispatch of the two players' bots alone
+    chosen = family_of((player, opponent))
+    assert chosen.declared.name == "custom"
+    assert {bot.name for bot in chosen.bots} == {"random", "pipdiff", "keith", "thorp"}
     assert fast["white"].iloc[0] == "points+pipdiff"
 
 

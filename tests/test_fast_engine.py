@@ -15,7 +15,7 @@ import pytest
 from bgsim import Position, legal_plays
 from bgsim.cube import Rules
 from bgsim.dice import RandomStream, stream_key
-from bgsim.fast import legal_plays_fast, play_columns, supports, trace_game
+from bgsim.fast import family_of, legal_plays_fast, play_columns, supports, trace_game, uses_exact
 from bgsim.fast.sameness import (
     FastRandomPlayer, compare_frames, compare_legal_plays, explain_game, random_positions,
 )
@@ -43,6 +43,9 @@ def test_every_pairing_and_rule_option_plays_the_reference_games(case):
     fast = play_games(white, black, 17, games, rules, match_to=match_to, engine="fast")
     assert compare_frames(reference, fast) is None
     pd.testing.assert_frame_equal(reference, fast)
+    # played on every bot's family (BGSIM_KERNELS=all, tests/conftest.py)
+    assert family_of((white, black), rules).declared.name == (
+        "every_bot_with_exact" if uses_exact((white, black)) else "every_bot")
 
 
 def test_the_cases_cover_every_registered_fast_bot_in_both_seats_and_every_rule_option():

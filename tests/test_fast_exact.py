@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bgsim import bearoff_numbering as numbering
 from bgsim.bearoff import database, match
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response, Rules
@@ -138,7 +139,7 @@ def _on_demand(own, opponent, value, owner, away, opponent_away, post_crawford):
 @pytest.mark.parametrize("away, opponent_away, post_crawford", SCORES)
 def test_the_on_demand_match_recursion_equals_the_full_tables_bit_for_bit(away, opponent_away, post_crawford):
     rng = np.random.default_rng(away * 100 + opponent_away)
-    size = database.kernels.position_count(match.default_match_checkers())
+    size = numbering.position_count(match.default_match_checkers())
     may_double = 0
     for _ in range(70):
         own, opponent = (int(n) for n in rng.integers(1, size, 2))
@@ -192,6 +193,9 @@ def _same_games(white, black, games, rules=Rules(), match_to=0):
 
 
 def test_money_games_are_the_reference_games():
+    from bgsim.fast import family_of
+
+    assert family_of((make_player("nn+exact"), make_player("nn+keith"))).declared.name == "every_bot_with_exact"
     games = _same_games("nn+exact", "nn+keith", 30)
     assert (games["cube_value"] > 1).any()
     _same_games("nn+keith", "nn+exact(tables=false,estimate=nn)", 12, Rules(jacoby=True, beaver=True))

@@ -19,12 +19,13 @@ from bgsim import Position, layouts
 from bgsim.fast import OPENING, fast_half, seats
 from bgsim.fast.dispatch import NO_KERNEL, choose
 from bgsim.fast.match_cube import VIEW_CENTRED, VIEW_MAX, VIEW_SIZE, VIEW_VALUE
-# the dispatch of the kernel family with every cube bot (exact has its own: bgsim.fast.with_exact)
+# the dispatch with every cube bot, exact's in front (the every_bot families of bgsim/fast/families.py)
 from bgsim.fast.dispatch import offer_double_with_exact as offer_double
 from bgsim.fast.dispatch import respond_with_exact as respond
 from bgsim.fast.dice import open_stream
+from bgsim.fast.families import family
 from bgsim.fast.game import (
-    COL_ERROR, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL, ROW_SIZE, TRACE_SIZE, play_batch,
+    COL_ERROR, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL, ROW_SIZE, TRACE_SIZE,
 )
 from bgsim.fast.moves import BOARD_BYTES, generate, new_buffers
 from bgsim.met import kernel_arrays
@@ -106,10 +107,10 @@ def test_a_registered_fast_bot_has_a_kernel(role, name):
 def _batch(codes, cube=1):
     packed = seats(make_player("random"), make_player("random"))
     rows = np.zeros((1, ROW_SIZE), dtype=np.int64)
-    rules = np.array([cube, 64, 0, 0, 0, 0], dtype=np.int64)
-    play_batch(1, np.zeros(1, dtype=np.int64), 0, rules, np.array(codes, dtype=np.int64),
-               *packed.args[1:], rows, np.zeros(1, dtype=np.int64), 1, OPENING.boards,
-               OPENING.setups, np.int64(0), OPENING.boards)
+    rules = np.array([cube, 64, 0, 0, 0, 0, 0, 0], dtype=np.int64)  # bgsim.fast._rule_array's eight
+    family("every_bot").play_batch(1, np.zeros(1, dtype=np.int64), 0, rules, np.array(codes, dtype=np.int64),
+                                   *packed.args[1:], rows, np.zeros(1, dtype=np.int64), OPENING.boards,
+                                   OPENING.setups, np.int64(0), OPENING.boards)
     return rows
 
 

@@ -79,6 +79,9 @@ def test_the_profile_plays_the_engines_own_games_and_names_every_phase():
     player = FastRandomPlayer()
     out = profile(player, player, seed=3, games=12, position_games=2, rounds=1)
     assert list(out["ns_per_ply"]) == list(PHASES)
+    # the lapped family played the engine's games (profile checks them row for row), which are the
+    # reference engine's
+    assert out["lapped_family"] == "profiled_random___always_take"
     assert out["plies"] == int(play_games(player, player, 3, 12, engine="reference")["plies"].sum())
     assert out["laps"] > 0
     generation = out["generation"]

@@ -18,7 +18,7 @@ from bgsim import Position
 from bgsim.cube import Rules
 from bgsim.decisions import RandomPlayer
 from bgsim.fast import play_games as fast_play_games
-from bgsim.fast import trace_game
+from bgsim.fast import family_of, trace_game, uses_exact
 from bgsim.fast.game import TRACE_CHOSEN_DOUBLE
 from bgsim.fast.sameness import (
     compare_frames, compare_legal_plays, explain_game, random_positions, start_case, traced_position,
@@ -47,6 +47,9 @@ def test_every_variant_case_plays_the_reference_games(case):
     assert compare_frames(reference, fast) is None
     pd.testing.assert_frame_equal(reference, fast)
     assert (fast["rule_variant"] == rules.variant).all()
+    # every bot's family, the standard game's own (BGSIM_KERNELS=all, tests/conftest.py)
+    assert family_of((white, black), rules).declared.name == (
+        "every_bot_with_exact" if uses_exact((white, black)) else "every_bot")
 
 
 def test_the_variant_cases_play_every_bot_of_every_variant_in_both_seats():
@@ -166,36 +169,16 @@ def test_a_users_evaluation_function_plays_dutch_in_both_engines_and_is_refused_
     opponent = make_player("racer")
     rules = Rules(variant="dutch")
     reference = play_games(player, opponent, 4, 2, rules, engine="reference")
-    # the fast games through trace_game: the same play_one and play_number as play_games, without
-    # compiling the parallel play_batch wrapper for this one kernel (about two thirds of its
-    # compile); that wrapper of a custom bot is played in tests/test_fast_custom.py
+    # the fast games through trace_game: the same play_one as play_games, without compiling the
+    # play_batch entry of this uncached family (LLVM optimizes the whole loop again in each entry);
+    # a custom bot's play_batch is played in tests/test_fast_custom.py
     from bgsim.fast import _compact
     from bgsim.schema import frame_from_columns
 
     rows = np.concatenate([trace_game(player, opponent, 4, number, rules)[0] for number in range(2)])
     fast = frame_from_columns(_compact(rows), 4, player.name, opponent.name, rules)
     pd.testing.assert_frame_equal(reference, fast)
+    assert family_of((player, opponent), rules).declared.name == "custom_variants"
     with pytest.raises(TypeError, match="prefer-home cannot play acey-deucey: it has no choose_double"):
         play_games(player, opponent, 4, 2, Rules(variant="acey-deucey"), engine="fast")
-
-
-def test_the_variant_family_plays_the_standard_game_as_the_standard_kernels_do():
-    from bgsim.fast import game, with_variants
-
-    assert game.VARIANT_GAMES is False
-    assert with_variants.play_one.py_func.__globals__["VARIANT_GAMES"] is True
-    # a standard game on the variant family is the standard game's, row for row
-    white, black = make_player("heuristic+pipdiff"), make_player("nn+keith")
-    standard = play_games(white, black, 7, 6, engine="fast")
-    from bgsim.fast import _check
-
-    numbers, rule_array, packed = _check(white, black, 7, 6, Rules(), 0)
-    rows = np.zeros((6, game.ROW_SIZE), dtype=np.int64)
-    counts = np.zeros(6, dtype=np.int64)
-    from bgsim.starts import OPENING
-
-    with_variants.play_batch(7, numbers, 0, rule_array, *packed.args, rows, counts, 1, OPENING.boards,
-                             OPENING.setups, np.int64(0), OPENING.boards)
-    assert list(rows[:, game.COL_POINTS]) == [abs(v) for v in standard["white_points"]]
-    assert list(rows[:, game.COL_PLIES]) == list(standard["plies"])
 

@@ -2,9 +2,15 @@
 
 ``bgsim`` <- ``bots`` <- ``experiments``, and inside experiments its layers: the modules below
 every layer (``errors``, ``stats``) < ``running`` < ``analysis`` < ``studies`` < ``commands``
-and the ``cli``.  Every import statement counts, at module level or inside a function; only an
-``if TYPE_CHECKING:`` block, which never runs, does not.  Importing a module also runs its
-packages' ``__init__``; that is not counted as an import of the package.
+and the ``cli``.  Inside bgsim, the reference engine < the fast engine (``bgsim/fast/``) < the
+modules that play in either engine (:data:`ABOVE_BOTH`): the reference never imports the fast
+engine, and neither does a bot.  The fast engine is loaded only through
+``bgsim/fast_loader.py``, by the modules above both engines and, below them, by the one
+computation only kernels have (:data:`LOADS_BELOW`, ``bgsim/bearoff/building.py`` says why).
+Every import statement counts, at module level or inside a function; an ``if TYPE_CHECKING:``
+block, which never runs, counts for circles only (a circle of type names still ties two
+modules together).  Importing a module also runs its packages' ``__init__``; that is not
+counted as an import of the package.
 """
 
 from __future__ import annotations
@@ -16,6 +22,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("bgsim", "bots", "experiments")
+# bgsim's layers, lowest first: the reference engine is every module not named here
+FAST = "bgsim.fast"
+ABOVE_BOTH = ("bgsim.series", "bgsim.rollout", "bgsim.chouette_sessions")  # they choose or drive an engine
+LOADER = "bgsim.fast_loader"  # the one way in to the fast engine (importlib: no import statement)
+LOADS_BELOW = ("bgsim.bearoff.building",)  # the reference's one use of it: computing bear-off tables
 # experiments' layers, lowest first; a module may import its own layer and the ones below it
 LAYERS = (
     ("base", ("experiments", "experiments.errors", "experiments.stats")),
@@ -46,20 +57,22 @@ def _runs(node: ast.AST) -> bool:
                 or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
 
 
-def _statements(node: ast.AST):
-    """Every import statement under ``node``, skipping the blocks that never run."""
+def _statements(node: ast.AST, typing: bool = False):
+    """Every import statement under ``node``, skipping the blocks that never run (unless
+    ``typing``: then an ``if TYPE_CHECKING:`` block's imports too)."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.Import, ast.ImportFrom)):
             yield child
-        elif _runs(child):
-            yield from _statements(child)
+        elif typing or _runs(child):
+            yield from _statements(child, typing)
         else:
             for later in child.orelse:  # the else of `if TYPE_CHECKING:` does run
-                yield from _statements(ast.Module(body=[later], type_ignores=[]))
+                yield from _statements(ast.Module(body=[later], type_ignores=[]), typing)
 
 
-def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[str, int]]:
-    """(module of the tree, line) for each import in ``path`` (the module ``name``)."""
+def imports_of(name: str, path: Path, modules: dict[str, Path], typing: bool = False) -> list[tuple[str, int]]:
+    """(module of the tree, line) for each import in ``path`` (the module ``name``); with
+    ``typing``, those of ``if TYPE_CHECKING:`` blocks too."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = []
 
@@ -68,7 +81,7 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[st
             target = target.rpartition(".")[0]
         return target or None
 
-    for node in _statements(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _statements(ast.parse(path.read_text(encoding="utf-8")), typing):
         if isinstance(node, ast.Import):
             targets = [known(alias.name) for alias in node.names]
         else:
@@ -84,9 +97,9 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[st
     return found
 
 
-def import_graph(root: Path) -> dict[str, list[tuple[str, int]]]:
+def import_graph(root: Path, typing: bool = False) -> dict[str, list[tuple[str, int]]]:
     modules = modules_of(root)
-    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+    return {name: imports_of(name, path, modules, typing) for name, path in modules.items()}
 
 
 def layer_of(name: str) -> int | None:
@@ -98,8 +111,21 @@ def layer_of(name: str) -> int | None:
     return None
 
 
+def _within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def engine_layer(name: str) -> int:
+    """bgsim's layer of a module of bgsim: 0 the reference engine, 1 the fast engine, 2 above both."""
+    if any(_within(name, above) for above in ABOVE_BOTH):
+        return 2
+    return 1 if _within(name, FAST) else 0
+
+
 def rank_of(name: str) -> tuple[int, int]:
     package = name.split(".")[0]
+    if package == "bgsim":
+        return PACKAGES.index(package), engine_layer(name)
     return PACKAGES.index(package), (layer_of(name) if package == "experiments" else 0)
 
 
@@ -123,12 +149,43 @@ def back_edges(root: Path) -> list[str]:
                 continue
             if rank_of(target) > rank_of(name):
                 found.append(f"{_where(root, name, line)} imports {target}: {name} is below it")
+            elif name.split(".")[0] == "bots" and target.split(".")[0] == "bgsim" and engine_layer(target):
+                found.append(f"{_where(root, name, line)} imports {target}: a bot's reference half "
+                             "imports the reference engine alone")
+            elif target == LOADER and name.split(".")[0] != "experiments" and engine_layer(name) == 0 \
+                    and not any(_within(name, user) for user in LOADS_BELOW):
+                found.append(f"{_where(root, name, line)} imports {target}: below the modules that play in "
+                             f"either engine, only {', '.join(LOADS_BELOW)} loads the fast engine")
+    return found
+
+
+def hidden_loads(root: Path) -> list[str]:
+    """Each way round the import statements, in the reference engine or the bots: a string that
+    names the fast engine or Numba (``importlib.import_module("bgsim.fast")``, ``__import__``)
+    anywhere but the loader, and every import of Numba."""
+    found = []
+    for name, path in modules_of(root).items():
+        if name.split(".")[0] not in ("bgsim", "bots") or engine_layer(name) or name == LOADER:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and (_within(node.value, FAST) or _within(node.value, "numba")):
+                found.append(f"{path.relative_to(root)}:{node.lineno} names {node.value!r}")
+        for node in _statements(tree, typing=True):
+            modules = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            if node.__class__ is ast.ImportFrom and node.level:
+                continue  # relative: a module of the tree, checked by back_edges
+            for module in modules:
+                if _within(module, "numba"):
+                    found.append(f"{path.relative_to(root)}:{node.lineno} imports {module}")
     return found
 
 
 def cycles(root: Path) -> list[str]:
-    """Each circle of imports, named by its imports: "a.py:3 imports b -> b.py:9 imports a"."""
-    graph = import_graph(root)
+    """Each circle of imports, named by its imports: "a.py:3 imports b -> b.py:9 imports a"
+    (type-only imports count)."""
+    graph = import_graph(root, typing=True)
     edges = {name: {target: line for target, line in reversed(targets)} for name, targets in graph.items()}
     index, low, stack, on_stack, components = {}, {}, [], set(), []
     counter = 0
@@ -190,6 +247,11 @@ def test_imports_flow_one_way():
     assert not found, "imports that go up:\n" + "\n".join(found)
 
 
+def test_the_reference_engine_and_the_bots_never_load_the_fast_engine_or_numba_round_the_imports():
+    found = hidden_loads(ROOT)
+    assert not found, "the fast engine or Numba reached from the reference engine:\n" + "\n".join(found)
+
+
 def test_no_module_imports_itself_round_a_circle():
     found = cycles(ROOT)
     assert not found, "import cycles:\n" + "\n".join(found)
@@ -215,9 +277,17 @@ FAKE = {
     "bgsim/board.py": "from .rules import legal\n",
     "bgsim/rules.py": "def legal():\n    from .board import Board  # inside a function: still a circle\n",
     "bgsim/drawing.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .board import Board\n",
+    "bgsim/show.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .series import play\n",
+    "bgsim/series.py": "def play():\n    from . import show  # above both engines: may import anything of bgsim\n",
+    "bgsim/chouette.py": "def play():\n    from .fast import game\n    from . import fast_loader\n",
+    "bgsim/fast_loader.py": "import importlib\ndef load():\n    return importlib.import_module('bgsim.fast')\n",
+    "bgsim/sneaky.py": "import importlib\ndef load():\n    import numba\n    return importlib.import_module('bgsim.fast.game')\n",
+    "bgsim/fast/__init__.py": "",
+    "bgsim/fast/game.py": "from ..board import legal\nfrom ..series import play\n",
     "bgsim/speedy.py": "def f():\n    import bots.players\n",
     "bots/__init__.py": "",
     "bots/players.py": "from bgsim import board\n",
+    "bots/net.py": "from bgsim.fast import game\n",
     "experiments/__init__.py": "",
     "experiments/errors.py": "",
     "experiments/running/__init__.py": "",
@@ -236,12 +306,26 @@ def test_the_checker_names_an_import_that_goes_up(tmp_path):
     assert not any("players.py" in line or "report.py" in line for line in found)  # downward imports pass
 
 
-def test_the_checker_names_a_circle_even_through_a_function(tmp_path):
+def test_the_checker_names_the_reference_engine_or_a_bot_reaching_the_fast_engine(tmp_path):
+    found = back_edges(write_tree(tmp_path, FAKE))
+    assert "bgsim/chouette.py:2 imports bgsim.fast.game: bgsim.chouette is below it" in found
+    assert "bgsim/fast/game.py:2 imports bgsim.series: bgsim.fast.game is below it" in found
+    assert ("bots/net.py:1 imports bgsim.fast.game: a bot's reference half imports the reference engine alone"
+            in found)
+    assert ("bgsim/chouette.py:3 imports bgsim.fast_loader: below the modules that play in either engine, "
+            "only bgsim.bearoff.building loads the fast engine") in found
+    assert not any("series.py" in line or "fast_loader.py" in line for line in found)
+    hidden = hidden_loads(write_tree(tmp_path, FAKE))
+    assert hidden == ["bgsim/sneaky.py:4 names 'bgsim.fast.game'", "bgsim/sneaky.py:3 imports numba"]
+
+
+def test_the_checker_names_a_circle_even_through_a_function_or_a_type(tmp_path):
     found = cycles(write_tree(tmp_path, FAKE))
     assert "bgsim/board.py:1 imports bgsim.rules -> bgsim/rules.py:2 imports bgsim.board" in found
     assert any("experiments/analysis/report.py:1 imports experiments.running.runner" in line for line in found)
-    assert not any("drawing" in line for line in found)  # a TYPE_CHECKING import never runs
-    assert len(found) == 2
+    assert "bgsim/series.py:2 imports bgsim.show -> bgsim/show.py:3 imports bgsim.series" in found
+    assert not any("drawing" in line for line in found)  # a type of a module that does not import it back
+    assert len(found) == 3
 
 
 @pytest.mark.parametrize("source, target", [

@@ -4,6 +4,8 @@ a score-blind pip rule does, and a match run reports it."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -11,7 +13,9 @@ from bgsim.board import Position
 from bgsim.cube import Rules
 from bgsim.match import play_match
 from bots import make_player
+from experiments import cli
 from experiments.analysis import match_judge
+from experiments.running import progress
 from experiments.running.config import ExperimentError, experiment_from_mapping
 from experiments.studies.experiment import run_experiment
 
@@ -95,3 +99,22 @@ def test_judge_cube_is_checked():
         tiny(judge_cube=-1)
     with pytest.raises(ExperimentError, match="needs matches"):
         tiny(match_to=0)
+
+
+# --- a match run times its judging -----------------------------------------------------------
+
+def test_a_match_run_times_its_judging_in_run_json_and_its_last_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("BGSIM_MATCH_BEAROFF_CHECKERS", "2")
+    monkeypatch.setattr(progress, "ESTIMATE_AFTER", 0.0)
+    toml = tmp_path / "matches.toml"
+    toml.write_text('name = "matches"\nplayers = ["random+pipdiff", "heuristic+pipdiff"]\nmatch_to = 3\n'
+                    'games = 2\nchunk = 2\nengine = "reference"\njudge_cube = 2\n')
+    assert cli.main(["run", str(toml), "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "then the cube decisions of the first 2 deals of every pairing are judged" in err  # said up front
+    assert "judging: about " in err  # an estimate once the first matches are judged
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert set(run["phases"]) == {"playing", "judging", "summaries"}
+    assert all(seconds >= 0 for seconds in run["phases"].values())
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("played ") and "; judging " in last and ", summaries " in last

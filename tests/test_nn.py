@@ -151,6 +151,7 @@ def test_a_tie_goes_to_the_canonical_first_play(positions):
         assert _fast_choice(net, row, (4, 2)) == plays[0].result.board
 
 
+@pytest.mark.bot_rule("checker", "nn")
 def test_bearing_off_the_last_checker_wins():
     position = Position.from_points({1: 1, 2: 1}, {24: 15})
     plays = bgsim.legal_plays(position, (2, 1))

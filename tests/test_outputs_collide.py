@@ -23,6 +23,7 @@ import pytest
 from bgsim import settings
 from bgsim.series import play_games
 from bots import make_player
+from conftest import one_error_line
 from experiments import cli
 from experiments.running.files import claim, claim_name
 
@@ -46,12 +47,6 @@ def go_on(process: subprocess.Popen) -> tuple[int, str, str]:
     os.kill(process.pid, signal.SIGCONT)
     out, err = process.communicate(timeout=600)
     return process.returncode, out, err
-
-
-def one_error_line(capsys) -> str:
-    err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and err.startswith("bgsim: error: "), err
-    return err
 
 
 def hidden(folder: Path) -> list[str]:
@@ -160,3 +155,26 @@ def test_a_claim_of_this_process_nests_and_one_of_a_dead_process_is_taken_over(t
     with pytest.raises(InUse, match="on elsewhere, which this machine cannot see: if that run is gone, remove"):
         with claim(target):
             pass
+
+
+# --- an output that cannot be claimed --------------------------------------------------------
+
+def test_an_output_that_cannot_be_claimed_is_named_as_the_user_named_it(tmp_path, capsys, monkeypatch):
+    import errno
+    import os
+
+    real_open = os.open
+
+    def refused(path, flags, *rest):
+        if str(path).endswith(".claim"):  # as in a folder this user may read but not write
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_open(path, flags, *rest)
+
+    monkeypatch.setattr(os, "open", refused)
+    out = tmp_path / "games.parquet"
+    assert cli.main(["play", "random", "random", "--games", "2", "--engine", "reference", "--out", str(out),
+                     "--no-progress"]) == 2
+    error = one_error_line(capsys)
+    assert f"cannot write {out}: Permission denied; no permission to write there" in error
+    assert ".claim" not in error  # a file the user never named
+    assert list(tmp_path.iterdir()) == []

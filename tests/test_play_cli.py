@@ -6,8 +6,12 @@ import pandas as pd
 import pytest
 
 from bgsim.schema import COLUMNS
+from bgsim.series import play_games
+from bots import make_player
+from experiments import cli
 from experiments.analysis.summary import GameTally, summarize_games
 from experiments.cli import main
+from experiments.running import stream
 
 
 def play(tmp_path, *extra, out="games.parquet"):
@@ -116,3 +120,88 @@ def test_bots_lists_every_bot(capsys):
                  "always-take", "never-take", "none"):
         assert name in out
     assert "race_only=false" in out and "reference engine only" in out
+
+
+# --- play: streaming, estimates, Ctrl-C ------------------------------------------------------
+
+def test_play_has_a_default_seed_and_says_what_it_will_do(tmp_path, capsys):
+    assert cli.main(["play", "random", "random", "--games", "5", "--engine", "reference",
+                     "--out", str(tmp_path / "a.parquet")]) == 0
+    err = capsys.readouterr().err
+    assert "playing 5 games: white random vs black random, seed 1, reference engine" in err
+    again = play_games(make_player("random"), make_player("random"), 1, 5, engine="reference")
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "a.parquet"), again)
+
+
+def test_play_announces_the_first_compile(tmp_path, capsys, monkeypatch, each_run_its_kernels):
+    from bgsim.series import play_games_reference
+
+    # Stand-ins for the fast engine (its real compile takes ~20 s): what is tested is the message.
+    monkeypatch.setattr(stream, "engine_for", lambda engine, white, black, rules=None: "fast")
+    monkeypatch.setattr(stream, "fast_compile_pending", lambda players=(): True)
+    monkeypatch.setattr(stream, "play_games",
+                        lambda w, b, seed, games, rules, match_to, engine, threads:
+                        play_games_reference(w, b, seed, games, rules, match_to))
+    assert cli.main(["play", "random", "random", "--games", "2", "--out", str(tmp_path / "c.parquet")]) == 0
+    assert "compiling the fast engine for random (first use, ~" in capsys.readouterr().err
+
+
+def test_ctrl_c_keeps_the_finished_games_of_a_billion_game_play(tmp_path, capsys, monkeypatch):
+    import tracemalloc
+
+    out = tmp_path / "huge.parquet"
+    monkeypatch.setenv("BGSIM_STOP_AFTER", "2")  # SIGINT to itself after the second batch is written
+    # batches of a few games: random play under tracemalloc takes ~0.4 s a game, and what is
+    # proved (a second batch appended, memory bounded whatever the count asked) needs no more
+    monkeypatch.setattr(stream, "FIRST_BATCH", 2)
+    tracemalloc.start()
+    try:
+        code = cli.main(["play", "random", "random", "--games", "1000000000", "--engine", "reference",
+                         "--out", str(out), "--no-progress"])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert code == 130
+    err = capsys.readouterr().err
+    assert "playing 1,000,000,000 games" in err
+    kept = pd.read_parquet(out)
+    assert 2 < len(kept) <= 2 + 4  # the first batch of 2, then a second of 2 or 4 appended
+    assert f"interrupted after {len(kept):,} of 1,000,000,000 games" in err and str(out) in err
+    assert kept["game"].tolist() == list(range(len(kept)))
+    pd.testing.assert_frame_equal(kept, play_games(make_player("random"), make_player("random"), 1,
+                                                   len(kept), engine="reference"))
+    assert peak < 50 * 2**20  # nothing the size of a billion games
+    assert not list(tmp_path.glob(".*"))
+
+
+def test_batches_aim_at_half_a_second():
+    from experiments.running.stream import BATCH_SECONDS, MAX_BATCH, next_batch
+
+    assert next_batch(100, 0.01, 1) == 200
+    assert next_batch(MAX_BATCH, 0.01, 9) == MAX_BATCH
+    assert next_batch(1000, 3.0, 5) == int(1000 * BATCH_SECONDS / 3.0)  # Ctrl-C waits ~0.5 s at most
+    assert next_batch(1000, 30.0, 1) == 1000  # the first batch may hold the compile
+    assert next_batch(1000, BATCH_SECONDS, 3) == 1000
+
+
+def test_the_streamed_tally_is_the_summary_of_all_the_rows():
+    frame = play_games(make_player("racer+pipdiff"), make_player("random+keith"), 3, 40, engine="reference")
+    tally = GameTally()
+    for start in range(0, 40, 7):
+        tally.add(frame.iloc[start:start + 7])
+    whole = summarize_games(frame)
+    for key, value in tally.summary().items():
+        assert value == pytest.approx(whole[key], rel=1e-9), key
+
+
+def test_threads_beyond_the_machine_are_capped_out_loud(tmp_path, capsys):
+    from experiments.running.machine import cap_threads, thread_limit
+
+    notes = []
+    assert cap_threads(999, notes.append) == thread_limit()
+    assert notes == [f"--threads 999: this machine runs at most {thread_limit()} threads; using {thread_limit()}"]
+    assert cap_threads(1, notes.append) == 1 and len(notes) == 1
+    toml = tmp_path / "t.toml"
+    toml.write_text('players = ["heuristic", "heuristic+pipdiff"]\ngames = 1\nengine = "fast"\n')
+    assert cli.main(["run", str(toml), "--threads", "999", "--out", str(tmp_path / "r"), "--no-progress"]) == 0
+    assert "--threads 999: this machine runs at most" in capsys.readouterr().err

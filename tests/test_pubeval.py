@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import gnubg_nn
+import pytest
 
 from bgsim import Position, legal_plays
 from bgsim.position_id import to_gnubg_board
@@ -21,6 +22,7 @@ def gnubg_pubeval_result(position: Position, roll) -> tuple[int, ...]:
     return apply_gnubg_moves(position.board, moves)
 
 
+@pytest.mark.bot_rule("checker", "pubeval")
 def test_same_play_as_gnubg_on_thousands_of_positions():
     rng = random.Random(20240601)
     bot = make_player("pubeval")

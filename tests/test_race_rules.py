@@ -83,6 +83,7 @@ def test_point_of_last_take():
     assert point_of_last_take(41) == 6      # 36 / 7 rounded up
 
 
+@pytest.mark.bot_rule("cube", "rule62")
 @pytest.mark.parametrize("leader, trailer, double, redouble, answer", [
     (70, 75, False, False, Response.TAKE),  # deficit 5: 4 short of the point of last take (9)
     (70, 76, True, False, Response.TAKE),   # 6: within 3
@@ -119,6 +120,7 @@ def _kleinman(own, other):
     return d * d / s
 
 
+@pytest.mark.bot_rule("cube", "kleinman")
 @pytest.mark.parametrize("own, other", [(99, 105), (99, 104), (99, 106)])
 def test_kleinman_double_at_k_one_half(own, other):
     k = _kleinman(own, other)
@@ -156,6 +158,7 @@ def test_isight_counts_by_hand():
     assert other == 8 + 15 + 24
 
 
+@pytest.mark.bot_rule("cube", "isight")
 @pytest.mark.parametrize("trailer, adjusted, double, redouble, answer", [
     # leader side(90): adjusted 90, so P = 50 + 2 D (D = adjusted trailer - 90)
     (side(96), 98, False, False, Response.TAKE),              # P = 66
@@ -193,6 +196,7 @@ def gnubg_epc(counts: dict[int, int]) -> float:
 EPC_OWN = {6: 4, 5: 4, 4: 3}  # EPC 62.89: point of last take ceil((62.89 + 20) / 10) = 9, at 71.89
 
 
+@pytest.mark.bot_rule("cube", "epc")
 @pytest.mark.parametrize("other, epc, expected", [
     # the taker's EPC (GNU Backgammon's) against Trice's thresholds on the doubler's 62.89:
     # double from 68.89, redouble from 69.89, take up to 71.89

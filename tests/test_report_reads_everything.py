@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from bgsim.board import Position
+from conftest import one_error_line
 from experiments import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -135,3 +136,22 @@ def test_a_damaged_run_json_is_named(written, tmp_path, capsys):
     (tmp_path / "cross" / "run.json").write_text("{ half")
     code, _, err = report(capsys, tmp_path / "cross")
     assert code == 2 and f"{tmp_path / 'cross' / 'run.json'} is damaged" in err and err.count("\n") == 1
+
+
+# --- report on a play output -----------------------------------------------------------------
+
+def test_report_on_a_play_output_prints_its_summary(tmp_path, capsys):
+    out = tmp_path / "m.parquet"
+    assert cli.main(["play", "random", "random", "--games", "3", "--match-to", "3", "--engine", "reference",
+                     "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert cli.main(["report", str(out)]) == 0
+    again = capsys.readouterr().out
+    assert "3 matches to 3 points" in again and "bgsim play output" in again
+    assert again.splitlines()[:4] == printed.splitlines()[:4]  # the same summary as play printed
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "games.parquet").write_bytes(out.read_bytes())
+    assert cli.main(["report", str(folder)]) == 0
+    assert cli.main(["report", str(tmp_path / "nothing")]) == 2
+    assert "no such results folder or file" in one_error_line(capsys)

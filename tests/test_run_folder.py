@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from conftest import race_id
+from experiments import cli
 from experiments.errors import RunError
 from experiments.running.folder import EXPERIMENT_RUN, RunFolder
 from experiments.studies.cross_check import CROSS_CHECK
@@ -137,3 +139,30 @@ def test_a_default_folder_left_empty_is_removed_and_a_used_one_kept(tmp_path):
     _remove_if_empty(empty)  # what the process does as it ends
     _remove_if_empty(used)
     assert not empty.exists() and (used / "run.json").exists()
+
+
+# --- every long command: resume on a finished run --------------------------------------------
+
+@pytest.mark.parametrize("command", ["run", "cube-audit", "cross-check"])
+def test_resume_on_a_finished_run_is_success_with_a_note_in_every_command(command, tmp_path, capsys):
+    folder = tmp_path / "done"
+    if command == "run":
+        toml = tmp_path / "tiny.toml"
+        toml.write_text('name = "tiny"\nplayers = ["random+pipdiff", "heuristic+pipdiff"]\ngames = 1\n'
+                        'engine = "reference"\n')
+        words = ["run", str(toml)]
+    elif command == "cube-audit":
+        races = tmp_path / "races.txt"
+        races.write_text(race_id() + "\n")
+        words = ["cube-audit", "--players", "keith", "--from", str(races)]
+    else:
+        words = ["cross-check", "--players", "keith", "--positions", "2", "--threads", "1"]
+    words += ["--out", str(folder), "--no-progress"]
+    assert cli.main(words) == 0
+    first = capsys.readouterr().out
+    stamp = json.loads((folder / "run.json").read_text())["finished"]
+    assert cli.main(words + ["--resume"]) == 0
+    captured = capsys.readouterr()
+    assert f"{folder} holds a finished" in captured.err and "nothing left to" in captured.err
+    assert captured.out.splitlines()[-1] == first.splitlines()[-1]  # its results again
+    assert json.loads((folder / "run.json").read_text())["finished"] == stamp  # nothing run again

@@ -350,11 +350,11 @@ def test_a_run_announces_the_first_compile_only_when_the_fast_engine_will_play(t
 
 
 def test_the_first_compile_of_exacts_kernels_is_announced_too(monkeypatch):
-    from bgsim.fast import game, with_exact
+    from bgsim.fast.families import family
     from experiments.running.machine import fast_compile_pending
 
     # the base kernels ready, exact's family not: only a run with exact compiles
     monkeypatch.setattr("bgsim.fast.compile.compiled_or_cached",
-                        lambda dispatcher: dispatcher is not with_exact.play_batch)
+                        lambda dispatcher: dispatcher is not family("every_bot_with_exact").play_batch)
     assert not fast_compile_pending([make_player("nn+keith")])
     assert fast_compile_pending([make_player("nn+keith"), make_player("nn+exact")])

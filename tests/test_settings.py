@@ -56,11 +56,11 @@ def test_the_environment_scan_passes_a_module_that_reads_none():
     assert environment_reads("import os\nos.replace('a', 'b')\nenviron = 'the word'\n") == []
 
 
-def test_every_setting_is_listed_in_the_readme():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Settings", 1)[1].split("\n## ", 1)[0]
+def test_every_setting_is_listed_in_the_usage_page():
+    usage = (ROOT / "docs" / "USAGE.md").read_text(encoding="utf-8")
+    section = usage.split("## Settings", 1)[1].split("\n## ", 1)[0]
     missing = [setting.name for setting in settings.SETTINGS if f"`{setting.name}`" not in section]
-    assert not missing, f"README's Settings section lacks {missing}"
+    assert not missing, f"docs/USAGE.md's Settings section lacks {missing}"
 
 
 def test_a_table_size_comes_from_its_variable_else_its_default(monkeypatch):

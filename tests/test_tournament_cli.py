@@ -4,6 +4,7 @@ import json
 
 import pandas as pd
 
+from conftest import one_error_line
 from experiments import cli
 
 PLAYERS = ["heuristic+pipdiff", "heuristic+keith", "heuristic"]
@@ -18,7 +19,7 @@ def toml(tmp_path, extra=""):
 
 
 # `bgsim tournament` without an experiment playing the default one (its rows, standings, printed
-# summary and run.json) is test_new_user's run of the README's `bgsim tournament`.
+# summary and run.json) is test_readme's run of the README's `bgsim tournament`.
 
 
 def test_run_takes_flags_over_the_file_and_report_rebuilds_from_the_rows(tmp_path, capsys):
@@ -42,13 +43,6 @@ def test_run_finds_shipped_experiments_by_name(tmp_path, capsys):
     assert cli.main(["run", "money_conventions", "--games", "1",
                      "--out", str(tmp_path / "m"), "--no-progress"]) == 0
     assert "Rule conditions compared" in capsys.readouterr().out
-
-
-def one_error_line(capsys) -> str:
-    err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0, err
-    assert err.startswith("bgsim: error: ")
-    return err
 
 
 def test_errors_are_one_line_and_exit_2(tmp_path, capsys):

@@ -1,4 +1,5 @@
-"""The two databases, built by bgsim's own kernels and kept in the cache folder.
+"""The two databases, built by bgsim's own kernels and kept in the cache folder (building needs
+the fast engine, reading does not: ``building.py`` says why).
 
 One-sided (every position of up to 15 checkers on the six home points, 54,264 of them): the
 distribution of the number of rolls to bear off, each side playing to minimise its expected
@@ -21,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import settings
-from ..fast import bearoff as kernels
-from . import store
+from .. import bearoff_numbering as numbering, settings
+from ..bearoff_numbering import MAX_CHECKERS
+from . import building, store
 
 # Average pips of a roll, doubles counted twice: 2 * 3.5 + (1/6) * 2 * 3.5 = 49/6 = 8.1667.
 PIPS_PER_ROLL = 49.0 / 6.0
@@ -35,15 +36,15 @@ MAX_TWO_SIDED_CHECKERS = 10
 
 @lru_cache(maxsize=1)
 def _all_positions() -> np.ndarray:
-    return kernels.all_positions(kernels.MAX_CHECKERS, kernels.BINOMIALS)
+    return numbering.all_positions(MAX_CHECKERS)
 
 
 def position_number(counts) -> int:
     """GNU Backgammon's bear-off number of six home-point counts (points 1..6)."""
     counts = np.asarray(counts, dtype=np.int64)
-    if counts.shape != (6,) or counts.min() < 0 or counts.sum() > kernels.MAX_CHECKERS:
+    if counts.shape != (6,) or counts.min() < 0 or counts.sum() > MAX_CHECKERS:
         raise ValueError(f"not a bear-off position: {counts.tolist()}")
-    return int(kernels.rank(counts, kernels.BINOMIALS))
+    return numbering.rank(counts)
 
 
 def counts_of(number: int) -> tuple[int, ...]:
@@ -91,7 +92,7 @@ class OneSided:
 @dataclass(frozen=True)
 class TwoSided:
     """Tables indexed ``[side on roll, opponent]`` by position number, from the side on roll,
-    per unit of cube: see ``kernels.two_sided``."""
+    per unit of cube: see ``bgsim.fast.bearoff.two_sided``."""
 
     checkers: int
     win: np.ndarray
@@ -105,6 +106,8 @@ class TwoSided:
 
 
 def build_one_sided() -> OneSided:
+    """The one-sided database, computed now (by the fast engine's kernels: ``building.py``)."""
+    kernels = building.kernels("the one-sided bear-off database")
     started = time.perf_counter()
     positions = _all_positions()
     starts, targets = kernels.successors(positions, kernels.ROLLS, kernels.BINOMIALS)
@@ -115,9 +118,11 @@ def build_one_sided() -> OneSided:
 
 
 def build_two_sided(checkers: int) -> TwoSided:
+    """The two-sided database of ``checkers`` a side, computed now (by the fast engine's kernels)."""
     check_two_sided_checkers(checkers)
+    kernels = building.kernels(f"the two-sided bear-off database of {checkers} checkers")
     started = time.perf_counter()
-    positions = _all_positions()[: kernels.position_count(checkers)]
+    positions = _all_positions()[: numbering.position_count(checkers)]
     starts, targets = kernels.successors(positions, kernels.ROLLS, kernels.BINOMIALS)
     tables = kernels.two_sided(positions, starts, targets, kernels.ROLL_WEIGHTS)
     return TwoSided(checkers, *tables, build_seconds=time.perf_counter() - started)
@@ -195,7 +200,7 @@ def two_sided(checkers: int | None = None, folder: Path | None = None) -> TwoSid
 
 @lru_cache(maxsize=None)
 def _one_sided(folder: Path) -> OneSided:
-    arrays, seconds = _load_or_build("one-sided", kernels.MAX_CHECKERS, False, build_one_sided, folder)
+    arrays, seconds = _load_or_build("one-sided", MAX_CHECKERS, False, build_one_sided, folder)
     return OneSided(**arrays, build_seconds=seconds)
 
 

@@ -5,8 +5,8 @@ value (``bgsim.bearoff.two_sided``).  In a match a cube of ``c`` ends the game w
 and what those are worth depends on the score: the values are match-winning chances (MWC) read
 from the published match equity table (:func:`bgsim.met.published`, Kazaross-XG2, 25 points)
 once the game is over, and each cube value has its own table.  ``bgsim.fast.bearoff.
-match_two_sided`` computes them all for one score: every cube value from 1 up to the first
-that is dead (at least what both sides need), centred, owned or the opponent's, each side
+match_two_sided`` computes them all for one score (a kernel: ``building.py``): every cube value
+from 1 up to the first that is dead (at least what both sides need), centred, owned or the opponent's, each side
 playing its checkers and its cube perfectly for the match.
 
 What it covers: pure bear-offs where both sides have at most ``match_checkers`` checkers
@@ -26,13 +26,13 @@ import numpy as np
 
 from .. import met, settings
 from ..board import Position
-from ..fast import bearoff as kernels
-from . import database
+from .. import bearoff_numbering as numbering
+from . import building, database
 
 DEFAULT_MATCH_CHECKERS = settings.MATCH_BEAROFF_CHECKERS.default
 CENTRE, ON_ROLL, OPPONENT = "centre", "on roll", "opponent"
 OWNERS = (CENTRE, ON_ROLL, OPPONENT)
-_STATE = {CENTRE: kernels.CENTRED, ON_ROLL: kernels.OWNED, OPPONENT: kernels.OPPONENT_OWNS}
+_STATE = {CENTRE: numbering.CENTRED, ON_ROLL: numbering.OWNED, OPPONENT: numbering.OPPONENT_OWNS}
 
 
 def default_match_checkers() -> int:
@@ -51,7 +51,7 @@ def dead_level(away: int, opponent_away: int) -> int:
 
 @dataclass(frozen=True)
 class MatchTables:
-    """``values[k, state, o, a, b]`` of ``kernels.match_two_sided`` for the score ``(first,
+    """``values[k, state, o, a, b]`` of ``bgsim.fast.bearoff.match_two_sided`` for the score ``(first,
     second)`` away: orientation 0 has the side ``first`` away on roll.  ``win_values`` and
     ``lose_values``: the MWC of the side on roll once it has won or lost the cube ``2**k``."""
 
@@ -102,12 +102,28 @@ def _match_tables(first: int, second: int, post_crawford: bool, checkers: int) -
     aways = ((first, second), (second, first))
     win_values = np.array([[after(a - (1 << k), b) for k in range(top + 1)] for a, b in aways])
     lose_values = np.array([[after(a, b - (1 << k)) for k in range(top + 1)] for a, b in aways])
-    positions = database._all_positions()[: kernels.position_count(checkers)]
-    starts, targets = kernels.successors(positions, kernels.ROLLS, kernels.BINOMIALS)
+    positions = database._all_positions()[: numbering.position_count(checkers)]
+    kernels = building.kernels("the bear-off match tables")
+    starts, targets = kernels.successors(positions, numbering.ROLLS, numbering.BINOMIALS)
     win = win_table(checkers)
-    values = kernels.match_two_sided(positions, starts, targets, kernels.ROLL_WEIGHTS, win,
-                                     win_values, lose_values)
+    values = kernels.match_two_sided(positions, starts, targets, numbering.ROLL_WEIGHTS, win, win_values,
+                                     lose_values)
     return MatchTables(first, second, post_crawford, checkers, values, win_values, lose_values)
+
+
+@lru_cache(maxsize=2)
+def successors(checkers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(starts, targets, pips)`` of every position of up to ``checkers`` checkers: the
+    successor lists the match tables are computed from (``bgsim.fast.bearoff.successors``), and
+    each position's pips; read-only, the same array objects every call, so that the fast
+    engine, which takes them as data for ``exact``'s on-demand recursion, stores them once."""
+    positions = database._all_positions()[: numbering.position_count(checkers)]
+    kernels = building.kernels("the bear-off match tables")
+    starts, targets = kernels.successors(positions, numbering.ROLLS, numbering.BINOMIALS)
+    pips = positions.astype(np.int64) @ np.arange(1, numbering.POINTS + 1, dtype=np.int64)
+    for array in (starts, targets, pips):
+        array.setflags(write=False)
+    return starts, targets, pips
 
 
 @lru_cache(maxsize=2)
@@ -115,7 +131,7 @@ def win_table(checkers: int) -> np.ndarray:
     """The two-sided cubeless win table of ``checkers`` a side: the first rows and columns of a
     larger database's (position numbers of fewer checkers come first); the same array object
     every call, so the fast engine, which takes it as data, stores it once."""
-    size = kernels.position_count(checkers)
+    size = numbering.position_count(checkers)
     source = database.two_sided(max(checkers, database.default_two_sided_checkers()))
     return np.ascontiguousarray(source.win[:size, :size])
 
@@ -193,7 +209,7 @@ def match_cube(position: Position, cube_value: int, owner: str, away: int, oppon
     no_double = float(tables.values[level, _STATE[owner], o, own, theirs])
     if owner == OPPONENT or level == top:
         return MatchCube(no_double, None, None, win)
-    return MatchCube(no_double, float(tables.values[level + 1, kernels.OPPONENT_OWNS, o, own, theirs]),
+    return MatchCube(no_double, float(tables.values[level + 1, numbering.OPPONENT_OWNS, o, own, theirs]),
                      float(tables.win_values[o, level]), win)
 
 

@@ -25,10 +25,11 @@ import numpy as np
 
 from ..board import Position
 from ..rules import Play
+from .. import bearoff_numbering as numbering
 from . import database
 
 WINS = 3.0  # the score of bearing off the last checker: above every other score (at most 2)
-MAX_ROLLS = database.kernels.MAX_ROLLS
+MAX_ROLLS = numbering.MAX_ROLLS
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def bearoff_choice(position: Position, plays: Sequence[Play], tables: PlayerTabl
     own_on = sum(count for count in board if count > 0)
     opponent_on = -sum(count for count in board if count < 0)
     two = own_on <= tables.checkers and opponent_on <= tables.checkers
-    size = database.kernels.position_count(tables.checkers)
+    size = numbering.position_count(tables.checkers)
     opponent = _opponent_number(board)
     best, best_score = None, 0.0
     for play in plays:

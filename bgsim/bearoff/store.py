@@ -6,7 +6,8 @@ header block: the line ``bgsim-bearoff`` then one line of JSON --
 * ``format``: the layout version of this file (``FORMAT``);
 * ``kind`` (``one-sided`` or ``two-sided``), ``points`` (6), ``checkers`` (the most per side),
   ``cubeful`` (whether it holds cube equities);
-* ``code``: the SHA-256 of ``bgsim/fast/bearoff.py``, the kernels that computed the numbers;
+* ``code``: the SHA-256 of ``bgsim/fast/bearoff.py`` and ``bgsim/bearoff_numbering.py``, the
+  kernels that computed the numbers and the numbering they share;
 * ``arrays``: name, dtype, shape and byte offset of each table after the header block;
 * ``crc32``: a checksum of everything after the header block.
 
@@ -55,8 +56,11 @@ def cache_dir() -> Path:
 
 def code_hash() -> str:
     """The hash of the kernels that compute the tables: a file built by other code is stale."""
-    source = (Path(__file__).resolve().parent.parent / "fast" / "bearoff.py").read_bytes()
-    return hashlib.sha256(source).hexdigest()
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for source in (here.parent / "fast" / "bearoff.py", here.parent / "bearoff_numbering.py"):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
 
 
 def file_name(kind: str, checkers: int) -> str:

@@ -194,8 +194,8 @@ def supports(player, variant: str = STANDARD) -> bool:
 
 
 def uses_exact(players) -> bool:
-    """Whether a player's cube bot is compiled apart (``exact``): it plays on the kernels that
-    have it (``bgsim.fast.with_exact``)."""
+    """Whether a player's cube bot is compiled apart (``exact``): outside ``compile_only_for`` it
+    plays on a family with exact (``bgsim/fast/families.py``)."""
     apart = {name for name, bot in layouts.fast_bots(CUBE).items() if bot.apart}
     return any(getattr(getattr(player, "cube", None), "fast_name", "") in apart for player in players)
 
@@ -223,12 +223,12 @@ _ONLY_FOR: ContextVar[tuple[layouts.FastBot, ...] | None] = ContextVar("bgsim_fa
 
 @contextmanager
 def compile_only_for(players):
-    """While the block runs, compile the game kernels for ``players``' bots only
-    (``bgsim.fast.families``).
+    """While the block runs, compile the game kernels for ``players``' bots only (the ``run``
+    families of ``bgsim/fast/families.py``).
 
     A run that knows whom it seats plays inside it (``bgsim play``, ``run``, ``rollout``); a
     player it meets there besides them widens the set (another family, compiled once, then
-    cached).  Outside it the engine plays on the kernels of every bot (``bgsim.fast.game``),
+    cached).  Outside it the engine plays on the kernels of every bot (the ``every_bot`` families),
     which a process that plays many different bots (``bgsim validate``, the tests) compiles once.
     The rows are the same either way.  ``BGSIM_KERNELS=all`` (``bgsim.settings.KERNELS``) makes
     the block a no-op: every run then plays on the kernels of every bot."""
@@ -256,52 +256,55 @@ def compiling_only_for() -> tuple[layouts.FastBot, ...] | None:
     return _ONLY_FOR.get()
 
 
-def compiled_for(players, variant: str = STANDARD) -> bool:
-    """Whether the kernels ``players`` would play on in this :func:`compile_only_for` block are
-    compiled already, in this process or on disk."""
+def compiled_for(players, variant: str = STANDARD, chouette: bool = False) -> bool:
+    """Whether the kernels ``players`` would play on here (in this :func:`compile_only_for` block,
+    or outside one) are compiled already, in this process or on disk: their first game compiles
+    nothing.  With ``chouette``, those of a chouette of ``players``."""
     from .compile import compiled_or_cached
+
+    if chouette:
+        return compiled_or_cached(family_of(players, chouette=True).play_session)
+    return compiled_or_cached(_family_of(players, variant != STANDARD, widen=False).play_batch)
+
+
+def _family_of(players, variants: bool, widen: bool = True):
+    """The family of the game loop (``bgsim/fast/families.py``) that two-player games of
+    ``players`` play on: in a :func:`compile_only_for` block the ``run`` family of its bots (its
+    set widened by ``players`` if need be, and with ``widen`` kept so for the block's next
+    pairing), a user's evaluation function on a ``custom`` family, and else an ``every_bot``
+    family (standard game and variants alike), with exact when a player's cube bot is exact."""
     from .families import family
 
-    return compiled_or_cached(family((_ONLY_FOR.get() or ()) + layouts_of(players), variant != STANDARD).play_batch)
-
-
-def _family(players, variants: bool):
-    """The family of the :func:`compile_only_for` block for ``players``, its set widened by them
-    if need be."""
-    from .families import family
-
+    players = tuple(players)
+    evaluations = tuple(player.checker.evaluate if player_halves(player)[0].code == CUSTOM else None
+                        for player in players)
+    suffix = "_variants" if variants else ""
+    if any(evaluations):
+        return family("custom" + suffix, layouts_of(players), evaluations)
     planned = _ONLY_FOR.get()
-    wider = planned + tuple(bot for bot in layouts_of(players) if bot not in planned)
-    if wider != planned:
-        _ONLY_FOR.set(wider)  # the block's next pairing plays on the same family
-    return family(wider, variants)
+    if planned is not None:
+        wider = planned + tuple(bot for bot in layouts_of(players) if bot not in planned)
+        if widen and wider != planned:
+            _ONLY_FOR.set(wider)  # the block's next pairing plays on the same family
+        return family("run" + suffix, wider)
+    return family("every_bot_with_exact" if uses_exact(players) else "every_bot")  # the variants too
+
+
+def family_of(players, rules: Rules = Rules(), chouette: bool = False):
+    """The family of the game loop (``bgsim/fast/families.py``) that games of ``players`` under
+    ``rules`` play on here, without widening a :func:`compile_only_for` block; with ``chouette``,
+    that of a chouette of ``players``.  Its ``declared.name`` is its row of the table."""
+    if chouette:  # the row with the bots compiled apart when a player's cube bot is one of them
+        from .families import family
+
+        return family("chouette_with_exact" if uses_exact(players) else "chouette")
+    return _family_of(players, rules.variant != STANDARD, widen=False)
 
 
 def _kernels(white, black, rules: Rules = Rules()):
     """The compiled (play_batch, trace_number) that can play these two players under ``rules``."""
-    from .custom import kernels
-
-    evaluations = [player.checker.evaluate if player_halves(player)[0].code == CUSTOM else None
-                   for player in (white, black)]
-    with_exact = uses_exact((white, black))
-    # a variant plays on its own family (bgsim.fast.with_variants): none of it in the standard one
-    variants = rules.variant != STANDARD
-    if evaluations == [None, None] and _ONLY_FOR.get() is not None:
-        chosen = _family((white, black), variants)
-        return chosen.play_batch, chosen.trace_number
-    if evaluations == [None, None]:
-        if variants:
-            from . import with_variants
-
-            if with_exact:
-                return with_variants.play_batch_with_exact, with_variants.trace_number_with_exact
-            return with_variants.play_batch, with_variants.trace_number
-        if with_exact:
-            from .with_exact import play_batch, trace_number
-        else:
-            from .game import play_batch, trace_number
-        return play_batch, trace_number
-    return kernels(*evaluations, with_exact=with_exact, variants=variants)
+    chosen = _family_of((white, black), rules.variant != STANDARD)
+    return chosen.play_batch, chosen.trace_number
 
 
 @dataclass(frozen=True)
@@ -497,7 +500,7 @@ def on_threads(threads: int, play_batch, seed, numbers, match_to, rule_array, ar
     def block(low: int, high: int) -> None:
         mine = _part(starts, low, high - low)
         play_batch(seed, numbers[low:high], match_to, rule_array, *args, rows[low * per:high * per],
-                   counts[low:high], 1, mine.boards, mine.setups, stop_bearoff,
+                   counts[low:high], mine.boards, mine.setups, stop_bearoff,
                    finals[low:high] if finals.shape[0] > 0 else finals)  # empty: no final boards kept
 
     if threads == 1 or total < 2:
@@ -600,7 +603,8 @@ def legal_plays_fast(position: Position, roll) -> np.ndarray:
 
 
 __all__ = [
-    "FastHalf", "Seats", "Starts", "capability_values", "check_game", "compile_only_for", "fast_half", "game_starts",
+    "FastHalf", "Seats", "Starts", "capability_values", "check_game", "compile_only_for", "family_of", "fast_half",
+    "game_starts",
     "legal_plays_fast", "play_columns", "play_games", "play_trials", "player_halves", "seats", "supports",
     "trace_game",
 ]

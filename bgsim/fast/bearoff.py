@@ -1,14 +1,9 @@
 """Numba kernels that build the bear-off databases (``bgsim.bearoff`` reads and keeps them).
 
-A bear-off position is the checkers of one side on its six home points, ``counts[0..5]`` for
-points 1..6.  Positions are numbered as GNU Backgammon numbers them (``PositionBearoff`` in its
-positionid.c): every position of up to ``k`` checkers has a number below ``C(k + 6, 6)``, so a
-database of up to ``k`` checkers is the first ``C(k + 6, 6)`` numbers of any larger one, and
-position 0 is "all off".
-
-They live in ``bgsim/fast`` so that the stale-cache guard of ``compile.py`` covers them.  The
-database files carry a hash of this file: a table built by other code is rebuilt
-(``bgsim/bearoff/store.py``).
+Positions are numbered as ``bgsim/bearoff_numbering.py`` says (GNU Backgammon's numbering); its
+constants are the kernels' too.  The kernels live in ``bgsim/fast`` so that the stale-cache
+guard of ``compile.py`` covers them.  The database files carry a hash of this file and of the
+numbering: a table built by other code is rebuilt (``bgsim/bearoff/store.py``).
 """
 
 from __future__ import annotations
@@ -16,42 +11,19 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from ..bearoff_numbering import (  # noqa: F401 (the kernels' constants, re-exported)
+    BINOMIALS, CENTRED, MAX_CHECKERS, MAX_ROLLS, OPPONENT_OWNS, OWNED, POINTS, ROLL_WEIGHTS, ROLLS,
+    position_count,
+)
 from .board import checkers_on
 from .compile import alloc_jit, jit, parallel_jit, stack_empty
 from .moves import BOARD_BYTES, generate, new_buffers, play_before
 
-POINTS = 6
-MAX_CHECKERS = 15
-# Slots of a roll-count distribution (0..31 rolls).  The longest bear-off needs 30 rolls and the
-# first checker off at most 10; the tests check that the last slot stays empty.
-MAX_ROLLS = 32
-
-# The 21 distinct rolls and their chances in 36ths.  Sums are taken in 36ths and divided once,
-# so that a sure thing comes out as exactly 1 (a cube decision compares equities with 1).
-ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)], dtype=np.int64)
-ROLL_WEIGHTS = np.array([1.0 if d1 == d2 else 2.0 for d1, d2 in ROLLS], dtype=np.float64)
-
-
-def _binomials() -> np.ndarray:
-    table = np.zeros((MAX_CHECKERS + POINTS + 1, POINTS + 2), dtype=np.int64)
-    for n in range(table.shape[0]):
-        table[n, 0] = 1
-        for r in range(1, min(n, POINTS + 1) + 1):
-            table[n, r] = table[n - 1, r - 1] + (table[n - 1, r] if r <= n - 1 else 0)
-    return table
-
-
-BINOMIALS = _binomials()
-
-
-def position_count(checkers: int) -> int:
-    """How many positions have up to ``checkers`` checkers on the six home points."""
-    return int(BINOMIALS[checkers + POINTS, POINTS])
-
 
 @jit
 def rank(counts, binomials):
-    """GNU Backgammon's bear-off number of a position (PositionBearoff with 15 checkers).
+    """GNU Backgammon's bear-off number of a position (PositionBearoff with 15 checkers): the
+    kernels' own ``bgsim.bearoff_numbering.rank``.
 
     The position is written as a row of bits: for each point its checkers as 0s and a 1 that
     closes it; the number is that bit pattern's index among all patterns with six 1s."""
@@ -512,8 +484,6 @@ def bearoff_pick(board, die1, die2, rolls, first, win, checkers):
 # ``bgsim.bearoff.match`` reads these tables.  Values are match-winning chances (MWC) of the
 # side on roll, not points: a cube of c ends the game with c points to the winner, and the
 # score after it is read from the match equity table (``win_values``/``lose_values``).
-
-CENTRED, OWNED, OPPONENT_OWNS = 0, 1, 2
 
 
 @jit

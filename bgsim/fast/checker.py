@@ -9,11 +9,10 @@ list picks.
 
 Each bot's kernel is ``<prefix>_choose``, named by its layout in ``bgsim/layouts.py``
 (``kernel="checker.<prefix>"``), and takes exactly the arguments of ``choose``, the dispatch
-generated from that table (``bgsim.fast.dispatch``): the seat's ``params`` row, its ``offsets``
-row and the shared ``float64s``, ``int32s`` and ``int64s`` buffers (see ``bgsim.layouts``),
-whether it uses them or not, so that adding a bot never changes a signature.  The dispatch
-hands pure bear-offs to the perfect bear-off player first (``bearoff_first``) for a bot with
-the ``bearoff`` capability switched on.
+generated from that table (``bgsim.fast.dispatch``; docs/ARCHITECTURE.md, adding a bot, gives
+every signature), whether it uses them or not, so that adding a bot never changes a signature.
+What a bot's capabilities put in front of its kernel is the contract of ``bgsim/layouts.py``
+(``bearoff_first`` here).
 """
 
 from __future__ import annotations
@@ -233,7 +232,7 @@ def nn_choose(code, params, offsets, float64s, int32s, int64s, board, plays, key
 
 
 # --- acey-deucey's double after a 1-2 (``<prefix>_double``, bots.checker.CheckerBot.choose_double) ---
-# Compiled only into the variants' game kernels (bgsim.fast.with_variants).
+# Compiled only into the variants' game kernels (the variant families of bgsim/fast/families.py).
 
 
 @inline_jit

@@ -24,24 +24,27 @@ who moved, the dice, the number of legal plays, the canonical index of the chose
 its cube answers start in ``events`` and how many there are, then the board before the roll and
 after the play, both from the side on roll) and one row per cube answer (``EVENT_*``: player,
 action, the cube's value before the double).
+
+**This loop is compiled several ways, never as it stands.**  ``play_game`` and the entries
+``play_session`` and ``trace_one`` are templates reading the dispatch slots below; each family of
+``bgsim/fast/families.py`` compiles a copy with them filled in.  The families that compile this
+loop (``FAMILIES`` there): chouette, chouette_with_exact.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import with_exact
-from .compile import alloc_jit, inline_jit, jit, rebind, stack_empty
+from .compile import Slot, inline_jit, jit, stack_empty
 from .cube import BEAVER, DOUBLE, DROP
 from .dice import die, open_stream
 from .match_cube import VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MAX, VIEW_SIZE, VIEW_VALUE
 from .moves import BOARD_BYTES, generate, new_buffers, play_before
 
-# The dispatches the two-player game loop asks, whichever module declares them.
-from .game import (  # noqa: I001
+from .game import (
     ERROR_BAD_BEAVER, ERROR_NO_CHECKER_KERNEL, ERROR_NO_CUBE_KERNEL, ERROR_NONE, ERROR_TOO_LONG,
     MAX_PLIES, NO_KERNEL, RESULT_DROP, RULE_AUTOMATIC, RULE_BEAVER, RULE_CUBE, RULE_JACOBY,
-    RULE_MAX_CUBE, SINGLE, _result_of, _start, _turn, choose, offer_double, points_for, respond,
+    RULE_MAX_CUBE, SINGLE, _result_of, _start, _turn, points_for,
 )
 
 ENGINE_COLUMNS = (
@@ -70,6 +73,12 @@ EVENT_SIZE = 3
  TRACE_FIRST_EVENT, TRACE_EVENTS) = range(9)
 TRACE_HEAD = 9
 TRACE_SIZE = TRACE_HEAD + 52
+
+
+# --- the slots every family fills in (bgsim/fast/families.py): the dispatches of its bots ----
+choose = Slot("the checker dispatch")
+offer_double = Slot("the cube dispatch's offer")
+respond = Slot("the cube dispatch's answer")
 
 
 @inline_jit
@@ -173,7 +182,6 @@ def _error(rows, code):
     return -1
 
 
-@jit
 def play_game(seed, number, count, seating, rules, regime, codes, params, offsets, float64s, int32s,
               int64s, rows, plays, keys, slots, table, order, trace, tcount, events, ecount, tracing):
     """Game ``number`` with the seats ``seating`` into ``rows`` (``count`` rows, seat order);
@@ -411,7 +419,6 @@ def rotate(seating, count, winner):
     seating[count - 1] = box if winner == TEAM else captain
 
 
-@alloc_jit
 def play_session(seed, numbers, count, seating, rules, regime, codes, params, offsets, float64s,
                  int32s, int64s, rows):
     """The games ``numbers`` one after the other into ``rows`` (``count`` rows a game), the seats
@@ -425,31 +432,20 @@ def play_session(seed, numbers, count, seating, rules, regime, codes, params, of
     for i in range(numbers.shape[0]):
         winner = play_game(seed, numbers[i], count, seating, rules, regime, codes, params, offsets,
                            float64s, int32s, int64s, rows[i * count:(i + 1) * count], plays, keys, slots,
-                           table, order, trace, tcount, events, ecount, False)
+                           table, order, trace, tcount, events, ecount, np.bool_(False))
         if winner < 0:
             return i
         rotate(seating, count, winner)
     return numbers.shape[0]
 
 
-@alloc_jit
 def trace_one(seed, number, count, seating, rules, regime, codes, params, offsets, float64s, int32s,
               int64s, rows, trace, tcount, events, ecount):
     """One game, recording every ply and cube answer (rows beyond the buffers' sizes are dropped)."""
     plays, keys, slots, table, order = new_buffers()
     return play_game(seed, number, count, seating, rules, regime, codes, params, offsets, float64s,
                      int32s, int64s, rows, plays, keys, slots, table, order, trace, tcount, events,
-                     ecount, True)
-
-
-# A session with the exact cube bot plays on kernels that ask its dispatch (as
-# bgsim.fast.with_exact does for two players), under names of their own in Numba's disk cache.
-play_game_with_exact = jit(rebind(play_game, "play_chouette_game_with_exact",
-                                  offer_double=with_exact.offer_double_with_exact,
-                                  respond=with_exact.respond_with_exact))
-play_session_with_exact = alloc_jit(rebind(play_session, "play_chouette_session_with_exact",
-                                           play_game=play_game_with_exact))
-trace_one_with_exact = alloc_jit(rebind(trace_one, "trace_chouette_with_exact", play_game=play_game_with_exact))
+                     ecount, np.bool_(True))  # not True: see bgsim.fast.game.play_batch
 
 
 # --- from Python ------------------------------------------------------------------------------
@@ -469,7 +465,7 @@ class Table:
 
     def __init__(self, players, rules, chouette_cubes: str) -> None:
         from ..cube import Rules
-        from . import CUSTOM, _rule_array, pack_halves, player_halves, uses_exact
+        from . import CUSTOM, _rule_array, pack_halves, player_halves
 
         self.players = list(players)
         if not 3 <= len(self.players) <= MAX_PLAYERS:
@@ -493,9 +489,9 @@ class Table:
             cubes.append((cube.code, cube))
         self.packed = pack_halves(checkers + cubes)
         self.rule_array = _rule_array(rules)
-        exact = uses_exact(self.players)
-        self._play = play_session_with_exact if exact else play_session
-        self._trace = trace_one_with_exact if exact else trace_one
+        kernels = family_of(self.players)
+        self._play = kernels.play_session
+        self._trace = kernels.trace_one
 
     @property
     def count(self) -> int:
@@ -569,6 +565,14 @@ class Table:
         if error == ERROR_NO_CUBE_KERNEL:
             raise RuntimeError(f"fast engine error: no cube kernel for a code of {self.packed.codes[self.count:]}")
         raise RuntimeError(f"chouette game {game} of seed {seed}: engine error {error}")
+
+
+def family_of(players):
+    """The family of the chouette's loop that ``players`` sit at (``bgsim/fast/families.py``),
+    chosen where every family is, ``bgsim.fast.family_of``."""
+    from . import family_of as chosen
+
+    return chosen(players, chouette=True)
 
 
 def _check_seat(number: int, player) -> None:

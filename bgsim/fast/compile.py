@@ -29,6 +29,7 @@ The stamp covers Python sources only: data files never reach the compiled code.
 
 from __future__ import annotations
 
+import dis
 import hashlib
 import types
 from functools import lru_cache
@@ -110,13 +111,57 @@ def prefer_wide_vectors(typingctx):
     return nbtypes.none(), codegen
 
 
+class Slot:
+    """A global of a game loop's source that every family fills in (``bgsim.fast.families``): a
+    dispatch the loop asks or a feature's flag.  The source itself is never compiled: a family
+    that left a slot empty is refused when it is made, not when a kernel runs."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __repr__(self) -> str:
+        return f"<slot: {self.what}, filled in by each family (bgsim.fast.families)>"
+
+
+def kernel_compiler(allocates: bool, cache: bool = True, inline: bool = False):
+    """``alloc_jit`` (``allocates``) or ``jit``, without Numba's disk cache when ``cache`` is off
+    (a family holding a user's function, whose machine code must never be loaded for another);
+    with ``inline``, ``inline_jit``."""
+    if inline:
+        return numba.njit(inline="always", **{**OPTIONS, "cache": cache})
+    return numba.njit(_nrt=allocates, **{**OPTIONS, "cache": cache})
+
+
+def globals_read(function) -> frozenset[str]:
+    """The global names ``function``'s code reads (its nested code objects' too)."""
+    return _globals_read(function.__code__)
+
+
+@lru_cache(maxsize=None)
+def _globals_read(code: types.CodeType) -> frozenset[str]:
+    names: set[str] = set()
+    codes = [code]
+    while codes:
+        code = codes.pop()
+        names |= {instruction.argval for instruction in dis.get_instructions(code)
+                  if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+        codes += [const for const in code.co_consts if isinstance(const, types.CodeType)]
+    return frozenset(names)
+
+
 def rebind(dispatcher, qualname: str | None = None, **names):
-    """The Python function of ``dispatcher`` with some of its globals replaced: another family of
-    kernels from the same source (``bgsim.fast.custom``, ``bgsim.fast.with_exact``).  A new
-    ``qualname`` gives the family its own entries in Numba's disk cache, which keys a function
-    by its source file and qualified name: two families under one name would load each other's
-    machine code."""
-    function = dispatcher.py_func
+    """The Python function of ``dispatcher`` (or a plain function) with some of its globals
+    replaced: another copy of it from the same source (``bgsim.fast.families`` makes every copy
+    of the game loop this way; ``bgsim.fast.timing`` its stripped kernels).  A name the function
+    does not read is an error (a misspelled name would otherwise change nothing, silently).  A new
+    ``qualname`` gives the copy its own entries in Numba's disk cache, which keys a function by
+    its source file and qualified name: two copies under one name would load each other's machine
+    code."""
+    function = getattr(dispatcher, "py_func", dispatcher)
+    unread = sorted(set(names) - (globals_read(function) & set(function.__globals__)))
+    if unread:
+        raise NameError(f"{function.__module__}.{function.__name__} reads no global "
+                        f"{', '.join(map(repr, unread))}: nothing to replace")
     scope = dict(function.__globals__)
     scope.update(names)
     rebound = types.FunctionType(function.__code__, scope, function.__name__, function.__defaults__,
@@ -138,11 +183,11 @@ def compiled_or_cached(kernel) -> bool:
 
 # The sources outside this package whose values the kernels freeze in when they compile: the
 # layouts' parameter places and codes, the dice's constant, the Zobrist keys of the board, the
-# variants' definitions.  Data files (nets, bear-off databases, match equity tables) are not
+# variants' definitions, the nn net's scales, the bear-off numbering.  Data files (nets, bear-off databases, match equity tables) are not
 # among them: the kernels get those as arrays at every call, so an upgrade that changes nothing
 # but data keeps the compiled kernels (``tests/test_compile_only_what_a_run_needs.py`` holds
 # this list to the kernel modules' imports).
-FROZEN_SOURCES = ("layouts.py", "board.py", "dice.py", "variants.py")
+FROZEN_SOURCES = ("layouts.py", "board.py", "dice.py", "variants.py", "net_format.py", "bearoff_numbering.py")
 
 
 def stamped_sources() -> list[Path]:

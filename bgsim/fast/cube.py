@@ -6,10 +6,9 @@ asks them.  ``view`` is the CubeView as int64s: see ``VIEW_*`` in ``bgsim.fast.m
 Each bot's kernels are ``<prefix>_offers`` (True: double) and ``<prefix>_answer`` (``TAKE``,
 ``DROP`` or ``BEAVER``), named by its layout in ``bgsim/layouts.py`` and called by
 ``offer_double`` and ``respond``, the dispatch generated from that table
-(``bgsim.fast.dispatch``), with exactly its arguments: the bot's code, the seat's ``params`` and
-``offsets`` rows and the shared ``float64s``, ``int32s`` and ``int64s`` buffers.  For a bot with
-the ``score_aware`` capability switched on, the dispatch applies what the match score decides
-alone before ``<prefix>_offers`` is asked (``bgsim.fast.match_cube.forced_at_score``).
+(``bgsim.fast.dispatch``), with exactly its arguments (docs/ARCHITECTURE.md, adding a bot).
+What a bot's capabilities put in front of ``<prefix>_offers`` is the contract of
+``bgsim/layouts.py`` (``bgsim.fast.match_cube.forced_at_score``).
 """
 
 from __future__ import annotations

@@ -22,8 +22,10 @@ bot.  The same function scores plays in the reference engine (called from Python
 ``bgsim validate``-style comparisons hold for it too.  Keep it deterministic (no random numbers,
 no fastmath) or the two engines will part.
 
-Each distinct pair of evaluation functions compiles its own copy of the game kernels (about as
-long as the first cold compile, not cached on disk); the built-in bots are unaffected.
+Each distinct pair of evaluation functions compiles its own copy of the game kernels, with the
+kernels of the two players' built-in bots alone (the ``custom`` families of
+``bgsim/fast/families.py``, not cached on disk: Numba's index of a cached kernel cannot tell one
+user's function from another); the built-in bots are unaffected.
 """
 
 from __future__ import annotations
@@ -32,13 +34,10 @@ import numba
 import numpy as np
 
 from ..decisions import NoDoubling
-from .dispatch import choose as _builtin_choose
-from .compile import rebind as _rebind
 from .moves import play_before
 
 CUSTOM_WHITE = 100  # checker codes that the specialised kernels route to the user's functions
 CUSTOM_BLACK = 101
-_KERNELS: dict = {}
 _OPTIONS = dict(nogil=True, error_model="numpy", boundscheck=False)
 
 
@@ -89,23 +88,21 @@ def _default_evaluate(board):
     return 0.0
 
 
-# one dispatcher for every unused seat: a fresh one per call would miss the _KERNELS cache and
+# one dispatcher for every unused seat: a fresh one per call would miss the families' memo and
 # compile the whole game again for each call with a built-in opponent
 _DEFAULT_EVALUATE = numba.njit(_default_evaluate)
+_CHOOSING: dict = {}
 
 
-def kernels(white_evaluate, black_evaluate, with_exact: bool = False, variants: bool = False):
-    """(play_batch, trace_number) compiled with these evaluation functions (None: unused), with
-    the ``exact`` cube bot's kernels when ``with_exact`` (see ``bgsim.fast.with_exact``), and as
-    the variants' family when ``variants`` (``bgsim.fast.with_variants``)."""
-    from . import game
-    from .dispatch import offer_double, offer_double_with_exact, respond, respond_with_exact
-
+def choosing(builtin_choose, white_evaluate, black_evaluate):
+    """The checker dispatch of the ``custom`` families (``bgsim/fast/families.py``): the users'
+    evaluation functions (None: unused) for the codes ``CUSTOM_WHITE`` and ``CUSTOM_BLACK``, every
+    other code handed to ``builtin_choose``.  Not kept on disk (module doc)."""
     white_evaluate = white_evaluate or _DEFAULT_EVALUATE
     black_evaluate = black_evaluate or _DEFAULT_EVALUATE
-    cache_key = (white_evaluate, black_evaluate, with_exact, variants)
-    if cache_key in _KERNELS:
-        return _KERNELS[cache_key]
+    key = (builtin_choose, white_evaluate, black_evaluate)
+    if key in _CHOOSING:
+        return _CHOOSING[key]
 
     @numba.njit(**_OPTIONS)
     def choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
@@ -123,18 +120,8 @@ def kernels(white_evaluate, black_evaluate, with_exact: bool = False, variants: 
                     best = index
                     best_score = value
             return best
-        return _builtin_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys,
-                               count, order, streams, row)
+        return builtin_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys,
+                              count, order, streams, row)
 
-    family = {}
-    if variants:  # the variants' loop asks the checker bots through _variant_choose
-        family = dict(VARIANT_GAMES=True,
-                      _variant_choose=numba.njit(**_OPTIONS)(_rebind(game._variant_choose, choose=choose)))
-    play_one = numba.njit(**_OPTIONS)(_rebind(
-        game.play_one, choose=choose, offer_double=offer_double_with_exact if with_exact else offer_double,
-        respond=respond_with_exact if with_exact else respond, **family))
-    play_number = numba.njit(**_OPTIONS)(_rebind(game.play_number, play_one=play_one))
-    play_batch = numba.njit(**_OPTIONS)(_rebind(game.play_batch, play_number=play_number))
-    trace_number = numba.njit(**_OPTIONS)(_rebind(game.trace_number, play_number=play_number))
-    _KERNELS[cache_key] = (play_batch, trace_number)
-    return _KERNELS[cache_key]
+    _CHOOSING[key] = choose
+    return choose

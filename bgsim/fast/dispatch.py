@@ -3,13 +3,9 @@
 ``choose`` (checker bots) and ``offer_double`` / ``respond`` (cube bots) branch on the seat's
 code to the kernels its layout names (``kernel="module.prefix"``: ``prefix_choose``, or
 ``prefix_offers`` and ``prefix_answer``, in ``bgsim/fast/module.py``), and put in front of them
-what the bot's capabilities say:
-
-* a checker bot with ``bearoff``: the perfect bear-off player's play of a pure bear-off when the
-  bot's switch is on (``bgsim.fast.checker.bearoff_first``, at the places of the bot's layout),
-  as ``bots.checker.CheckerBot.choose``;
-* a cube bot with ``score_aware``: what the match score decides alone, when the switch is on
-  (``bgsim.fast.match_cube.forced_at_score``), as ``bots.cube.CubeBot.offer_double``.
+what the bot's capabilities say (their contract: ``bgsim/layouts.py``): the perfect bear-off
+player for ``bearoff`` (``bgsim.fast.checker.bearoff_first``), the score's forced offers for
+``score_aware`` (``bgsim.fast.match_cube.forced_at_score``), at the places of the bot's layout.
 
 The checker dispatch also asks acey-deucey's question after a 1-2, ``choose_double``: the double
 (1..6) of the bot's ``<prefix>_double`` kernel, for the bots whose layout lists acey-deucey among
@@ -23,11 +19,12 @@ The source is written to a file and imported from there (``build``), so that Num
 keeps the dispatch's machine code like any kernel's: ``__pycache__/dispatch_<stamp>_<family>.py``
 of this package, ``<stamp>`` from ``bgsim.fast.compile.source_stamp`` (a hash of every kernel
 source and of the layouts).  A change of any of them gives a new file name, never stale machine
-code; a file is written once and then only read.  Families: ``choose``, ``offer_double`` and
-``respond`` without the bots compiled ``apart``, and ``offer_double_with_exact`` /
-``respond_with_exact`` (``bgsim/fast/with_exact.py``), which ask those bots and hand every other
-code to ``offer_double`` / ``respond``.  ``build`` takes any selection
-of bots, so a run could compile only the kernels it needs.
+code; a file is written once and then only read.  Built here, at import, for every bot:
+``choose`` and ``choose_double``, ``offer_double`` and ``respond`` without the cube bots compiled
+``apart``, and ``offer_double_with_exact`` / ``respond_with_exact``, which ask those bots and hand
+every other code to ``offer_double`` / ``respond`` (so a family with exact compiles only exact
+anew).  ``build`` takes any selection of bots: a ``RUN`` family of ``bgsim/fast/families.py``
+builds the dispatch of its bots alone.
 """
 
 from __future__ import annotations
@@ -231,6 +228,10 @@ def build(role: str, bots, names: tuple[str, ...], family: str, directory: Path 
     return module
 
 
+for _bot in layouts.FAST_BOTS:
+    if _bot.apart and _bot.role != CUBE:  # the families compile no checker dispatch apart (yet)
+        raise ImportError(f"bgsim/layouts.py: {_bot.role} bot {_bot.name!r} says apart, which only a cube bot "
+                          f"can be (bgsim/fast/dispatch.py builds the cube dispatch with exact apart)")
 _checker = build(CHECKER, layouts.FAST_BOTS, ("choose",), "checker")
 choose, choose_double = _checker.choose, _checker.choose_double
 _cube = build(CUBE, [bot for bot in layouts.FAST_BOTS if not bot.apart], ("offer_double", "respond"), "cube")

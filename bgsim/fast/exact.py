@@ -19,8 +19,6 @@ equity table), so its value is the full table's, bit for bit.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from .. import layouts
@@ -70,20 +68,12 @@ CONTACT_EFFICIENCY = 0.68  # bots.gnubg_bots.cube_efficiency
 NROLLS = 21
 
 
-@lru_cache(maxsize=2)
 def match_successors(checkers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(starts, targets, pips)`` of every position of up to ``checkers`` checkers: the
-    successor lists ``bgsim.bearoff.match`` builds its tables from, and each position's pips
-    (the same array objects every call, so the engine stores them once)."""
-    from ..bearoff import database
-    from . import bearoff as kernels
+    """``(starts, targets, pips)`` of every position of up to ``checkers`` checkers:
+    ``bgsim.bearoff.match.successors``, the lists the match tables are built from."""
+    from ..bearoff import match
 
-    positions = database._all_positions()[: kernels.position_count(checkers)]
-    starts, targets = kernels.successors(positions, kernels.ROLLS, kernels.BINOMIALS)
-    pips = kernels.pips_of(positions)
-    for array in (starts, targets, pips):
-        array.setflags(write=False)
-    return starts, targets, pips
+    return match.successors(checkers)
 
 
 # --- money and the estimates: bots.exact.cube_equities ------------------------------------

@@ -18,19 +18,27 @@ stream's dice mirrored (``setup``: mirror, number of given rolls, then their dic
 faces a pure bear-off (``RESULT_STOPPED``, the board from the side on roll in ``final``), for
 rollouts that take the exact bear-off value from there.
 
-The variants (``bgsim.variants``) play on the same loop compiled with ``VARIANT_GAMES`` on
-(``bgsim.fast.with_variants``): their starts, their moves (``bgsim.fast.variants``), the boards
-their bots are shown, acey-deucey's opening and chained 1-2 turns, and their score.  With it
-off, as here, every variant branch is left out of the standard game's kernels.
+The variants (``bgsim.variants``) play on the same loop compiled with ``VARIANT_GAMES`` on:
+their starts, their moves (``bgsim.fast.variants``), the boards their bots are shown,
+acey-deucey's opening and chained 1-2 turns, and their score.  With it off every variant branch
+is left out of the kernels.
+
+**This loop is compiled several ways, never as it stands.**  ``_variant_choose``, ``play_one``,
+``play_number`` (inlined into each entry) and the entries ``play_batch``, ``trace_number`` and
+``profile_batch`` are templates: they read the slots below (the dispatches they ask, the flags
+of the features), and each family of ``bgsim/fast/families.py`` compiles a copy of them with the
+slots filled in, under its own names.  The families that compile this loop (``FAMILIES`` there, one row each):
+every_bot, every_bot_with_exact, run, run_variants, custom, custom_variants, profiled.  An edit here is an edit of all of them; the
+engine tests play each against the reference engine.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .compile import alloc_jit, inline_jit, jit, stack_empty
+from .compile import Slot, inline_jit, jit, stack_empty
 from .cube import BEAVER, DOUBLE, DROP
-from .dispatch import NO_KERNEL, choose, choose_double, offer_double, respond
+from .dispatch import NO_KERNEL
 from .match_cube import (
     VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_MATCH_TO, VIEW_MAX, VIEW_OPP_AWAY,
     VIEW_POST_CRAWFORD, VIEW_SIZE, VIEW_VALUE,
@@ -86,16 +94,20 @@ TRACE_CHOSEN_DOUBLE = TRACE_STATE + 8
 TRACE_SIZE = TRACE_CHOSEN_DOUBLE + 1
 CUBE_ACTION_TAKE, CUBE_ACTION_BEAVER, CUBE_ACTION_DROP = 1, 2, 3
 
-# Off in the engine's kernels: ``bgsim.fast.timing`` compiles a copy of the game loop with it on,
-# which charges the cycles of every phase to ``clock`` (see ``bgsim.fast.clock``).
-PROFILE = False
-# Off in the standard game's kernels: ``bgsim.fast.with_variants`` compiles the copy that plays
-# the variants (``rules[RULE_VARIANT]``) with it on.
-VARIANT_GAMES = False
-# On here: ``play_batch`` and ``trace_number`` share one ``play_one``, which records plies when its
-# ``tracing`` argument says so.  A family of ``bgsim.fast.families`` compiles its ``play_batch``
-# with it off (no trace code in a run's first compile) and a copy for ``trace_number`` with it on.
-TRACING = True
+# --- the slots every family fills in (bgsim/fast/families.py) -------------------------------
+# The dispatches of the family's bots (bgsim.fast.dispatch): a checker bot's play, acey-deucey's
+# double after a 1-2, a cube bot's offer and its answer.
+choose = Slot("the checker dispatch")
+choose_double = Slot("the checker dispatch's acey-deucey double")
+offer_double = Slot("the cube dispatch's offer")
+respond = Slot("the cube dispatch's answer")
+# The variants' rules (``rules[RULE_VARIANT]``); off, not one variant instruction is compiled.
+VARIANT_GAMES = Slot("the variants feature")
+# The trace code: on, ``play_one`` records plies when its ``tracing`` argument says so (one copy
+# for play and traces); off, it has none (a run's copy for play, its traces on another copy).
+TRACING = Slot("the trace feature")
+# The cycle counter's laps between phases, charged to ``clock`` (``bgsim.fast.timing``).
+PROFILE = Slot("the timing feature")
 
 
 @jit
@@ -154,7 +166,6 @@ def _cube_code(rules, crawford, in_match, value, owner, side):
     return CUBE_OWNED if owner == side + 1 else CUBE_THEIRS
 
 
-@jit
 def _variant_choose(code, params, offsets, float64s, int32s, int64s, board, seen, plays, keys, count,
                     order, streams, row):
     """``choose`` in a variant: with checkers in hand on either side the bot is shown the board and
@@ -273,7 +284,6 @@ def _die(streams, mirror):
     return 7 - value if mirror else value
 
 
-@jit
 def play_one(seed, number, game_in_match, match_to, white_score, black_score, crawford,
              post_crawford, rules, codes, params, offsets, float64s, int32s, int64s, row, plays,
              keys, slots, table, order, trace, tcount, tracing, start, setup, stop_bearoff, final,
@@ -507,7 +517,8 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
                 if double < 0:
                     row[COL_ERROR] = ERROR_NO_DOUBLE_KERNEL
                     return
-                count, dice_played = generate_variant(board, double, double, False, plays, keys, slots, table)
+                count, dice_played = generate_variant(board, double, double, np.bool_(False), plays, keys, slots,
+                                                      table)
                 rank = -1
                 if count > 0:
                     index = _variant_choose(codes[side], params[side], offsets[side], float64s, int32s,
@@ -561,7 +572,6 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
         lap(clock, PHASE_ROW, mark)
 
 
-@jit
 def play_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
                 rows, first_row, plays, keys, slots, table, order, trace, tcount, tracing, start,
                 setup, stop_bearoff, final, clock):
@@ -602,39 +612,35 @@ def play_number(seed, number, match_to, rules, codes, params, offsets, float64s,
             crawford_done = True
 
 
-@alloc_jit
 def play_batch(seed, numbers, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
-               rows, counts, blocks, starts, setups, stop_bearoff, finals):
-    """Every number in ``numbers``, on the calling thread; each block of numbers reuses one set
-    of buffers.  Threads each call it on their own slice of the arrays (``bgsim.fast.on_threads``:
-    it holds no GIL), which Numba compiles in a fraction of a parallel loop's time.
+               rows, counts, starts, setups, stop_bearoff, finals):
+    """Every number in ``numbers``, on the calling thread, on one set of buffers.  Threads each
+    call it on their own slice of the arrays (``bgsim.fast.on_threads``: it holds no GIL), which
+    Numba compiles in a fraction of a parallel loop's time.
 
     A game's result depends only on (seed, number) and its own row of ``starts``, ``setups``
-    (each with a row per number, or none at all for opening games): blocks only share out the
-    work.  ``finals`` (a row per number, or none) receives the board where a game stopped.
+    (each with a row per number, or none at all for opening games).  ``finals`` (a row per
+    number, or none) receives the board where a game stopped.
     """
-    total = numbers.shape[0]
     per = 1 if match_to == 0 else 2 * match_to - 1
-    for block in range(blocks):
-        plays, keys, slots, table, order = new_buffers()
-        trace = np.zeros((1, TRACE_SIZE), dtype=np.int64)
-        tcount = np.zeros(1, dtype=np.int64)
-        opening = np.zeros(0, dtype=np.int8)
-        no_setup = np.zeros(0, dtype=np.int64)
-        clock = np.zeros((2, 0), dtype=np.int64)  # the engine's kernels do not profile
-        low = block * total // blocks
-        high = (block + 1) * total // blocks
-        for i in range(low, high):
-            start = starts[i] if starts.shape[0] > 0 else opening
-            setup = setups[i] if setups.shape[0] > 0 else no_setup
-            final = finals[i] if finals.shape[0] > 0 else opening
-            counts[i] = play_number(seed, numbers[i], match_to, rules, codes, params, offsets,
-                                    float64s, int32s, int64s, rows, i * per, plays, keys, slots,
-                                    table, order, trace, tcount, False, start, setup, stop_bearoff,
-                                    final, clock)
+    # np.bool_(False), not False, for ``tracing`` (and np.bool_(True) in trace_number): Numba
+    # compiles a callee once for each constant it is passed as a literal, so ``False`` and
+    # ``True`` would make two copies of play_number and of play_one where one serves both
+    plays, keys, slots, table, order = new_buffers()
+    trace = np.zeros((1, TRACE_SIZE), dtype=np.int64)
+    tcount = np.zeros(1, dtype=np.int64)
+    opening = np.zeros(0, dtype=np.int8)
+    no_setup = np.zeros(0, dtype=np.int64)
+    clock = np.zeros((2, 0), dtype=np.int64)  # the engine's kernels do not profile
+    for i in range(numbers.shape[0]):
+        start = starts[i] if starts.shape[0] > 0 else opening
+        setup = setups[i] if setups.shape[0] > 0 else no_setup
+        final = finals[i] if finals.shape[0] > 0 else opening
+        counts[i] = play_number(seed, numbers[i], match_to, rules, codes, params, offsets, float64s, int32s,
+                                int64s, rows, i * per, plays, keys, slots, table, order, trace, tcount,
+                                np.bool_(False), start, setup, stop_bearoff, final, clock)
 
 
-@alloc_jit
 def trace_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s, int64s,
                  rows, trace, tcount, start, setup):
     """One game or match, recording every ply into ``trace`` (rows beyond its size are dropped)."""
@@ -642,5 +648,22 @@ def trace_number(seed, number, match_to, rules, codes, params, offsets, float64s
     final = np.zeros(0, dtype=np.int8)
     clock = np.zeros((2, 0), dtype=np.int64)
     return play_number(seed, number, match_to, rules, codes, params, offsets, float64s, int32s,
-                       int64s, rows, 0, plays, keys, slots, table, order, trace, tcount, True, start,
+                       int64s, rows, 0, plays, keys, slots, table, order, trace, tcount, np.bool_(True), start,
                        setup, np.int64(0), final, clock)
+
+
+def profile_batch(seed, numbers, rules, codes, params, offsets, float64s, int32s, int64s, rows, clock):
+    """Money games from the opening on one thread, as ``play_batch`` plays them, each phase's
+    cycles charged to ``clock`` (with ``PROFILE`` on: ``bgsim.fast.timing``); returns the cycles
+    of the whole."""
+    plays, keys, slots, table, order = new_buffers()
+    trace = np.zeros((1, TRACE_SIZE), dtype=np.int64)
+    tcount = np.zeros(1, dtype=np.int64)
+    opening = np.zeros(0, dtype=np.int8)
+    no_setup = np.zeros(0, dtype=np.int64)
+    started = cycles()
+    for i in range(numbers.shape[0]):
+        play_number(seed, numbers[i], np.int64(0), rules, codes, params, offsets, float64s, int32s, int64s,
+                    rows, i, plays, keys, slots, table, order, trace, tcount, np.bool_(False), opening,
+                    no_setup, np.int64(0), opening, clock)
+    return cycles() - started

@@ -27,19 +27,14 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
+from ..net_format import COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT, sigmoid_table  # noqa: F401
 from .board import checkers_on, is_race
 from .compile import inline_jit, jit, prefer_wide_vectors, stack_empty
 from .match_cube import janowski as _states  # the one Janowski of the fast engine
 from .moves import play_before
 
-ONE = 4096  # scale of first-layer weights and of a fully active hidden unit
-SHIFT = 14  # logits (scale ONE * ONE) >> SHIFT index the sigmoid table (steps of 1/1024)
-LIMIT = 16 * 1024  # the table covers logits -16 .. +16
-UNIT = 65536  # probabilities are integers in units of 1/65536
-OUTPUTS = 5  # win, win gammon, win backgammon, lose gammon, lose backgammon
-COUNTS = 31  # checker counts -15 .. 15 per slot
 SCRATCH = 128  # the choice's sums live in the seat's int64 work buffer from here on (see nn_choose)
-MAX_HIDDEN = 1024  # so that they fit: SCRATCH + MAX_HIDDEN + OUTPUTS <= the buffer's 4096 int64s
+assert SCRATCH + MAX_HIDDEN + OUTPUTS <= 4096  # they fit in the seat's work buffer of 4096 int64s
 
 NN_HIDDEN = layouts.NN.param("hidden")
 NN_TABLES, NN_BIAS, NN_RACE, NN_WEIGHTS2, NN_BIAS2, NN_SIGMOID = (
@@ -48,12 +43,6 @@ CUBE_HIDDEN = layouts.NN_CUBE.param("hidden")
 CUBE_X = layouts.NN_CUBE.param("x")
 # both bots' first arrays are the net, in one order (each may declare more after it)
 assert layouts.NN_CUBE.arrays[:len(layouts.NN_ARRAYS)] == layouts.NN.arrays[:len(layouts.NN_ARRAYS)] == layouts.NN_ARRAYS
-
-
-def sigmoid_table() -> np.ndarray:
-    """round(UNIT * sigmoid(i / 1024)) for i = -LIMIT .. LIMIT, as int64 (stored in the net file)."""
-    steps = np.arange(-LIMIT, LIMIT + 1, dtype=np.float64) / 1024.0
-    return np.round(UNIT / (1.0 + np.exp(-steps))).astype(np.int64)
 
 
 @inline_jit

@@ -2,10 +2,11 @@
 
 Numba has no profiler, so ``bgsim bench --profile`` takes the loop apart two ways:
 
-* **laps**: a copy of the game loop compiled with ``bgsim.fast.game.PROFILE`` on reads the
-  cycle counter between its phases (``bgsim.fast.clock``) while it plays real games; the cost
-  of a read is calibrated and taken off, and the copy's total is set beside the engine's own
-  kernel on the same games, so what the laps add is on the record;
+* **laps**: the ``profiled`` family of the game loop (``bgsim/fast/families.py``: the players'
+  bots, ``PROFILE`` on) reads the cycle counter between its phases (``bgsim.fast.clock``) while
+  it plays real games; the cost of a read is calibrated and taken off, and the copy's total is
+  set beside the kernel the engine plays the same games on (a run's family, as ``bgsim play``'s),
+  so what the laps add is on the record;
 * **stripped kernels**, for what laps cannot split without drowning it: the plays of the same
   games' positions and rolls generated with and without duplicate removal (``moves.DEDUPE``
   off: every leaf kept), and the ``nn`` choice with and without its output layer.
@@ -21,8 +22,8 @@ import time
 import numpy as np
 
 from .. import layouts
-from ..series import OPENING
-from . import game, nn
+from ..starts import OPENING
+from . import CUSTOM, game, nn
 from .clock import N_PHASES, PHASES, cycles, lap_cost
 from .compile import alloc_jit, inline_jit, jit, rebind
 from .moves import BOARD_BYTES, generate, new_buffers
@@ -111,28 +112,6 @@ def cycles_now():
     return cycles()
 
 
-_play_one = jit(rebind(game.play_one, "play_one_profiled", PROFILE=True))
-_play_number = jit(rebind(game.play_number, "play_number_profiled", play_one=_play_one))
-
-
-@alloc_jit
-def _profile_games(seed, numbers, rules, codes, params, offsets, float64s, int32s, int64s, rows,
-                   clock):
-    """Money games from the opening on one thread, as ``game.play_batch`` plays a block of them,
-    through the lapped copy of the loop; returns the cycles of the whole."""
-    plays, keys, slots, table, order = new_buffers()
-    trace = np.zeros((1, game.TRACE_SIZE), dtype=np.int64)
-    tcount = np.zeros(1, dtype=np.int64)
-    opening = np.zeros(0, dtype=np.int8)
-    no_setup = np.zeros(0, dtype=np.int64)
-    started = cycles()
-    for i in range(numbers.shape[0]):
-        _play_number(seed, numbers[i], 0, rules, codes, params, offsets, float64s, int32s, int64s,
-                     rows, i, plays, keys, slots, table, order, trace, tcount, False, opening,
-                     no_setup, np.int64(0), opening, clock)
-    return cycles() - started
-
-
 def _positions_and_rolls(white, black, seed, games):
     """The (board before the roll, roll) of every play in games 0 .. games-1 (from traces)."""
     from . import trace_game
@@ -172,22 +151,30 @@ def profile(white, black, seed: int, games: int, position_games: int = 200, roun
     choices with and without the output layer.
     """
     from ..cube import Rules
-    from . import _check, _kernels, play_games
+    from . import _check, _kernels, compile_only_for, layouts_of, play_games
+    from .families import family
 
     numbers, rule_array, packed = _check(white, black, seed, games, Rules(), 0)
-    play_batch, _ = _kernels(white, black)
-    if play_batch is not game.play_batch:
-        raise ValueError("the profile takes the built-in bots only (no custom evaluation, no exact)")
+    if CUSTOM in packed.codes[:2]:
+        raise ValueError("the profile takes the built-in bots only (no custom evaluation)")
+    with compile_only_for([white, black]):  # the kernels bgsim play plays these players on
+        play_batch, _ = _kernels(white, black)
+    lapped_family = family("profiled", layouts_of([white, black]))
+    lapped_batch = lapped_family.profile_batch
     rows = np.zeros((len(numbers), game.ROW_SIZE), dtype=np.int64)
     counts = np.zeros(len(numbers), dtype=np.int64)
-    kernel_args = (seed, numbers, 0, rule_array, *packed.args, rows, counts, 1, OPENING.boards,
+    kernel_args = (seed, numbers, 0, rule_array, *packed.args, rows, counts, OPENING.boards,
                    OPENING.setups, np.int64(0), OPENING.boards)
     lapped_rows = np.zeros_like(rows)
 
     clock = np.zeros((3, N_PHASES), dtype=np.int64)  # every round's laps, summed
 
     def lapped():
-        _profile_games(seed, numbers, rule_array, *packed.args, lapped_rows, clock)
+        lapped_batch(seed, numbers, rule_array, *packed.args, lapped_rows, clock)
+
+    def public():
+        with compile_only_for([white, black]):
+            play_games(white, black, seed, games, threads=1)
 
     play_batch(*kernel_args)  # compiled, and the caches warm, before timing (a call is one thread)
     lapped()
@@ -196,13 +183,13 @@ def profile(white, black, seed: int, games: int, position_games: int = 200, roun
     clock[:] = 0
     kernel_s, _ = _least_cpu(lambda: play_batch(*kernel_args), rounds)
     lapped_s, _ = _least_cpu(lapped, rounds)
-    public_s, _ = _least_cpu(lambda: play_games(white, black, seed, games, threads=1), rounds)
+    public_s, _ = _least_cpu(public, rounds)
     plies = int(rows[:, game.COL_PLIES].sum())
     per_lap = lap_cost(1000, 200)
     spent = np.maximum(0.0, clock[0] - per_lap * clock[1])
     kernel_ns = kernel_s * 1e9 / plies
     out = {
-        "games": games, "plies": plies, "lap_cost_cycles": round(per_lap, 1),
+        "games": games, "plies": plies, "lapped_family": lapped_family.key, "lap_cost_cycles": round(per_lap, 1),
         "kernel_ns_per_ply": round(kernel_ns, 1),
         "ns_per_ply": {name: round(kernel_ns * spent[phase] / spent.sum(), 1)
                        for phase, name in enumerate(PHASES)},

@@ -1,9 +1,9 @@
 """The variants' kernels (``bgsim.variants``, whose docstring is their contract): starts, moves
 with checkers in hand or Dutch's bar on hitting, the boards bots are shown, acey-deucey's double.
 
-The game loop of ``bgsim.fast.game`` calls these only in its variant family of kernels
-(``VARIANT_GAMES``, compiled apart in ``bgsim.fast.with_variants``), so that the standard game's
-kernels hold not one instruction of them.
+The game loop of ``bgsim.fast.game`` calls these only in its variant families of kernels
+(``VARIANT_GAMES`` on, ``bgsim/fast/families.py``), so that the standard game's kernels hold not
+one instruction of them.
 
 * **State bytes**: board bytes 26..29 (:data:`HAND` .. :data:`OPPONENT_NO_HIT`), 0 in the
   standard game.  :data:`STATE_ZOBRIST` holds ``bgsim.board.STATE_ZOBRIST`` with the column

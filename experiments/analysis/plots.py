@@ -1,10 +1,13 @@
-"""The plots of a run, drawn from its summaries (which come from its rows) with matplotlib."""
+"""The plots of a run, drawn from its summaries (which come from its rows) with matplotlib.
+
+Each takes ``report``, an ``experiments.analysis.report.Report``: report.py draws the plots, so
+this module does not import it back.
+"""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import matplotlib
 
@@ -15,11 +18,8 @@ import numpy as np  # noqa: E402
 
 from experiments.running.files import write_atomic  # noqa: E402
 
-if TYPE_CHECKING:  # report.py draws the plots: only the type is named here
-    from .report import Report
 
-
-def draw_all(folder: Path, report: Report, experiment=None) -> list[str]:
+def draw_all(folder: Path, report, experiment=None) -> list[str]:
     folder = Path(folder)
     paths = [payoff_heatmap(folder / "payoff_matrix.png", report),
              standings_plot(folder / "points_per_game.png", report)]
@@ -39,7 +39,7 @@ def _save(fig, path: Path) -> Path:
     return path
 
 
-def payoff_heatmap(path: Path, report: Report) -> Path:
+def payoff_heatmap(path: Path, report) -> Path:
     is_match = "match_wins" in report.pairings
     panels = list(report.matrices.items())
     size = len(panels[0][1])
@@ -75,7 +75,7 @@ def payoff_heatmap(path: Path, report: Report) -> Path:
     return _save(fig, path)
 
 
-def standings_plot(path: Path, report: Report) -> Path:
+def standings_plot(path: Path, report) -> Path:
     is_match = "match_wins" in report.pairings
     key, ci = ("match_wins", "match_wins_ci") if is_match else ("ppg", "ppg_ci")
     panels = list(report.standings.items())
@@ -96,7 +96,7 @@ def standings_plot(path: Path, report: Report) -> Path:
     return _save(fig, path)
 
 
-def sweep_plot(path: Path, report: Report, experiment) -> Path:
+def sweep_plot(path: Path, report, experiment) -> Path:
     sweep = report.sweep
     x_key = experiment.grid_keys[0]
     others = list(experiment.grid_keys[1:])
@@ -124,7 +124,7 @@ def sweep_plot(path: Path, report: Report, experiment) -> Path:
     return _save(fig, path)
 
 
-def conditions_plot(path: Path, report: Report) -> Path:
+def conditions_plot(path: Path, report) -> Path:
     table = report.conditions
     fig, axes = plt.subplots(1, 3, figsize=(13, 4))
     x = np.arange(len(table))

@@ -11,7 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from bgsim.chouette import CUBE_REGIMES, ENGINES, Session, check_chouette_cubes, check_player_count
+from bgsim.chouette import CUBE_REGIMES, check_chouette_cubes, check_player_count
+from bgsim.chouette_sessions import ENGINES, Session
 from bots import make_player
 from experiments.analysis.chouette import ChouetteTally, format_chouette_summary
 from experiments.commands.arguments import (force_flag, games_flag, match_length, non_negative, out_file_flag,

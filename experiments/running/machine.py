@@ -24,27 +24,11 @@ def cap_threads(requested: int | None, log) -> int | None:
 
 def fast_compile_pending(players=(), chouette: bool = False) -> bool:
     """Whether the first fast game (of a chouette, with ``chouette``) will compile the engine (no
-    kernel in memory, none cached).  A run that said whom it seats (``bgsim.fast.compile_only_for``)
-    plays on the family of those bots' kernels (``bgsim.fast.families``); otherwise every bot's
-    kernels, and a player with the ``exact`` cube bot on its own family (``bgsim.fast.with_exact``)."""
+    kernel in memory, none cached): the family of the game loop those players play on here
+    (``bgsim/fast/families.py``; ``bgsim.fast.compiled_for``)."""
     import bgsim.fast as fast
-    from bgsim.fast import game
-    from bgsim.fast.compile import compiled_or_cached
 
-    if fast.compiling_only_for() is not None and not chouette:
-        return not fast.compiled_for(players)
-    exact = any(getattr(getattr(player, "cube", None), "fast_name", "") == "exact" for player in players)
-    if chouette:
-        from bgsim.fast import chouette as sessions
-
-        batch = sessions.play_session_with_exact if exact else sessions.play_session
-    elif exact:
-        from bgsim.fast import with_exact
-
-        batch = with_exact.play_batch
-    else:
-        batch = game.play_batch
-    return not compiled_or_cached(batch)
+    return not fast.compiled_for(players, chouette=chouette)
 
 
 COMPILING = "compiling the fast engine"

@@ -190,7 +190,8 @@ def play_chouette_chunk(task: dict, factory: Callable[[str], Any]) -> pd.DataFra
     """A chouette table's games ``start``..``stop`` - 1, seated as the task says (the seating
     throws of the seed for the first chunk); the rows of ``bgsim.schema.CHOUETTE_COLUMNS`` with
     the table and its condition."""
-    from bgsim.chouette import Seating, Session
+    from bgsim.chouette import Seating
+    from bgsim.chouette_sessions import Session
 
     players = [cached_player(factory, spec) for spec in task["players"]]
     seating = Seating(tuple(task["seating"])) if task["seating"] is not None else None

@@ -295,7 +295,7 @@ class _Session:
             return {engine}
         factory = self.make_player or default_player_factory()
         if self.experiment.chouette:
-            from bgsim.chouette import chouette_engine
+            from bgsim.chouette_sessions import chouette_engine
 
             return {chouette_engine(engine, [cached_player(factory, spec) for spec in table.players])
                     for table in pairings}

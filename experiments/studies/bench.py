@@ -42,26 +42,32 @@ swing by 20 % between runs).  Figures compared are ratios to the GNU Backgammon 
 runs have them (that cancels much of the machine), games/s otherwise; a baseline from another
 processor or other vector extensions is named first, because those ratios move with the
 processor (the ``nn`` kernel gains more from wide vectors than GNU Backgammon's loop does).
+
+This module plays the contenders in their rounds (:func:`measure`) and runs a bench
+(:func:`run_bench`, :func:`run_compile_bench`); each job around that has a module of its own
+beside it: ``bench_loops.py`` (other engines' loops), ``bench_against.py`` (another checkout's
+engine), ``bench_compile.py`` (cold compile, cached start, the compile profile),
+``bench_machine.py`` (the machine) and ``bench_report.py`` (ratios, targets, the baseline
+comparison, the profile report).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import platform
-import random
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bgsim import settings
 from experiments.running.files import explain, write_text
 
 from .bearoff import build_times
+from .bench_against import Against
+from .bench_compile import STANDARD_RUNS, compile_profile, compile_times
+from .bench_loops import available as _available
+from .bench_loops import gnubg_best_move_loop, gnubg_random_loop, openspiel_random_loop
+from .bench_machine import busy_processes, describe_machine
+from .bench_report import COMPILE_TARGETS, TARGETS, compare, machine_differences, profile_report, ratios
 
 # The committed baseline lives in the repository; a run's own JSON goes to the ignored runs
 # folder (relative to where bgsim runs, as `bgsim run` does), so a bench never rewrites a
@@ -69,18 +75,7 @@ from .bearoff import build_times
 RESULTS = Path(__file__).resolve().parents[2] / "results" / "bench"
 BASELINE = RESULTS / "baseline.json"
 RUNS = Path("results") / "runs" / "bench"
-START_ID = "4HPwATDgc/ABMA"
 
-# The figures --compare watches, each with the GNU Backgammon loop it is set against when both
-# runs have that loop: fast-engine throughput, the generation rate, the nn kernel, rollouts.
-WATCHED = {
-    "fast_random_1thread": "gnubg_nn_random", "fast_random_all": "gnubg_nn_random",
-    "fast_heuristic_1thread": "gnubg_nn_random", "fast_heuristic_all": "gnubg_nn_random",
-    "fast_generations": "gnubg_nn_random", "fast_nn_1thread": "gnubg_nn_best_move",
-    "fast_nn_all": "gnubg_nn_best_move", "rollout_nn_1thread": "gnubg_nn_best_move",
-}
-# the processor's vector and bit extensions that matter to the kernels (/proc/cpuinfo flags)
-EXTENSIONS = ("sse4_2", "popcnt", "abm", "bmi1", "bmi2", "fma", "avx", "avx2", "avx_vnni")
 PROFILED = ("random", "heuristic+pipdiff", "nn")  # the players --profile takes apart
 
 
@@ -109,7 +104,7 @@ def _fast(white, black, seed, games, threads):
 
 def _chouette(player, seed, games, seats=4):
     """A session of ``games`` chouette games of ``seats`` copies of ``player`` (one thread)."""
-    from bgsim.chouette import play_chouettes
+    from bgsim.chouette_sessions import play_chouettes
 
     started = time.perf_counter()
     cpu = time.process_time()
@@ -145,76 +140,6 @@ def _reference(white, black, seed, games):
     return games / seconds, int(frame["plies"].sum()) / seconds
 
 
-def gnubg_random_loop(games: int, seed: int):
-    """Uniform-random games over ``gnubg_nn.moves``: (games/s, plies/s)."""
-    import gnubg_nn
-
-    rng = random.Random(seed)
-    start = gnubg_nn.board_from_position_id(START_ID)
-    plies = 0
-    started = time.perf_counter()
-    for _ in range(games):
-        board = start  # [side not on roll, side on roll]
-        while True:
-            plies += 1
-            keys = gnubg_nn.moves(board, rng.randint(1, 6), rng.randint(1, 6))
-            if keys:
-                opponent, mover = gnubg_nn.board_from_position_key(rng.choice(keys))
-                if sum(mover) == 0:
-                    break
-                board = [mover, opponent]  # the other side is on roll
-            else:
-                board = [board[1], board[0]]
-    seconds = time.perf_counter() - started
-    return games / seconds, plies / seconds
-
-
-def gnubg_best_move_loop(games: int, seed: int):
-    """Games of GNU Backgammon's 0-ply net against itself over ``gnubg_nn.best_move``."""
-    import gnubg_nn
-
-    rng = random.Random(seed)
-    start = gnubg_nn.board_from_position_id(START_ID)
-    plies = 0
-    started = time.perf_counter()
-    for _ in range(games):
-        board = start  # [side not on roll, side on roll]
-        while True:
-            plies += 1
-            _, key = gnubg_nn.best_move(board, rng.randint(1, 6), rng.randint(1, 6), n=0, b=1)
-            if key:  # the position after the play, the mover first
-                mover, opponent = gnubg_nn.board_from_position_key(key)
-                if sum(mover) == 0:
-                    break
-                board = [mover, opponent]  # the other side is on roll
-            else:
-                board = [board[1], board[0]]
-    seconds = time.perf_counter() - started
-    return games / seconds, plies / seconds
-
-
-def openspiel_random_loop(games: int, seed: int):
-    """Uniform-random playouts of OpenSpiel's ``backgammon``: (games/s, plies/s)."""
-    import pyspiel
-
-    rng = random.Random(seed)
-    game = pyspiel.load_game("backgammon")
-    plies = 0
-    started = time.perf_counter()
-    for _ in range(games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes, weights = zip(*state.chance_outcomes())
-                state.apply_action(rng.choices(outcomes, weights)[0])
-                plies += 1
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
-    seconds = time.perf_counter() - started
-    # OpenSpiel plays each die as its own decision; plies count its chance (roll) nodes
-    return games / seconds, plies / seconds
-
-
 def _positions(seed: int, games: int):
     import numpy as np
 
@@ -246,349 +171,7 @@ def _reference_generations(positions):
     return len(positions) * 36 / (time.perf_counter() - started)
 
 
-# --- another checkout's engine, in the same rounds -----------------------------------------
-
-# The worker speaks one JSON line in, one out, and uses only what every checkout of bgsim has
-# (bots.make_player, bgsim.series.play_games, bgsim.rollout.rollout), so an older commit runs it.
-_WORKER = r"""
-import json, sys, time
-import bgsim
-from bots import make_player
-from bgsim.series import play_games
-players = {}
-print(json.dumps({"bgsim": bgsim.__file__}), flush=True)
-from contextlib import nullcontext
-import bgsim.fast
-only_for = getattr(bgsim.fast, "compile_only_for", lambda players: nullcontext())  # as its runs play
-for line in sys.stdin:
-    ask = json.loads(line)
-    player = players.setdefault(ask["player"], make_player(ask["player"]))
-    started, cpu = time.perf_counter(), time.process_time()
-    if ask["kind"] == "rollout":
-        from bgsim.board import Position
-        from bgsim.rollout import rollout
-        with only_for([player]):
-            count = rollout(Position.start(), player, ask["trials"], ask["seed"], threads=ask["threads"]).games
-        plies = 0
-    else:
-        with only_for([player]):
-            frame = play_games(player, player, ask["seed"], ask["games"], engine="fast", threads=ask["threads"])
-        count, plies = ask["games"], int(frame["plies"].sum())
-    seconds = time.perf_counter() - started
-    print(json.dumps([count / seconds, plies / seconds, (time.process_time() - cpu) / seconds]), flush=True)
-"""
-
-
-class Against:
-    """Another checkout's engine in a worker process (``python``: that checkout's interpreter)."""
-
-    def __init__(self, python: str) -> None:
-        if not Path(python).is_file():
-            raise ValueError(f"--against: no Python at {python}")
-        self.python = python
-        self.process = subprocess.Popen([python, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, cwd=tempfile.gettempdir())
-        ready = self.process.stdout.readline()
-        if not ready:
-            raise ValueError(f"--against: {python} could not import bgsim and bots")
-        package = Path(json.loads(ready)["bgsim"]).resolve().parent
-        self.root = str(package.parent)
-        self.commit = _git(["rev-parse", "--short", "HEAD"], package)
-        self.clean = _git(["status", "--porcelain", "--untracked-files=no"], package) == ""
-
-    def ask(self, **question):
-        self.process.stdin.write(json.dumps(question) + "\n")
-        self.process.stdin.flush()
-        answer = self.process.stdout.readline()
-        if not answer:
-            raise RuntimeError(f"--against: the worker of {self.python} stopped")
-        return tuple(json.loads(answer))
-
-    def close(self) -> None:
-        self.process.stdin.close()
-        self.process.wait(timeout=60)
-
-
-# A standard run's start, as ``bgsim play`` makes it: the two players named before the first game
-# (``bgsim.fast.compile_only_for``, where the checkout has it), then one game.  argv: white black.
-_START_SCRIPT = """
-import json, sys, time
-started = time.perf_counter()
-from contextlib import nullcontext
-from bots import make_player
-from bgsim.series import play_games
-import bgsim.fast as fast
-imports = time.perf_counter() - started
-white, black = make_player(sys.argv[1]), make_player(sys.argv[2])
-only_for = getattr(fast, "compile_only_for", None)
-with only_for((white, black)) if only_for else nullcontext():
-    play_games(white, black, 1, 1, engine="fast")
-print(json.dumps({"seconds": time.perf_counter() - started, "cpu_s": time.process_time(), "imports_s": imports,
-                  "compiled_kernels": sorted(name for name in sys.modules if name.startswith("bgsim.fast._dispatch_"))}))
-"""
-STANDARD_RUNS = (("random", "random"), ("heuristic+pipdiff", "heuristic+pipdiff"), ("nn+pipdiff", "heuristic"))
-
-
-def _start(python: str, cache: str, white: str, black: str) -> dict:
-    env = settings.environment(NUMBA_CACHE_DIR=cache)
-    started = time.perf_counter()
-    result = subprocess.run([python, "-c", _START_SCRIPT, white, black], env=env, capture_output=True, text=True,
-                            cwd=tempfile.gettempdir())
-    if result.returncode != 0:
-        raise RuntimeError(f"{python}: the start of {white} vs {black} failed: {result.stderr.strip()[-300:]}")
-    figures = json.loads(result.stdout.strip().splitlines()[-1])
-    figures["process_s"] = time.perf_counter() - started
-    return {name: round(value, 3) if isinstance(value, float) else value for name, value in figures.items()}
-
-
-_PLAY_COMMAND = "import sys; from experiments.cli import main; sys.exit(main())"
-
-
-def _play_command(python: str, cache: str, white: str, black: str) -> dict:
-    """``bgsim play white black --games 10`` in a new process, start to exit: its wall and CPU seconds."""
-    import resource
-
-    env = settings.environment(NUMBA_CACHE_DIR=cache)
-    with tempfile.TemporaryDirectory(prefix="bgsim-bench-play-") as folder:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        result = subprocess.run([python, "-c", _PLAY_COMMAND, "play", white, black, "--games", "10", "--out",
-                                 str(Path(folder) / "games.parquet"), "--no-progress"],
-                                env=env, capture_output=True, text=True, cwd=tempfile.gettempdir())
-        seconds = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if result.returncode != 0:
-        raise RuntimeError(f"{python}: bgsim play {white} {black} failed: {result.stderr.strip()[-300:]}")
-    return {"seconds": round(seconds, 3),
-            "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 3)}
-
-
-def compile_times(runs=STANDARD_RUNS[:1], against: str | None = None, log=print) -> dict:
-    """Cold compile (an empty ``NUMBA_CACHE_DIR``) and cached start (the same cache again) of each
-    standard run of ``runs``, each in a fresh process up to the first finished game, imports
-    included; with ``against`` (another checkout's Python) the same for it, each of its processes
-    right after ours (on a shared machine both then meet about the same load).  The first run's
-    figures are ``cold_compile_s`` and ``cached_start_s``."""
-    figures: dict = {"runs": {}, "load_average": []}
-    for white, black in runs:
-        name = f"{white} vs {black}"
-        pythons = {"this": sys.executable, **({"against": against} if against else {})}
-        caches = {side: tempfile.mkdtemp(prefix="bgsim-numba-cache-") for side in pythons}
-        try:
-            measured = {side: {} for side in pythons}
-            for kind in ("cold", "cached", "play"):
-                for side, python in pythons.items():
-                    if hasattr(os, "getloadavg"):
-                        figures["load_average"].append(round(os.getloadavg()[0], 2))
-                    # "play": the whole bgsim play command (10 games to a file), its kernels cached
-                    measure = _play_command if kind == "play" else _start
-                    measured[side][kind] = measure(python, caches[side], white, black)
-            for side, kinds in measured.items():
-                figures["runs"].setdefault(name, {})[side] = kinds
-                log(f"  {side}: {name}: cold compile {kinds['cold']['seconds']:.1f} s "
-                    f"({kinds['cold']['cpu_s']:.1f} s of CPU), cached start {kinds['cached']['seconds']:.2f} s "
-                    f"({kinds['cached']['cpu_s']:.2f} s of CPU), bgsim play --games 10 {kinds['play']['seconds']:.2f} s "
-                    f"({kinds['play']['cpu_s']:.2f} s of CPU)")
-        finally:
-            for cache in caches.values():
-                shutil.rmtree(cache, ignore_errors=True)
-    first = figures["runs"][f"{runs[0][0]} vs {runs[0][1]}"]["this"]
-    figures["cold_compile_s"] = first["cold"]["seconds"]
-    figures["cold_compile_cpu_s"] = first["cold"]["cpu_s"]
-    figures["cached_start_s"] = first["cached"]["seconds"]
-    figures["cold_compile_process_s"] = first["cold"]["process_s"]
-    figures["cached_start_process_s"] = first["cached"]["process_s"]
-    figures["cached_play_command_s"] = first["play"]["seconds"]
-    return figures
-
-
-_COMPILE_PROFILE_SCRIPT = r"""
-import json, sys, time
-from numba.core import event
-
-def exclusive(buffer, name_of):
-    # seconds per name, the nested compiles (callees) taken off their callers
-    stack, spent = [], {}
-    for stamp, happening in buffer:
-        if happening.is_start:
-            stack.append([name_of(happening), stamp, 0.0])
-        else:
-            name, begun, inner = stack.pop()
-            total = stamp - begun
-            spent[name] = spent.get(name, 0.0) + total - inner
-            if stack:
-                stack[-1][2] += total
-    return spent
-
-def kernel(happening):
-    function = happening.data["dispatcher"].py_func
-    return function.__module__ + "." + function.__qualname__
-
-def compiler_pass(happening):
-    return happening.data["name"]
-
-out = {}
-started = time.perf_counter()
-with event.install_recorder("numba:compile") as compiles, event.install_recorder("numba:run_pass") as passes:
-    from contextlib import nullcontext
-    from bots import make_player
-    from bgsim.series import play_games
-    import bgsim.fast as fast
-    out["imports_s"] = time.perf_counter() - started
-    player = make_player("random")
-    only_for = getattr(fast, "compile_only_for", lambda players: nullcontext())  # as bgsim play does
-    with only_for([player]):
-        play_games(player, player, 1, 1, engine="fast")
-out["first_game_s"] = time.perf_counter() - started
-out["first_game_cpu_s"] = time.process_time()
-out["kernels_s"] = exclusive(compiles.buffer, kernel)
-out["passes_s"] = exclusive(passes.buffer, compiler_pass)
-if "--exact" in sys.argv:
-    from bots import make_player
-    exact = make_player("racer+exact")
-    started = time.perf_counter()
-    cpu = time.process_time()
-    with event.install_recorder("numba:compile") as compiles, only_for([exact]):
-        play_games(exact, exact, 1, 1, engine="fast")
-    out["exact_first_game_s"] = time.perf_counter() - started
-    out["exact_first_game_cpu_s"] = time.process_time() - cpu
-    out["exact_kernels_s"] = exclusive(compiles.buffer, kernel)
-print(json.dumps(out))
-"""
-
-
-def compile_profile(exact: bool = True) -> dict:
-    """What a cold compile spends its time on: a fresh process with an empty Numba cache plays
-    one ``random`` game, recording Numba's compile and pass events; seconds per kernel (its
-    callees' compiles taken off) and per compiler pass, then the same for the first game of
-    the ``exact`` family (``bgsim.fast.with_exact``) on top."""
-    with tempfile.TemporaryDirectory(prefix="bgsim-numba-cache-") as cache:
-        env = settings.environment(NUMBA_CACHE_DIR=cache)
-        command = [sys.executable, "-c", _COMPILE_PROFILE_SCRIPT] + (["--exact"] if exact else [])
-        result = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-        raw = json.loads(result.stdout.strip().splitlines()[-1])
-    out = {"imports_s": round(raw["imports_s"], 2), "first_game_s": round(raw["first_game_s"], 2),
-           "first_game_cpu_s": round(raw["first_game_cpu_s"], 2)}
-    for key in ("kernels_s", "exact_kernels_s"):
-        if key in raw:
-            out[key] = {name: round(value, 3) for name, value in
-                        sorted(raw[key].items(), key=lambda item: -item[1])}
-            out[key.replace("kernels", "modules")] = _by_module(raw[key])
-    out["passes_s"] = {name: round(value, 3) for name, value in sorted(raw["passes_s"].items(), key=lambda item: -item[1])}
-    if "exact_first_game_s" in raw:
-        out["exact_first_game_s"] = round(raw["exact_first_game_s"], 2)
-        out["exact_first_game_cpu_s"] = round(raw["exact_first_game_cpu_s"], 2)
-    return out
-
-
-def _by_module(kernels: dict) -> dict:
-    modules: dict[str, float] = {}
-    for name, seconds in kernels.items():
-        module = name.rsplit(".", 1)[0] if "<locals>" not in name else name.split(".<locals>")[0].rsplit(".", 1)[0]
-        modules[module] = modules.get(module, 0.0) + seconds
-    return {name: round(value, 2) for name, value in sorted(modules.items(), key=lambda item: -item[1])}
-
-
 # --- the machine ----------------------------------------------------------------------------
-
-
-def _git(arguments: list[str], where: Path) -> str:
-    try:
-        return subprocess.run(["git", "-C", str(where)] + arguments, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return ""
-
-
-def _cpu_flags() -> set[str]:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-def busy_processes(seconds: float = 1.0, least: float = 5.0) -> list[dict]:
-    """The other processes that used at least ``least`` % of a core over ``seconds`` (Linux
-    /proc; empty elsewhere): what shared the machine with a measurement."""
-    def times():
-        found = {}
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                text = stat.read_text()
-                fields = text[text.rindex(")") + 2:].split()
-                found[int(stat.parent.name)] = int(fields[11]) + int(fields[12])  # utime + stime
-            except (OSError, ValueError, IndexError):
-                continue
-        return found
-
-    try:
-        ticks = os.sysconf("SC_CLK_TCK")
-    except (ValueError, OSError, AttributeError):
-        return []
-    before = times()
-    time.sleep(seconds)
-    after = times()
-    busy = []
-    for pid, total in after.items():
-        share = 100.0 * (total - before.get(pid, total)) / ticks / seconds
-        if share >= least and pid != os.getpid():
-            try:
-                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                command = "?"
-            busy.append({"pid": pid, "cpu_percent": round(share), "command": command.strip()[:160]})
-    return sorted(busy, key=lambda process: -process["cpu_percent"])
-
-
-def _machine() -> dict:
-    import numba
-    import numpy
-
-    cpu = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    flags = _cpu_flags()
-    extensions = sorted(flag for flag in flags if flag in EXTENSIONS or flag.startswith("avx512"))
-    try:
-        import llvmlite.binding as llvm
-
-        compiled_for = llvm.get_host_cpu_name()
-    except Exception:  # noqa: BLE001 - only a record
-        compiled_for = ""
-    versions = {"python": platform.python_version(), "numba": numba.__version__, "numpy": numpy.__version__}
-    for module, dist in (("gnubg_nn", "gnubg-nn"), ("pyspiel", "open-spiel"), ("llvmlite", "llvmlite")):
-        try:
-            from importlib.metadata import version
-
-            versions[dist] = version(dist)
-        except Exception:  # noqa: BLE001 - not installed
-            pass
-    here = Path(__file__).resolve().parent
-    return {
-        "cpu": cpu, "vector_extensions": extensions, "llvm_cpu": compiled_for,
-        "cores": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS,
-        "platform": platform.platform(), "versions": versions,
-        "git_commit": _git(["rev-parse", "--short", "HEAD"], here),
-        "git_clean": _git(["status", "--porcelain", "--untracked-files=no"], here) == "",
-        "load_average_at_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else [],
-        "busy_at_start": busy_processes(),
-    }
-
-
-def _available(module: str) -> bool:
-    try:
-        __import__(module)
-    except Exception:  # noqa: BLE001 - missing or broken: the bench goes on without it
-        return False
-    return True
 
 
 def measure(games: int, rounds: int, seed: int, log=print, against: Against | None = None) -> dict:
@@ -683,120 +266,6 @@ def measure(games: int, rounds: int, seed: int, log=print, against: Against | No
     return figures
 
 
-def ratios(figures: dict) -> dict:
-    out = {}
-    get = lambda name: figures.get(name, {}).get("per_s")  # noqa: E731
-    cpu = lambda name: figures.get(name, {}).get("per_cpu_s")  # noqa: E731
-    if get("fast_random_1thread") and get("fast_random_all"):
-        out["all_cores_vs_1thread_random"] = get("fast_random_all") / get("fast_random_1thread")
-    if get("fast_heuristic_1thread") and get("fast_heuristic_all"):
-        out["all_cores_vs_1thread_heuristic"] = get("fast_heuristic_all") / get("fast_heuristic_1thread")
-    used = lambda name: figures.get(name, {}).get("cores_used")  # noqa: E731
-    if used("fast_random_all") and used("fast_random_1thread"):
-        # games per CPU-second, all threads against one: near 1.0 means the threads scale and
-        # only the cores the machine could spare limited the wall-clock gain
-        out["all_cores_cpu_efficiency_random"] = (
-            (get("fast_random_all") / used("fast_random_all"))
-            / (get("fast_random_1thread") / used("fast_random_1thread")))
-    if get("fast_nn_1thread") and get("fast_nn_all"):
-        out["all_cores_vs_1thread_nn"] = get("fast_nn_all") / get("fast_nn_1thread")
-    for ours, loop in (("fast_nn_1thread", "gnubg_nn_best_move"), ("rollout_nn_1thread", "gnubg_nn_best_move")):
-        # rollout: trials per second on one core against GNU Backgammon's net playing the same
-        # position out (games per second, one core): the issue's rollout speed target
-        if get(ours) and get(loop):
-            out[f"{ours}_vs_{loop}"] = get(ours) / get(loop)
-        if cpu(ours) and cpu(loop):
-            out[f"{ours}_vs_{loop}_per_cpu"] = cpu(ours) / cpu(loop)
-    # a 4-player chouette against a two-player money game of the same bots, both on one thread
-    for chouette, money in (("fast_chouette4_heuristic_1thread", "fast_heuristic_1thread"),
-                            ("fast_chouette4_nn_cube_1thread", "fast_nn_cube_1thread")):
-        if get(chouette) and get(money):
-            out[f"{chouette}_vs_{money}"] = get(chouette) / get(money)
-        if cpu(chouette) and cpu(money):
-            out[f"{chouette}_vs_{money}_per_cpu"] = cpu(chouette) / cpu(money)
-    # the same games in both engines (older runs timed the fast engine on other games)
-    fast_random = get("fast_random_same_1thread") or get("fast_random_1thread")
-    fast_heuristic = get("fast_heuristic_same_1thread") or get("fast_heuristic_1thread")
-    if get("reference_random"):
-        out["fast_1thread_vs_reference_random"] = fast_random / get("reference_random")
-    if get("reference_heuristic"):
-        out["fast_1thread_vs_reference_heuristic"] = fast_heuristic / get("reference_heuristic")
-    if get("reference_generations"):
-        out["fast_vs_reference_generations"] = get("fast_generations") / get("reference_generations")
-    for outside in ("gnubg_nn_random", "openspiel_random"):
-        if get(outside):
-            for name in figures:
-                if (name.endswith(("_1thread", "_all")) or name == "reference_random") and not name.startswith("against_"):
-                    out[f"{name}_vs_{outside}"] = get(name) / get(outside)
-                    if name.endswith("_1thread") and cpu(name) and cpu(outside):
-                        out[f"{name}_vs_{outside}_per_cpu"] = cpu(name) / cpu(outside)
-    for name in figures:  # this checkout against the other one (--against), side by side
-        theirs = "against_" + name
-        if get(name) and get(theirs):
-            out[f"{name}_vs_against"] = get(name) / get(theirs)
-            if name.endswith("_1thread") and cpu(name) and cpu(theirs):
-                out[f"{name}_vs_against_per_cpu"] = cpu(name) / cpu(theirs)
-    return {name: round(value, 2) for name, value in out.items()}
-
-
-# issue 21's targets: one thread against GNU Backgammon's loops, two threads against one, the
-# fast engine against the reference, and (with --against the commit before the work) the nn kernel
-TARGETS = (
-    ("fast_random_1thread_vs_gnubg_nn_random", ">=", 8.0),
-    ("fast_nn_1thread_vs_gnubg_nn_best_move", ">=", 5.0),
-    ("rollout_nn_1thread_vs_gnubg_nn_best_move", ">=", 5.0),
-    ("fast_nn_1thread_vs_against", ">=", 1.3),
-    ("all_cores_vs_1thread_random", ">=", 1.9),
-    ("all_cores_vs_1thread_heuristic", ">=", 1.9),
-    ("all_cores_vs_1thread_nn", ">=", 1.9),
-    ("fast_1thread_vs_reference_random", ">=", 100.0),
-    ("fast_1thread_vs_reference_heuristic", ">=", 100.0),
-    # issue 17: a 4-player chouette at least half as many games/s as a money game of its bots
-    ("fast_chouette4_heuristic_1thread_vs_fast_heuristic_1thread", ">=", 0.5),
-    ("fast_chouette4_nn_cube_1thread_vs_fast_nn_cube_1thread", ">=", 0.5),
-)
-COMPILE_TARGETS = (("cold_compile_s", 15.0), ("cached_start_s", 1.0))  # seconds, at most
-
-
-def _comparable(run: dict, name: str, loop: str | None):
-    figure = run["figures"].get(name, {}).get("per_s")
-    if figure is None:
-        return None
-    if loop is not None:
-        return figure / run["figures"][loop]["per_s"]
-    return figure
-
-
-def machine_differences(run: dict, baseline: dict) -> list[str]:
-    """What differs between the two runs' processors, for a reader of --compare's verdict."""
-    notes = []
-    now, then = run.get("machine", {}), baseline.get("machine", {})
-    if now.get("cpu") and then.get("cpu") and now["cpu"] != then["cpu"]:
-        notes.append(f"processor: {now['cpu']} now, {then['cpu']} in the baseline")
-    if "vector_extensions" in now and "vector_extensions" in then:
-        gained = sorted(set(now["vector_extensions"]) - set(then["vector_extensions"]))
-        lost = sorted(set(then["vector_extensions"]) - set(now["vector_extensions"]))
-        if gained or lost:
-            notes.append(f"vector extensions: {', '.join(gained) or 'none'} here only, "
-                         f"{', '.join(lost) or 'none'} in the baseline only")
-    return notes
-
-
-def compare(run: dict, baseline: dict, margin: float) -> list[str]:
-    slower = []
-    for name, loop in WATCHED.items():
-        both = loop in run["figures"] and loop in baseline["figures"]
-        now = _comparable(run, name, loop if both else None)
-        then = _comparable(baseline, name, loop if both else None)
-        if now is None or then is None:
-            continue
-        if now < then * (1 - margin):
-            unit = f"x the {loop} loop" if both else "/s"
-            slower.append(f"{name}: {now:.2f}{unit} now, {then:.2f}{unit} in the baseline "
-                          f"({100 * (1 - now / then):.0f}% slower, margin {100 * margin:.0f}%)")
-    return slower
-
-
 def profile(games: int, seed: int, log=print) -> dict:
     """``bgsim.fast.timing.profile`` of each of PROFILED against itself, and the cold compile."""
     from bgsim.fast.timing import profile as profile_games
@@ -813,106 +282,6 @@ def profile(games: int, seed: int, log=print) -> dict:
     return out
 
 
-def _percent(part: float, whole: float) -> str:
-    return f"{100 * part / whole:.0f}%" if whole else ""
-
-
-def profile_report(run: dict) -> str:
-    """The profile of a run as Markdown: what to read first, then the tables."""
-    machine, data = run["machine"], run["profile"]
-    players = data["players"]
-    lines = [
-        "# Where the fast engine's time goes (`bgsim bench --profile`)",
-        "",
-        f"Commit {machine['git_commit']}{'' if machine.get('git_clean') else ' (with uncommitted changes)'}, "
-        f"{run['when']}, {machine['cpu']} ({machine.get('llvm_cpu', '')}), {machine['cores']} cores, "
-        f"vector extensions {', '.join(machine.get('vector_extensions', [])) or 'none'}; "
-        f"load average {', '.join(f'{x:.2f}' for x in machine.get('load_average_at_start', []))} at the start"
-        f" and {', '.join(f'{x:.2f}' for x in machine.get('load_average_at_end', []))} at the end.",
-        "",
-        "Regenerate: `bgsim bench --profile --out results/bench` from a clean commit (it writes "
-        "`bench-<time>.json` with this profile under `profile`, and this report as `profile-<time>.md`). "
-        "`bgsim.fast.timing.profile(white, black, seed, games)` gives one player's part.",
-        "",
-        "## The game loop, one thread, by phase (ns per ply)",
-        "",
-        "The engine kernel's CPU time per ply (least of several rounds), shared out in proportion "
-        "to the cycles a lapped copy of the loop charged to each phase (`bgsim/fast/clock.py`: a "
-        "cycle-counter read between phases, its own cost taken off).  Dice: the two dice of a "
-        "roll; cube decisions: the cube question (asked of every player, one without a cube "
-        "answers at once); move generation: all distinct legal plays, duplicate removal "
-        "included; choice: the checker bot's pick (random: the k-th play in canonical order; "
-        "evaluation bots: every play scored); bookkeeping: the board after the play, the "
-        "end-of-game test, turning the board; row writing: the game's row; Python: "
-        "`play_games` around the kernel (packing the players, the DataFrame).",
-        "",
-        "| phase | " + " | ".join(f"`{spec}`" for spec in players) + " |",
-        "|---|" + "---:|" * len(players),
-    ]
-    phases = list(next(iter(players.values()))["ns_per_ply"])
-    for phase in phases:
-        cells = []
-        for figures in players.values():
-            value = figures["ns_per_ply"][phase]
-            cells.append(f"{value:,.0f} ({_percent(value, figures['kernel_ns_per_ply'])})")
-        lines.append(f"| {phase} | " + " | ".join(cells) + " |")
-    lines.append("| **engine kernel** | " + " | ".join(f"**{figures['kernel_ns_per_ply']:,.0f}**"
-                                                  for figures in players.values()) + " |")
-    lines.append("| Python around it | " + " | ".join(f"{figures['python_ns_per_ply']:,.0f}"
-                                                     for figures in players.values()) + " |")
-    lines.append("| lapped copy (laps' own cost) | " + " | ".join(
-        f"{figures['lapped_ns_per_ply']:,.0f}" for figures in players.values()) + " |")
-    lines.append("| laps left out (a wait for the core) | " + " | ".join(
-        f"{figures['laps_left_out']:,} of {figures['laps'] + figures['laps_left_out']:,}"
-        for figures in players.values()) + " |")
-    lines.append("| plies (games) | " + " | ".join(f"{figures['plies']:,} ({figures['games']:,})"
-                                                   for figures in players.values()) + " |")
-    lines += ["", "## Inside the phases", ""]
-    for spec, figures in players.items():
-        generation = figures["generation"]
-        lines.append(
-            f"* `{spec}` move generation, on its own games' positions and rolls: "
-            f"{generation['ns_per_generation']:,.0f} ns per generation, {generation['plays_per_generation']:.1f} "
-            f"plays from {generation['leaves_per_generation']:.1f} leaves; without duplicate removal "
-            f"{generation['ns_without_dedupe']:,.0f} ns (removal {100 * generation['dedupe_share']:.0f}% of it).")
-        if "nn" in figures:
-            net = figures["nn"]
-            lines.append(
-                f"* `{spec}` choice, {net['hidden']} hidden units: {net['ns_per_play_judged']:,.0f} ns per play "
-                f"judged; without the output layer {net['without_output_layer_ns_per_play']:,.0f} ns "
-                f"(the output layer {100 * net['output_layer_share']:.0f}%, the first layer and the "
-                f"per-play scan of the board the rest).")
-    compiled = data["compile"]
-    lines += [
-        "", "## The cold compile (fresh Numba cache, to the first `random` game)", "",
-        f"{compiled['first_game_s']:.1f} s in all, {compiled['first_game_cpu_s']:.1f} s of CPU time (a wall time "
-        f"well above it means the process waited for a core), {compiled['imports_s']:.1f} s of it imports.  "
-        "Wall seconds per kernel module "
-        "(each function's compile without its callees', which Numba compiles nested inside it; "
-        "lowering includes LLVM's optimisation of the function with every callee it linked in):", "",
-        "| module | s |", "|---|---:|",
-    ]
-    lines += [f"| `{module}` | {seconds:.2f} |" for module, seconds in compiled["modules_s"].items()]
-    lines += ["", "The 15 dearest kernels:", "", "| kernel | s |", "|---|---:|"]
-    lines += [f"| `{name}` | {seconds:.2f} |" for name, seconds in list(compiled["kernels_s"].items())[:15]]
-    lines += ["", "By compiler pass (all kernels; lowering includes LLVM's optimisation of each function):", "",
-              "| pass | s |", "|---|---:|"]
-    lines += [f"| `{name}` | {seconds:.2f} |" for name, seconds in list(compiled["passes_s"].items())[:10]]
-    if "exact_first_game_s" in compiled:
-        lines += ["", f"Then the first game of a player with the `exact` cube bot (its own family of kernels, "
-                      f"`bgsim/fast/with_exact.py`): {compiled['exact_first_game_s']:.1f} s more "
-                      f"({compiled['exact_first_game_cpu_s']:.1f} s of CPU time); by module:", "",
-                  "| module | s |", "|---|---:|"]
-        lines += [f"| `{module}` | {seconds:.2f} |" for module, seconds in compiled["exact_modules_s"].items()]
-    busy = machine.get("busy_at_start", []) + machine.get("busy_at_end", [])
-    if busy:
-        lines += ["", "## What else was running", "",
-                  "Other processes using at least 5% of a core, sampled for a second at the start and at the "
-                  "end (another engineer's tests or runs share this machine's cores):", ""]
-        lines += [f"* {process['cpu_percent']}%: `{process['command'][:120]}`" for process in busy]
-    return "\n".join(lines) + "\n"
-
-
 def run_compile_bench(out: str | Path = RUNS, against_python: str | None = None) -> int:
     """``bgsim bench --compile-only``: :func:`compile_times` of every standard run (and of
     ``against_python``'s checkout beside it), with the machine, written as ``compile-<time>.json``."""
@@ -921,7 +290,7 @@ def run_compile_bench(out: str | Path = RUNS, against_python: str | None = None)
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise explain(error, out) from None
-    run = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": _machine()}
+    run = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": describe_machine()}
     machine = run["machine"]
     print(f"bgsim bench --compile-only of {machine['git_commit']}{'' if machine['git_clean'] else ' (uncommitted changes)'} "
           f"(load average {', '.join(f'{x:.1f}' for x in machine['load_average_at_start'])})")
@@ -965,7 +334,7 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
         raise explain(error, out) from None
     against = Against(against_python) if against_python else None
 
-    run = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": _machine(),
+    run = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": describe_machine(),
            "settings": {"games": games, "rounds": rounds, "seed": seed}}
     machine = run["machine"]
     print(f"bgsim bench of {machine['git_commit']}{'' if machine['git_clean'] else ' (uncommitted changes)'} "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+import zlib
 
 import pandas as pd
 
@@ -38,32 +39,92 @@ RULE_CASES = (
 )
 
 
+# The fast bots the derived cases were first dealt to, in the registries' order of then: their
+# pairings are dealt round these lists as they always were, whatever is registered later.  A bot
+# registered after them gets cases of its own, its partners drawn by its own name
+# (:func:`partners`), so adding a bot adds its cases and changes no existing one.  A bot removed
+# from the registries leaves the deal (its neighbours' pairings move up).
+DEALT = {
+    "checker": ("random", "racer", "heuristic", "pubeval", "nn"),
+    "cube": ("pipdiff", "keith", "thorp", "always-take", "never-take", "none", "rule62", "kleinman", "isight",
+             "epc", "exact", "nn"),
+}
+
+
+def partners(name: str, pool, count: int = 2) -> list[str]:
+    """``count`` members of ``pool`` drawn for the bot ``name`` by a hash of its name alone
+    (CRC-32: the same in every process), distinct while the pool has enough of them."""
+    pool = list(pool)
+    drawn: list[str] = []
+    for k in range(count):
+        left = [member for member in pool if member not in drawn] or pool
+        drawn.append(left[zlib.crc32(f"{name}/{k}".encode()) % len(left)])
+    return drawn
+
+
+def _dealt_and_new(role: str, plays=lambda name: True) -> tuple[list[str], list[str]]:
+    """(the dealt fast bots of ``role`` still registered, in the deal's order; those registered
+    after the deal, in the registry's), each kept where ``plays(name)``."""
+    from bots.registry import fast_names
+
+    registered = [name for name in fast_names(role) if plays(name)]
+    dealt = [name for name in DEALT[role] if name in registered]
+    return dealt, [name for name in registered if name not in DEALT[role]]
+
+
+def _money_cases(checkers: list[str], cubes: list[str], rules: Rules, dealt: tuple[list[str], list[str]],
+                 new: tuple[list[str], list[str]]) -> list[tuple[str, str, Rules, int]]:
+    """The money pairings of :func:`bot_cases` (and of each variant's): dealt round the lists,
+    then each new bot's own (a checker bot against itself with its capabilities switched, a cube
+    bot against itself with other checker bots), its partners drawn by its name."""
+    from bots.registry import switched_spec
+
+    count = max(len(checkers), len(cubes))
+    cases = [(f"{checkers[i % len(checkers)]}+{cubes[i % len(cubes)]}",
+              f"{checkers[(i + 1) % len(checkers)]}+{cubes[(i + 1) % len(cubes)]}", rules, 0)
+             for i in range(count)]
+    dealt_checkers, dealt_cubes = dealt
+    for name in new[0]:
+        first, second = partners(name, dealt_cubes)
+        cases.append((f"{name}+{first}", f"{switched_spec('checker', name, money=True) or name}+{second}", rules, 0))
+    for name in new[1]:
+        first, second = partners(name, dealt_checkers)
+        cases.append((f"{first}+{name}", f"{second}+{name}", rules, 0))
+    return cases
+
+
 def bot_cases() -> list[tuple[str, str, Rules, int]]:
     """Every registered bot that claims a fast kernel, with every capability of its layout
     switched on and off, in both seats, derived from the registries and ``bgsim/layouts.py``.
 
-    Money: checker bot i with cube bot i plays checker bot i+1 with cube bot i+1 (both lists
-    taken round, default rules), the checker bots listed at their defaults and then each with
-    the capabilities that change a money game switched (``bearoff=true``).  Then every cube bot
-    at its defaults in 5-point matches against the next one with its capabilities switched
-    (``score_aware=false``).  A bot added to a registry, or a capability to a layout, is
-    compared with the reference engine without anyone adding it here.
+    Money: checker bot i with cube bot i plays checker bot i+1 with cube bot i+1 (both lists of
+    :data:`DEALT` taken round, default rules), the checker bots listed at their defaults and then
+    each with the capabilities that change a money game switched (``bearoff=true``).  Then every
+    cube bot at its defaults in 5-point matches against the next one with its capabilities
+    switched (``score_aware=false``).  A bot registered after the deal gets its own: a checker
+    bot plays itself switched, a cube bot plays itself between two checker bots, and in matches
+    itself switched (or, with nothing to switch, a dealt one switched), its partners drawn by
+    its name.  A bot added to a registry, or a capability to a layout, is compared with the
+    reference engine without anyone adding it here, and no other case changes.
     """
-    from bots.registry import fast_names, switched_spec
+    from bots.registry import switched_spec
 
-    checkers, cubes = fast_names("checker"), fast_names("cube")
+    (checkers, new_checkers), (cubes, new_cubes) = _dealt_and_new("checker"), _dealt_and_new("cube")
+    dealt = (list(checkers), list(cubes))
     checkers += [spec for spec in (switched_spec("checker", name, money=True) for name in checkers) if spec]
     cubes += [spec for spec in (switched_spec("cube", name, money=True) for name in cubes) if spec]
-    count = max(len(checkers), len(cubes))
-    money = [(f"{checkers[i % len(checkers)]}+{cubes[i % len(cubes)]}",
-              f"{checkers[(i + 1) % len(checkers)]}+{cubes[(i + 1) % len(cubes)]}", Rules(), 0)
-             for i in range(count)]
+    money = _money_cases(checkers, cubes, Rules(), dealt, (new_checkers, new_cubes))
     # heuristic checker play: quick, and it reaches races, where the race counts judge
-    cubes = fast_names("cube")
+    cubes = dealt[1]
     match = [(f"heuristic+{cube}",
               "heuristic+" + (switched_spec("cube", cubes[(i + 1) % len(cubes)], money=False)
                               or cubes[(i + 1) % len(cubes)]), Rules(), MATCH_CASE_LENGTH)
              for i, cube in enumerate(cubes)]
+    switchable = [cube for cube in cubes if switched_spec("cube", cube, money=False)]
+    for name in new_cubes:
+        other = switched_spec("cube", name, money=False) or switched_spec("cube", partners(name, switchable, 1)[0],
+                                                                          money=False)
+        match.append((f"heuristic+{name}", f"heuristic+{other}", Rules(), MATCH_CASE_LENGTH))
     return money + match
 
 
@@ -75,36 +136,50 @@ MATCH_CASE_LENGTH = 5
 UNSOLVED_HERE = ("hypergammon2", "hypergammon3")
 
 
+def _without_solution(spec: str) -> str:
+    """``spec`` (checker+cube) with each ``exact`` in it told to play without hypergammon's solution."""
+    from bots.registry import parse_bot, split_top_level
+
+    parts = []
+    for part in split_top_level(spec, "+"):
+        if parse_bot(part)[0] == "exact":
+            part = "exact(tables=false)" if part == "exact" else part[:-1] + ",tables=false)"
+        parts.append(part)
+    return "+".join(parts)
+
+
 def variant_cases() -> list[tuple[str, str, Rules, int]]:
     """Every variant (``bgsim.variants``) with every fast bot whose layout lists it
     (``bgsim/layouts.py``, ``variants``), in both seats, derived from the registries as
     :func:`bot_cases`: checker bot i with cube bot i plays checker bot i+1 with cube bot i+1, the
     checker bots listed at their defaults and then with ``bearoff=true`` (hypergammon is soon a
-    bear-off).  Acey-deucey has no cube: its checker bots alone, each choosing its double after
-    every 1-2 (chained turns and forfeited extra rolls come with the games).  In
-    :data:`UNSOLVED_HERE`, ``exact`` plays without hypergammon's solution (``tables=false``)."""
+    bear-off), then each bot registered after the deal with its own partners.  Acey-deucey has
+    no cube: its checker bots alone, each choosing its double after every 1-2 (chained turns
+    and forfeited extra rolls come with the games).  In :data:`UNSOLVED_HERE`, ``exact`` plays
+    without hypergammon's solution (``tables=false``)."""
     from bgsim.layouts import fast_bots
     from bgsim.variants import DEFINITIONS, STANDARD
-    from bots.registry import fast_names, switched_spec
+    from bots.registry import switched_spec
 
     cases = []
     for name, variant in DEFINITIONS.items():
         if name == STANDARD:
             continue
         rules = Rules(variant=name)
-        checkers = [bot for bot in fast_names("checker") if name in fast_bots("checker")[bot].variants]
+        checkers, new_checkers = _dealt_and_new("checker", lambda bot: name in fast_bots("checker")[bot].variants)
+        cubes, new_cubes = (_dealt_and_new("cube", lambda bot: name in fast_bots("cube")[bot].variants)
+                            if variant.cube else ([], []))
+        dealt = (list(checkers), list(cubes))
         checkers += [spec for spec in (switched_spec("checker", bot, money=True) for bot in checkers) if spec]
-        cubes = [bot for bot in fast_names("cube") if name in fast_bots("cube")[bot].variants] if variant.cube else []
-        if name in UNSOLVED_HERE:  # its solution takes long to build: exact plays on its estimates
-            checkers = [f"{bot}(tables=false)" if bot == "exact" else bot for bot in checkers]
-            cubes = [f"{bot}(tables=false)" if bot == "exact" else bot for bot in cubes]
         if not cubes:
             cases += [(checkers[i], checkers[(i + 1) % len(checkers)], rules, 0) for i in range(len(checkers))]
+            cases += [(bot, switched_spec("checker", bot, money=True) or bot, rules, 0) for bot in new_checkers]
             continue
-        count = max(len(checkers), len(cubes))
-        cases += [(f"{checkers[i % len(checkers)]}+{cubes[i % len(cubes)]}",
-                   f"{checkers[(i + 1) % len(checkers)]}+{cubes[(i + 1) % len(cubes)]}", rules, 0)
-                  for i in range(count)]
+        found = _money_cases(checkers, cubes, rules, dealt, (new_checkers, new_cubes))
+        if name in UNSOLVED_HERE:  # its solution takes long to build: exact plays on its estimates
+            found = [(_without_solution(white), _without_solution(black), rules, match_to)
+                     for white, black, rules, match_to in found]
+        cases += found
     return cases
 
 
@@ -182,14 +257,17 @@ CHOUETTE_RULE_CASES = (
 
 def chouette_cases() -> list[tuple[tuple[str, ...], Rules, str]]:
     """Chouettes of 3, 4 and 10 players under each cube regime, derived from the registries: the
-    fast checker bots and the fast cube bots are dealt round the seats in order (player i of the
-    k-th seat dealt is checker bot k and cube bot k, both lists taken round), the deal going on
-    from one chouette to the next, so that each regime seats every fast cube bot; then the rule
-    options (``CHOUETTE_RULE_CASES``)."""
+    dealt fast checker bots and cube bots (:data:`DEALT`) are dealt round the seats in order
+    (player i of the k-th seat dealt is checker bot k and cube bot k, both lists taken round), the
+    deal going on from one chouette to the next, so that each regime seats every fast cube bot;
+    then a 3-player chouette under each regime for each bot registered after the deal, in the
+    box, its partners drawn by its name; then the rule options (``CHOUETTE_RULE_CASES``).  Only
+    the bots whose layout says ``chouette`` (``bgsim/layouts.py``) are seated."""
     from bgsim.chouette import CUBE_REGIMES
-    from bots.registry import fast_names
+    from bgsim.layouts import fast_bots
 
-    checkers, cubes = fast_names("checker"), fast_names("cube")
+    (checkers, new_checkers), (cubes, new_cubes) = (
+        _dealt_and_new(role, lambda bot, role=role: fast_bots(role)[bot].chouette) for role in ("checker", "cube"))
     cases, dealt = [], 0
     for regime in CUBE_REGIMES:
         for size in CHOUETTE_SIZES:
@@ -197,6 +275,15 @@ def chouette_cases() -> list[tuple[tuple[str, ...], Rules, str]]:
                           for i in range(size))
             dealt += size
             cases.append((specs, Rules(), regime))
+    for regime in CUBE_REGIMES:
+        for name in new_checkers:
+            cube, *others = partners(name, cubes, 3)
+            cases.append(((f"{name}+{cube}", *(f"{checker}+{other}" for checker, other in
+                                               zip(partners(name, checkers), others))), Rules(), regime))
+        for name in new_cubes:
+            checker, *others = partners(name, checkers, 3)
+            cases.append(((f"{checker}+{name}", *(f"{other}+{cube}" for other, cube in
+                                                  zip(others, partners(name, cubes)))), Rules(), regime))
     return cases + list(CHOUETTE_RULE_CASES)
 
 
@@ -205,7 +292,7 @@ def _chouette_text(specs, rules: Rules, regime: str) -> str:
 
 
 def _reference_chouette(specs, seed, games, rules, regime):
-    from bgsim.chouette import play_chouettes
+    from bgsim.chouette_sessions import play_chouettes
     from bots import make_player
 
     return play_chouettes([make_player(spec) for spec in specs], seed, games, rules, regime, engine="reference")
@@ -252,7 +339,8 @@ def _compare_chouettes(pool, cases, counts, seed: int, clock: _Clock):
     """Every chouette case in both engines, ``counts`` games each (the reference sessions in
     ``pool`` when there is one): (rows, plies) that agreed, or None after printing the first
     difference and its ply."""
-    from bgsim.chouette import Seating, play_chouettes
+    from bgsim.chouette import Seating
+    from bgsim.chouette_sessions import play_chouettes
     from bgsim.fast.sameness import compare_frames, explain_chouette
     from bots import make_player
 
@@ -325,7 +413,7 @@ def reference_pool(jobs: int):
 
 def _start_worker() -> None:
     """Import what the reference side needs, once per worker, before any case is timed."""
-    import bgsim.chouette  # noqa: F401
+    import bgsim.chouette_sessions  # noqa: F401
     import bgsim.series  # noqa: F401
     import bots  # noqa: F401
 
@@ -426,7 +514,7 @@ def validate(cases: list[tuple[str, str, Rules, int]], games: int = DEFAULT_GAME
         if match_to:
             rules.check_for_match()
     for specs, rules, regime in chouettes:
-        from bgsim.chouette import chouette_engine
+        from bgsim.chouette_sessions import chouette_engine
 
         try:
             chouette_engine("fast", [make_player(spec) for spec in specs])
