@@ -66,6 +66,7 @@ This module imports nothing heavy: ``bots`` reads it without loading Numba.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from .variants import DEFINITIONS as _GAMES
@@ -80,6 +81,16 @@ STANDARD = "standard"  # the standard game, which every bot plays (bgsim.cube.Ru
 # boards as standard ones, every cube bot plays wherever there is a cube
 EVERY_GAME = tuple(_GAMES)
 CUBE_GAMES = tuple(name for name, game in _GAMES.items() if game.cube)
+
+# The game the fast engine packs players for (bgsim.variants), set by bgsim.fast while it packs:
+# a bot whose arrays depend on it reads it in its fast_arrays() (exact hands over the solution
+# of the hypergammon played, and only then); here, so that a bot reads it without the engine
+PACKING_FOR: ContextVar[str] = ContextVar("bgsim_fast_packing_for", default=STANDARD)
+
+
+def packing_variant() -> str:
+    """The variant whose game the players are being packed for (the standard game outside a packing)."""
+    return PACKING_FOR.get()
 
 
 @dataclass(frozen=True)

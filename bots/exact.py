@@ -247,7 +247,7 @@ def _check_solution(variant: str, tables: bool) -> None:
 
 def _packed_hypergammon() -> int:
     """The checkers of the hypergammon the fast engine packs players for now, 0 for another game."""
-    from bgsim.fast import packing_variant
+    from bgsim.layouts import packing_variant
     from bgsim.hypergammon import checkers_of
 
     return checkers_of(packing_variant()) or 0

@@ -70,6 +70,19 @@ def race(own: int, theirs: int) -> tuple[float, ...]:
     return tuple(t / 36.0 for t in total)
 
 
+def test_a_file_s_values_are_named_in_the_kernels_order():
+    """The solution is read without the kernels (``bgsim/hypergammon/building.py``): the names
+    and places it reads the values by are the kernels' own."""
+    import bgsim.hypergammon as plain
+    from bgsim.fast import hypergammon as kernels
+
+    assert database.VALUES == kernels.VALUES and database.NVALUES == kernels.NVALUES
+    assert (plain.CENTRED, plain.OWNED, plain.OPPONENT, plain.JACOBY) == (
+        kernels.CENTRED, kernels.OWNED, kernels.OPPONENT, kernels.JACOBY)
+    side = kernels.position_count(2)
+    assert database.Solution(2, np.zeros((side * side, 9)), {}).positions == side
+
+
 @pytest.mark.parametrize("own, theirs", [(1, 1), (3, 5), (6, 4), (8, 2), (2, 20), (5, 19), (12, 9)])
 def test_one_checker_races_match_a_direct_recursion(solved, own, theirs):
     position = hyper({own: 1, 25 - theirs: -1}, "hypergammon1")

@@ -379,16 +379,6 @@ def _rule_array(rules: Rules) -> np.ndarray:
     ], dtype=np.int64)
 
 
-# The game the engine packs players for (bgsim.variants): a bot whose arrays depend on it reads it
-# in its fast_arrays() (exact hands over the solution of the hypergammon played, and only then)
-_PACKING_FOR: ContextVar[str] = ContextVar("bgsim_fast_packing_for", default=STANDARD)
-
-
-def packing_variant() -> str:
-    """The variant whose game the players are being packed for (the standard game outside a packing)."""
-    return _PACKING_FOR.get()
-
-
 def _check(white, black, seed, games, rules, match_to):
     from ..match import check_match_length
 
@@ -402,11 +392,11 @@ def _check(white, black, seed, games, rules, match_to):
         check_match_length(match_to)
         rules.check_for_match()
     numbers = np.asarray(game_numbers(games), dtype=np.int64)
-    token = _PACKING_FOR.set(rules.variant)
+    token = layouts.PACKING_FOR.set(rules.variant)
     try:
         return numbers, _rule_array(rules), seats(white, black)
     finally:
-        _PACKING_FOR.reset(token)
+        layouts.PACKING_FOR.reset(token)
 
 
 def _raise_errors(rows: np.ndarray, seed: int, codes: np.ndarray) -> None:

@@ -4,7 +4,7 @@ numbers.
 Both read the decision table of the hypergammon being played (``bgsim.hypergammon.decision_table``:
 per state the no-double equities of the centred and the owned cube, the equity with the cube
 the opponent's, the centred no-double equity under the Jacoby rule, the cubeless equity), handed
-over as array data when the engine packs the players for that game (``bgsim.fast.packing_variant``),
+over as array data when the engine packs the players for that game (``bgsim.layouts.packing_variant``),
 with its checkers as a parameter.  The game loop of the variants tells them the variant and the
 cube of the turn in board bytes 31 and 30 (``bgsim.variants``, ``bgsim.fast.game``).
 

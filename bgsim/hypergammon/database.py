@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import settings
 from ..bearoff import store
-from ..fast import hypergammon as kernels
+from .building import kernels as _kernels
 
 FORMAT = 1
 KIND = "hypergammon"
@@ -44,6 +44,11 @@ FIRST_USE = (1, 2)
 PARTIAL = "hypergammon-partial"
 DEFAULT_THRESHOLD = 1e-8
 CHECKERS = (1, 2, 3)
+# the nine values of a state, in the kernels' order (``bgsim.fast.hypergammon.VALUES``, which
+# tests/test_hypergammon.py holds equal): named here too, so that a file is read without them
+VALUES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon",
+          "centred", "owned", "opponent", "jacoby")
+NVALUES = len(VALUES)
 SMALL_LEVEL = 2_000  # states of a level computed on one thread: below it threads cost more than they save
 
 
@@ -70,7 +75,7 @@ def file_name(checkers: int, gnubg_dance: bool = False) -> str:
 
 
 def expected_header(checkers: int, threshold: float, gnubg_dance: bool = False) -> dict:
-    return {"format": FORMAT, "kind": KIND, "checkers": checkers, "values": list(kernels.VALUES),
+    return {"format": FORMAT, "kind": KIND, "checkers": checkers, "values": list(VALUES),
             "threshold": threshold, "gnubg_dance": gnubg_dance, "code": code_hash()}
 
 
@@ -99,6 +104,7 @@ class Positions:
 @lru_cache(maxsize=None)
 def positions(checkers: int) -> Positions:
     check_checkers(checkers)
+    kernels = _kernels()
     counts, keys = kernels.side_positions(checkers, kernels.BINOMIALS)
     arrays = kernels.states_by_level(counts, checkers)
     found = Positions(checkers, counts, keys, *arrays)
@@ -119,7 +125,7 @@ class Solution:
 
     @property
     def positions(self) -> int:
-        return kernels.position_count(self.checkers)
+        return math.isqrt(len(self.values))  # a row for each pair of the two sides' positions
 
 
 @dataclass
@@ -157,6 +163,7 @@ def sweeps_left(changes: list[float], threshold: float) -> float:
 def _sweep(values, states, starts, found: Positions, gnubg_dance: bool, scratch, pool, threads: int) -> float:
     """One pass over ``states`` level by level: each level computed from the values before it
     (split among ``threads``, which changes nothing in the result), then written."""
+    kernels = _kernels()
     change = 0.0
     for level in range(len(starts) - 1):
         first, last = int(starts[level]), int(starts[level + 1])
@@ -216,9 +223,9 @@ def build(checkers: int, threshold: float = DEFAULT_THRESHOLD, folder: Path | No
             values = None
     resumed = values is not None
     if values is None:
-        values = np.zeros((size, kernels.NVALUES), dtype=np.float64)
+        values = np.zeros((size, NVALUES), dtype=np.float64)
     biggest = int(max(np.diff(found.race_starts).max(initial=0), np.diff(found.contact_starts).max(initial=0)))
-    scratch = np.empty((max(biggest, 1), kernels.NVALUES), dtype=np.float64)
+    scratch = np.empty((max(biggest, 1), NVALUES), dtype=np.float64)
 
     def keep() -> None:
         if checkpoint:

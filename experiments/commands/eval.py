@@ -185,7 +185,8 @@ def run_check(args) -> int:
 
     hypergammon = hypergammon_checkers(args.variant)
     if hypergammon is not None:
-        return check_hypergammon(args, hypergammon)
+        # --positions' default is the bear-off check's; its old spelling hides whether it was given
+        return check_hypergammon(args, hypergammon, args.positions != CHECK_PAIRS)
     refuse_given(args, ["gnubg_file"], "without --variant", "it is a makehyper file of hypergammon")
     summary = compare_with_gnubg(args.positions, args.seed)
     if args.json:

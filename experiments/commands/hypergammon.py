@@ -51,13 +51,12 @@ def run_build(args, checkers: int) -> int:
     return 0
 
 
-def run_check(args, checkers: int) -> int:
+def run_check(args, checkers: int, positions_given: bool) -> int:
+    """``bgsim bearoff check --variant``: ``--positions`` states checked one step if given, else
+    :data:`SAMPLE`."""
     from experiments.studies.hypergammon import compare_with_gnubg
 
-    from experiments.commands.eval import CHECK_PAIRS
-
-    # --positions' default is the bear-off check's; its old spelling hides whether it was given
-    sample = SAMPLE if args.positions == CHECK_PAIRS else args.positions
+    sample = args.positions if positions_given else SAMPLE
     summary = compare_with_gnubg(checkers, args.gnubg_file, sample, args.seed, _log)
     if args.json:
         print(json.dumps(summary, indent=2))
