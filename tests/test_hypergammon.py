@@ -271,6 +271,7 @@ def _cubes():
             TurnCube(1, "centre", True, True), TurnCube(64, "own", False, False))
 
 
+@pytest.mark.bot_rule("checker", "exact")
 def test_exact_plays_the_best_play_for_the_cube_it_is_told(solved):
     """A 2-checker position and roll whose best play depends on who owns the cube."""
     from bgsim.rules import legal_plays
