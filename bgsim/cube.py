@@ -154,3 +154,33 @@ class CubeView:
     match_to: int = 0
     away: tuple[int, int] = (0, 0)
     post_crawford: bool = False
+
+
+OWN, OPPONENT = "own", "opponent"
+
+
+@dataclass(frozen=True)
+class TurnCube:
+    """The cube as it stands for the side about to play, told before each play to a player that
+    plays for it (``Player.see_cube``, optional): its ``value``, its ``owner`` from that side
+    (``centre``, ``own`` or ``opponent``), whether either side may still turn it in this game
+    (``live``: the rules have a cube, no Crawford game, the limit not reached), and whether the
+    Jacoby rule holds (a money game under it)."""
+
+    value: int
+    owner: str
+    live: bool
+    jacoby: bool
+    match_to: int = 0
+
+    @property
+    def code(self) -> int:
+        """The cube's code of ``bgsim.variants`` (``CUBE_DEAD`` .. ``CUBE_THEIRS``): the fast
+        engine's board byte 30 in a variant's game."""
+        from .variants import CUBE_CENTRED, CUBE_CENTRED_JACOBY, CUBE_DEAD, CUBE_OWNED, CUBE_THEIRS
+
+        if not self.live:
+            return CUBE_DEAD
+        if self.owner == CENTRE:
+            return CUBE_CENTRED_JACOBY if self.jacoby else CUBE_CENTRED
+        return CUBE_OWNED if self.owner == OWN else CUBE_THEIRS

@@ -45,6 +45,10 @@ class Player(Protocol):
     # Optional: ``check_variant(variant: str) -> None`` raises a ValueError naming why this
     # player cannot play that variant; the game loop calls it before a game of any variant
     # but the standard one.
+    # Optional: ``see_cube(cube: bgsim.cube.TurnCube) -> None``: the game loop tells it the
+    # cube before each of its plays (a checker bot that plays for the cube, ``exact`` in
+    # hypergammon); the fast engine's variant games tell their kernels the same in board bytes
+    # 30 and 31 (``bgsim.fast.game``).
     #
     # Optional, for a player outside the process (an engine behind a protocol: ``bots.ubgi``):
     # ``see_context(context: bgsim.game.DecisionContext) -> None``, which the game loop calls at

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from .board import Position
-from .cube import CENTRE, Cube, CubeView, Response, Rules
+from .cube import CENTRE, OPPONENT, OWN, Cube, CubeView, Response, Rules, TurnCube
 from .decisions import DecisionError, Forfeit, Player
 from .dice import BLACK_STREAM, DICE_STREAM, STREAMS_PER_GAME, WHITE_STREAM, RandomStream, check_seed
 from .rules import Play, check_roll, legal_plays
@@ -263,6 +263,7 @@ def play_game(
             if one_two and rules.double_on_acey_deucey:
                 cube.value *= 2  # at every 1-2 rolled, whatever comes of it
             tell(side)
+            tell_cube(players[side], cube, rules, side, match, crawford)
             position, notation, moves = _after(position, chosen_play(players[side], position, roll, choices[side]))
             if trace:
                 history.append(PlyRecord(plies, side, position_id, cube_action, roll, notation,
@@ -403,6 +404,17 @@ def answer_to_double(player: Player, position: Position, view: CubeView) -> Resp
     except ValueError:
         raise DecisionError(f"{player.name} answered a double with {answer!r}, "
                             f"not one of take, drop, beaver") from None
+
+
+def tell_cube(player: Player, cube: Cube, rules: Rules, side: str, match: MatchContext | None,
+              crawford: bool) -> None:
+    """Tell ``player`` (``side``'s, about to play) the cube, if it asks (``Player.see_cube``)."""
+    see = getattr(player, "see_cube", None)
+    if see is None:
+        return
+    owner = CENTRE if cube.owner == CENTRE else OWN if cube.owner == side else OPPONENT
+    see(TurnCube(cube.value, owner, rules.cube and not crawford and cube.value * 2 <= rules.max_cube,
+                 rules.jacoby and match is None, match.match_to if match else 0))
 
 
 def cube_view(cube: Cube, rules: Rules, side: str, match: MatchContext | None) -> CubeView:

@@ -66,6 +66,7 @@ This module imports nothing heavy: ``bots`` reads it without loading Numba.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from .variants import DEFINITIONS as _GAMES
@@ -74,12 +75,22 @@ CHECKER, CUBE = "checker", "cube"
 FLOAT64, INT32, INT64 = "float64", "int32", "int64"
 DTYPES = (FLOAT64, INT32, INT64)  # one shared buffer of each: float64s, int32s, int64s
 MAX_PARAMS = 16  # per bot; the engine's params table is float64[4 seats, MAX_PARAMS]
-MAX_ARRAYS = 20  # per bot (exact declares 17); the offsets table is int64[4 seats, MAX_ARRAYS]
+MAX_ARRAYS = 20  # per bot (exact declares 18); the offsets table is int64[4 seats, MAX_ARRAYS]
 STANDARD = "standard"  # the standard game, which every bot plays (bgsim.cube.Rules)
 # the games of the rulebook (bgsim.variants, light: no Numba): every checker bot sees a variant's
 # boards as standard ones, every cube bot plays wherever there is a cube
 EVERY_GAME = tuple(_GAMES)
 CUBE_GAMES = tuple(name for name, game in _GAMES.items() if game.cube)
+
+# The game the fast engine packs players for (bgsim.variants), set by bgsim.fast while it packs:
+# a bot whose arrays depend on it reads it in its fast_arrays() (exact hands over the solution
+# of the hypergammon played, and only then); here, so that a bot reads it without the engine
+PACKING_FOR: ContextVar[str] = ContextVar("bgsim_fast_packing_for", default=STANDARD)
+
+
+def packing_variant() -> str:
+    """The variant whose game the players are being packed for (the standard game outside a packing)."""
+    return PACKING_FOR.get()
 
 
 @dataclass(frozen=True)
@@ -175,6 +186,14 @@ NN_ARRAYS = (("tables", INT32), ("bias", INT32), ("race", INT32), ("weights2", I
              ("bias2", INT64), ("sigmoid", INT64))
 NN = FastBot("nn", CHECKER, 4, params=("hidden",), arrays=NN_ARRAYS, kernel="checker.nn", bearoff=True,
              variants=EVERY_GAME, chouette=True)
+# bots/exact.py's checker bot (bgsim/fast/hyper_exact.py): hypergammon's decision table (empty but
+# in hypergammon) and its checkers; elsewhere nn's net and, always on, the perfect bear-off player's
+# tables (its own places: in hypergammon the bear-off player must not come first, so no switch)
+EXACT_CHECKER = FastBot("exact", CHECKER, 5, params=("hidden", "perfect_bearoff", "bearoff_size", "hyper_checkers"),
+                        arrays=NN_ARRAYS + (("one_sided", FLOAT64), ("two_sided_win", FLOAT64),
+                                            ("hyper_values", FLOAT64)),
+                        kernel="hyper_exact.exact",
+                        variants=tuple(name for name in EVERY_GAME if name != "acey-deucey"))
 
 # --- cube bots (kernels ``<prefix>_offers`` and ``<prefix>_answer``) -----------------------
 
@@ -213,14 +232,15 @@ EPC = FastBot("epc", CUBE, 10, params=RACE_RULE_PARAMS, arrays=(("epc", FLOAT64)
 # never read them) and what the match decision's on-demand recursion reads (the cubeless win
 # table of the match tables' size, its positions' successors and pips)
 EXACT = FastBot("exact", CUBE, 11, params=(
-    "hidden", "tables", "estimate_nn", "bearoff_checkers", "match_checkers"),
+    "hidden", "tables", "estimate_nn", "bearoff_checkers", "match_checkers", "hyper_checkers"),
     arrays=NN_ARRAYS + BEAROFF_ARRAYS + (
         ("rolls_centred", FLOAT64), ("rolls_owned", FLOAT64), ("opponent_owns", FLOAT64),
-        ("match_win", FLOAT64), ("match_starts", INT64), ("match_targets", INT32), ("match_pips", INT64)),
+        ("match_win", FLOAT64), ("match_starts", INT64), ("match_targets", INT32), ("match_pips", INT64),
+        ("hyper_values", FLOAT64)),
     kernel="exact.exact", score_aware=True, apart=True, variants=CUBE_GAMES, chouette=True)
 
 FAST_BOTS: tuple[FastBot, ...] = (
-    RANDOM, RACER, HEURISTIC, PUBEVAL, NN,
+    RANDOM, RACER, HEURISTIC, PUBEVAL, NN, EXACT_CHECKER,
     NO_CUBE, ALWAYS_TAKE, NEVER_TAKE, PIPDIFF, KEITH, THORP, NN_CUBE, RULE62, KLEINMAN, ISIGHT, EPC, EXACT,
 )
 

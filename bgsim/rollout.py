@@ -1,4 +1,5 @@
-"""Rollouts: a position played out many times by one checker player, cubeless, on the fast engine.
+"""Rollouts: a position played out many times by one checker player, cubeless, on the fast engine
+(the standard game, or hypergammon).
 
 Every trial starts from the position with the side on roll (white in the engine) before its
 roll.  Two kinds of variance reduction, both of which leave the mean of every pair of trials an
@@ -150,6 +151,17 @@ def estimate(values: np.ndarray, classes: np.ndarray, pairs: np.ndarray) -> tupl
     return mean, means.std(axis=0, ddof=1) / math.sqrt(len(means))
 
 
+def check_rollout_variant(variant: str, truncate: bool = False) -> None:
+    """The games a rollout plays out: the standard game and hypergammon (no checkers in hand);
+    truncation at the bear-off databases in the standard game only (they know no hypergammon
+    gammon).  A ValueError in one line for anything else."""
+    if variant != "standard" and not variant.startswith("hypergammon"):
+        raise ValueError(f"rollouts roll out positions of the standard game and of hypergammon, not {variant}")
+    if truncate and variant != "standard":
+        raise ValueError(f"--truncate stops at the bear-off databases of the standard game: {variant}'s "
+                         "gammons are not in them")
+
+
 def rollout(position: Position, player, games: int, seed: int = 1, truncate: bool = False,
             threads: int | None = None, batch: int | None = None,
             on_batch: Callable[[int], None] | None = None,
@@ -166,10 +178,9 @@ def rollout(position: Position, player, games: int, seed: int = 1, truncate: boo
 
     if not isinstance(position, Position):
         raise TypeError(f"rollout needs a Position, got {type(position).__name__}")
-    if position.variant != "standard":
-        raise ValueError(f"rollouts roll out positions of the standard game only, not {position.variant}")
-    if position.checkers_off == 15 or position.opponent_checkers_off == 15:
-        raise ValueError(f"position {position.position_id} is a finished game: nothing to roll out")
+    check_rollout_variant(position.variant, truncate)
+    if position.checkers_off == position.checkers or position.opponent_checkers_off == position.checkers:
+        raise ValueError(f"position {position.position_string} is a finished game: nothing to roll out")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"a rollout needs a whole number of games of at least 1, got {games!r}")
     check_seed(seed)
@@ -212,7 +223,7 @@ def rollout(position: Position, player, games: int, seed: int = 1, truncate: boo
     mean, se = estimate(np.concatenate(values), np.concatenate(classes), np.concatenate(pairs))
     names = KEYS + ("equity",)
     return RolloutResult(
-        position_id=position.position_id, player=getattr(player, "name", "?"), seed=seed,
+        position_id=position.position_string, player=getattr(player, "name", "?"), seed=seed,
         games=done, requested=games, truncated=bool(truncate),
         probabilities={key: float(mean[k]) for k, key in enumerate(KEYS)}, equity=float(mean[5]),
         se={key: float(se[k]) for k, key in enumerate(names)},

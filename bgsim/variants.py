@@ -24,8 +24,12 @@ What the fast engine replicates (``bgsim/fast/variants.py``, its families' ``VAR
 * **Board bytes 26..31** of the int8[32] board (slots 0..25 as ``bgsim/board.py``):
   26 checkers in hand of the side on roll (0..15), 27 checkers in hand of the opponent (0..15,
   stored positive), 28 = 1 while the side on roll may not hit yet (Dutch), 29 = the same for the
-  opponent, 30 and 31 stay 0.  Turning the board swaps 26 with 27 and 28 with 29.  The standard
-  game keeps all six at 0, so its boards and their four-word comparisons are unchanged.  A
+  opponent.  30 and 31 (:data:`CUBE_BYTE`, :data:`VARIANT_BYTE`) tell the bots of the turn what
+  the reference tells a player that asks (``bgsim.cube.TurnCube``, ``Player.see_cube``): written at
+  the start of each turn, before the cube question, and cleared before the board is turned: 30
+  the cube for the side on roll (:data:`CUBE_DEAD` .. :data:`CUBE_THEIRS`; 0 where nothing is
+  told), 31 the variant's code.  Turning the board swaps 26 with 27 and 28 with 29.  The
+  standard game keeps all six at 0, so its boards and their four-word comparisons are unchanged.  A
   checker's hand is "beyond the bar": it enters as from the bar (die d on point 25 - d).
 * **Canonical order**: plays sorted by ``(key, slots 0..25, 26, 27, 28, 29)`` where ``key`` is the
   standard Zobrist key of slots 0..25 XOR, for each state byte b in 26..29 whose value v is not 0,
@@ -70,6 +74,9 @@ ACEY_DEUCEY = "acey-deucey"
 STANDARD_START = ((24, 2), (13, 5), (8, 3), (6, 5))
 NACKGAMMON_START = ((24, 2), (23, 2), (13, 4), (8, 3), (6, 4))
 HYPERGAMMON_POINTS = (24, 23, 22)
+# The fast board's bytes of the turn in a variant's game (the docstring above) and the cube codes
+CUBE_BYTE, VARIANT_BYTE = 30, 31
+CUBE_UNTOLD, CUBE_DEAD, CUBE_CENTRED, CUBE_CENTRED_JACOBY, CUBE_OWNED, CUBE_THEIRS = range(6)
 
 
 class VariantError(ValueError):

@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import Iterable, Sequence
 
 from bgsim.board import Position
-from bgsim.cube import CubeView, Response
+from bgsim.cube import CubeView, Response, TurnCube
 from bgsim.dice import RandomStream
 from bgsim.rules import Play
 from bgsim.variants import STANDARD, variant_of
@@ -114,7 +114,10 @@ class BotPlayer:
 
     In a variant the bots are shown every position as one of the standard game
     (``Position.as_standard``: checkers in hand on the bar), the plays in their canonical order,
-    and the play a checker bot picks is handed back as the variant's own play at that index.
+    and the play a checker bot picks is handed back as the variant's own play at that index; a
+    bot that reads a variant's own positions says so (``sees_variants = True``: ``exact``, which
+    knows hypergammon exactly) and is handed them as they are.  A checker bot that plays for the
+    cube (``see_cube``) is told the cube before each play (``bgsim.decisions.Player``).
     """
 
     def __init__(self, checker: CheckerBot, cube: CubeBot | None = None) -> None:
@@ -142,13 +145,16 @@ class BotPlayer:
             if rules.name in getattr(bot, "refused_variants", ()):
                 note = getattr(bot, "variant_note", "")
                 raise SpecError(f"{bot.name} cannot play {rules.name}" + (f": {note}" if note else ""))
+            check = getattr(bot, "check_variant", None)  # a bot that needs something for it (exact: a solution)
+            if check is not None:
+                check(rules.name)
         if rules.acey_deucey and type(self.checker).choose_double is CheckerBot.choose_double:
             raise SpecError(f"{self.checker.name} cannot play acey-deucey: it does not choose the double "
                             f"after a 1-2 (CheckerBot.choose_double)")
 
     def choose_play(self, position: Position, roll: tuple[int, int], plays: Sequence[Play],
                     random: RandomStream) -> Play:
-        if position.variant == STANDARD:
+        if position.variant == STANDARD or getattr(self.checker, "sees_variants", False):
             return self.checker.choose(position, roll, plays, random)
         seen = _as_standard(plays)
         return _same_index(self.checker.choose(position.as_standard(), roll, seen, random), seen, plays)
@@ -157,10 +163,15 @@ class BotPlayer:
         return self.checker.choose_double(position.as_standard(), _StandardOptions(options), random)
 
     def offer_double(self, position: Position, cube: CubeView) -> bool:
-        return bool(self.cube.offer_double(position.as_standard(), cube))
+        return bool(self.cube.offer_double(_shown(self.cube, position), cube))
 
     def respond_to_double(self, position: Position, cube: CubeView) -> Response:
-        return self.cube.respond(position.as_standard(), cube)
+        return self.cube.respond(_shown(self.cube, position), cube)
+
+    def see_cube(self, cube: TurnCube) -> None:
+        see = getattr(self.checker, "see_cube", None)
+        if see is not None:
+            see(cube)
 
     @property
     def fast_names(self) -> tuple[str, str]:
@@ -175,6 +186,11 @@ class BotPlayer:
 
     def __hash__(self) -> int:
         return hash(self.name)
+
+
+def _shown(bot, position: Position) -> Position:
+    """What ``bot`` is shown of ``position``: the variant's own position if it reads them."""
+    return position if getattr(bot, "sees_variants", False) else position.as_standard()
 
 
 def _as_standard(plays: Sequence[Play]) -> list[Play]:

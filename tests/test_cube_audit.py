@@ -263,7 +263,7 @@ def test_a_huge_cube_audit_says_early_how_long_it_will_take(tmp_path, capsys, mo
     monkeypatch.setattr(progress, "ESTIMATE_AFTER", 0.0)  # the estimate at the first positions found
     sample = cube_audit.sample_positions
 
-    def stopped(sampler, count, seed, per_game, scope, found_more):
+    def stopped(sampler, count, seed, per_game, scope, found_more, *variant):
         calls = []
 
         def found(k):
@@ -271,7 +271,7 @@ def test_a_huge_cube_audit_says_early_how_long_it_will_take(tmp_path, capsys, mo
             calls.append(k)
             if len(calls) == 3:
                 raise KeyboardInterrupt  # the user gives up: the estimate was already said
-        return sample(sampler, count, seed, per_game, scope, found)
+        return sample(sampler, count, seed, per_game, scope, found, *variant)
 
     monkeypatch.setattr(cube_audit, "sample_positions", stopped)
     assert cli.main(["cube-audit", "--players", "keith", "--positions", str(10 ** 12), "--sampler", "pubeval",

@@ -392,7 +392,11 @@ def _check(white, black, seed, games, rules, match_to):
         check_match_length(match_to)
         rules.check_for_match()
     numbers = np.asarray(game_numbers(games), dtype=np.int64)
-    return numbers, _rule_array(rules), seats(white, black)
+    token = layouts.PACKING_FOR.set(rules.variant)
+    try:
+        return numbers, _rule_array(rules), seats(white, black)
+    finally:
+        layouts.PACKING_FOR.reset(token)
 
 
 def _raise_errors(rows: np.ndarray, seed: int, codes: np.ndarray) -> None:
@@ -518,9 +522,10 @@ def play_trials(player, seed, numbers, start, rolls, mirror, stop_bearoff: bool,
     stops at the first pure bear-off (result ``RESULT_STOPPED``, its board from the side on roll
     in ``finals``) so that the caller can take the exact value there.
     """
-    numbers, rule_array, packed = _check(player, player, seed, numbers, Rules(cube=False), 0)
-    starts = game_starts(len(numbers), start, rolls, mirror)
-    play_batch, _ = _kernels(player, player)
+    rules = Rules(cube=False, variant=start.variant if isinstance(start, Position) else STANDARD)
+    numbers, rule_array, packed = _check(player, player, seed, numbers, rules, 0)
+    starts = game_starts(len(numbers), start, rolls, mirror, rules.variant)
+    play_batch, _ = _kernels(player, player, rules)
     rows = np.zeros((len(numbers), ROW_SIZE), dtype=np.int64)
     finals = np.zeros((len(numbers), 26), dtype=np.int8)
     counts = np.zeros(len(numbers), dtype=np.int64)

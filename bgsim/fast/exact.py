@@ -1,7 +1,8 @@
 """The ``exact`` cube bot (``bots/exact.py``) in Numba: the same decisions from the same numbers.
 
-Money: the two-sided bear-off tables' cubeful equities where they hold the position, else the
-one-sided database's chances (or the ``nn`` net's) through Janowski's formulas.  The tables
+Money: hypergammon's solution in its games (``bgsim.fast.hyper_exact``), the two-sided bear-off
+tables' cubeful equities where they hold the position, else the one-sided database's chances (or
+the ``nn`` net's) through Janowski's formulas.  The tables
 reach the kernels as array data (``bgsim.layouts.EXACT``): only those the bot's parameters make
 it read, the one-sided and cubeless win tables the very objects the bear-off player hands over.
 
@@ -30,6 +31,7 @@ from .bearoff import OWNED as OWNED_STATE
 from .board import checkers_on, is_race, pip_counts
 from .compile import alloc_jit, jit
 from .cube import BEAVER, DROP, TAKE
+from .hyper_exact import hyper_cube
 from .match_cube import (
     VIEW_AWAY, VIEW_BEAVER, VIEW_CENTRED, VIEW_JACOBY, VIEW_OPP_AWAY, VIEW_POST_CRAWFORD, VIEW_VALUE, equity,
     match_equities, score_in_table,
@@ -54,6 +56,8 @@ MATCH_WIN = EXACT.array("match_win")
 MATCH_STARTS = EXACT.array("match_starts")
 MATCH_TARGETS = EXACT.array("match_targets")
 MATCH_PIPS = EXACT.array("match_pips")
+HYPER_CHECKERS = EXACT.param("hyper_checkers")
+HYPER_VALUES = EXACT.array("hyper_values")
 # the net first, in the nn bots' order, so that bgsim.fast.nn._net reads it
 assert EXACT.arrays[:len(layouts.NN_ARRAYS)] == layouts.NN_ARRAYS
 
@@ -118,6 +122,11 @@ def cube_equities(params, offsets, float64s, int32s, int64s, board, jacoby_centr
     The two-sided table's cubeless win is read only ``at_score`` (only match play asks it, and
     only a score-aware bot hands the table over)."""
     probabilities = np.zeros(OUTPUTS)
+    if params[TABLES] != 0.0 and not at_score:  # hypergammon's solution (money play)
+        covered, centred, owned, double_take = hyper_cube(params, offsets, float64s, board, HYPER_CHECKERS,
+                                                          HYPER_VALUES, jacoby_centred)
+        if covered:
+            return centred, owned, double_take, probabilities, TWO_SIDED_EFFICIENCY
     estimate_nn = params[ESTIMATE_NN] != 0.0
     use_net = True
     efficiency = 0.0

@@ -49,6 +49,8 @@ from .clock import (
     PHASE_SETUP, cycles, lap,
 )
 from .dice import die, open_stream
+from ..variants import (CUBE_BYTE, CUBE_CENTRED, CUBE_CENTRED_JACOBY, CUBE_DEAD, CUBE_OWNED, CUBE_THEIRS,
+                        VARIANT_BYTE)
 from .moves import BOARD_BYTES, generate, new_buffers, play_before
 from .variants import (
     ACEY, CHECKERS, HAND, HAND_FIRST, MOVES_DIFFER, NO_HIT, OPPONENT_HAND, OPPONENT_NO_HIT,
@@ -152,6 +154,16 @@ def _turn_state(board):
     no_hit = board[NO_HIT]
     board[NO_HIT] = board[OPPONENT_NO_HIT]
     board[OPPONENT_NO_HIT] = no_hit
+
+
+@inline_jit
+def _cube_code(rules, crawford, in_match, value, owner, side):
+    """``bgsim.cube.TurnCube.code`` of the cube ``bgsim.game.tell_cube`` tells the side on roll."""
+    if rules[RULE_CUBE] == 0 or crawford or value * 2 > rules[RULE_MAX_CUBE]:
+        return CUBE_DEAD
+    if owner == CENTRE:
+        return CUBE_CENTRED_JACOBY if rules[RULE_JACOBY] != 0 and not in_match else CUBE_CENTRED
+    return CUBE_OWNED if owner == side + 1 else CUBE_THEIRS
 
 
 def _variant_choose(code, params, offsets, float64s, int32s, int64s, board, seen, plays, keys, count,
@@ -368,6 +380,8 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
         if PROFILE:
             mark = lap(clock, PHASE_BOOKKEEPING, mark)
         action = 0
+        if VARIANT_GAMES:
+            board[VARIANT_BYTE] = variant  # the turn's bots are told the game (bgsim.variants)
         if stop_bearoff != 0 and is_pure_bearoff(board):
             for j in range(26):  # ``final`` has no padding
                 final[j] = board[j]
@@ -451,6 +465,8 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
             one_two = acey and ((d1 == 1 and d2 == 2) or (d1 == 2 and d2 == 1))
             if one_two and stake_doubling:
                 value *= 2  # at every 1-2 rolled, whatever comes of it
+            # and the cube as it stands for the play (bgsim.game.tell_cube)
+            board[CUBE_BYTE] = _cube_code(rules, crawford, in_match, value, owner, side)
         dice_played = 0
         if VARIANT_GAMES and (one_two or (moves_differ and needs_variant_moves(board))):
             count, dice_played = generate_variant(board, d1, d2, hand_first, plays, keys, slots, table)
@@ -534,6 +550,9 @@ def play_one(seed, number, game_in_match, match_to, white_score, black_score, cr
             else:
                 result = _result_of(board)
             break
+        if VARIANT_GAMES:
+            board[CUBE_BYTE] = 0
+            board[VARIANT_BYTE] = 0
         _turn(board)
         if VARIANT_GAMES:
             _turn_state(board)

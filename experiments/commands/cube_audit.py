@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from experiments.commands.arguments import (check_resume_force, cube_rules_flag, engines_flag, gnubg_plies,
+                                           non_negative,
                                            positions_flag, positive, refuse_given, run_folder_flags, seed_flag,
                                            threads_flag)
 from experiments.running.config import split_specs
@@ -18,8 +19,8 @@ from experiments.running.folder import choose_folder
 from experiments.running.machine import thread_limit
 from experiments.running.progress import duration, phase_line
 from experiments.stats import SMALL_SAMPLE
-from experiments.studies.cube_audit import (ALL, ANY, AUDIT, BGSIM, CONTACT, DEFAULT_PLIES, GNUBG, RACE, Judging,
-                                            check_judge, jacoby_conditions, run_audit)
+from experiments.studies.cube_audit import (ALL, ANY, AUDIT, BGSIM, CONTACT, DEFAULT_PLIES, EXACT, GNUBG, RACE,
+                                            Judging, check_judge, jacoby_conditions, run_audit)
 
 DEFAULT_SAMPLER = "nn"  # the committed audits' (results/cube_audit/, results/cube_audit_contact/)
 SAMPLING = ("positions", "seed", "sampler", "per_game")
@@ -64,6 +65,15 @@ def register(subparsers) -> None:
         scope.add_argument(f"--{name}", dest="scope", action="store_const", const=value, help=text)
     audit.add_argument("--jacoby", default="off", metavar="RULE",
                        help="off (default), on, or both: the Jacoby rule as a second condition")
+    audit.add_argument("--variant", default=None, metavar="NAME",
+                       help="hypergammon1, hypergammon2 or hypergammon3: positions of that game from --sampler's "
+                       "games of it, every one judged by its exact solution (--judge exact, every position: "
+                       "contact and race apart; default: the standard game)")
+    audit.add_argument("--rollouts", type=non_negative, default=0, metavar="M",
+                       help="with --variant: roll out M contact positions of the sample with exact and with nn and "
+                       "see how often the rollouts' 95%% intervals hold the exact chances (default 0: none)")
+    audit.add_argument("--rollout-games", type=positive, default=1296, metavar="N",
+                       help="with --rollouts: trials a rollout (default 1296)")
     threads_flag(audit, "with --judge gnubg: its processes at once (the answers do not depend on it)")
     audit.add_argument("--sweep", action="store_true",
                        help="charge the pip rule at a grid of thresholds on the same judged positions too "
@@ -85,6 +95,10 @@ def _command(args, specs: list[str], judging: Judging, out: Path) -> list[str]:
     else:
         words += ["--positions", str(args.positions), "--seed", str(args.seed), "--sampler", args.sampler,
                   "--per-game", str(args.per_game)]
+    if judging.variant != "standard":
+        words += ["--variant", judging.variant, f"--{ALL if judging.scope == ANY else judging.scope}"]
+        if judging.rollouts:
+            words += ["--rollouts", str(judging.rollouts), "--rollout-games", str(judging.rollout_games)]
     if not judging.classic:
         words += ["--judge", judging.judge]
         if judging.judge == GNUBG:
@@ -139,6 +153,23 @@ def small_sample_warning(summary) -> str | None:
 
 def judging_from_args(args) -> Judging:
     """How the audit judges, from the flags; each flag that would do nothing is refused."""
+    if args.variant is not None:
+        from experiments.commands.hypergammon import hypergammon_checkers
+
+        hypergammon_checkers(args.variant)  # a game without a solution: its one line
+        if args.judge not in (BGSIM, EXACT):  # BGSIM: the flag's default, not given
+            raise ValueError(f"--variant {args.variant} is judged by its exact solution (--judge exact), not {args.judge}")
+        if args.plies is not None:
+            raise ValueError("--plies is gnubg's evaluation depth: a hypergammon audit is judged exactly")
+        refuse_given(args, ["threads"], f"with --variant {args.variant}", "its solution judges in this process")
+        if not args.rollouts:
+            refuse_given(args, ["rollout_games"], "without --rollouts", "no position is rolled out")
+        return Judging(EXACT, None, args.scope or ANY, jacoby_conditions(args.jacoby), 1, args.variant,
+                       args.rollouts, args.rollout_games)
+    refuse_given(args, ["rollouts", "rollout_games"], "without --variant",
+                 "only hypergammon's solution knows the chances the rollouts estimate")
+    if args.judge == EXACT:
+        raise ValueError("--judge exact is hypergammon's solution: it needs --variant hypergammonN")
     plies = gnubg_plies(args.plies)
     scope = args.scope or (CONTACT if args.judge == GNUBG else RACE)
     check_judge(args.judge, plies, scope)
@@ -160,7 +191,7 @@ def run(args) -> int:
     if args.source is not None:
         refuse_given(args, SAMPLING, "with --from", "the positions are read from the file, not sampled")
     if args.players is None:
-        if args.judge != GNUBG:
+        if args.judge != GNUBG and judging.judge != EXACT:
             raise ValueError("--players is required with --judge bgsim (e.g. pipdiff,keith,thorp,exact)")
         args.players = GNUBG_PLAYERS
     specs = split_specs(args.players)

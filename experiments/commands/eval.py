@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from bgsim import Position
 from bgsim.interchange.xgid import xgid_of
 from experiments.analysis.evaluation import SOURCES, evaluation, gnubg_cube, nn_cube
-from experiments.commands.arguments import gnubg_plies, json_flag, positions_flag, positive, seed_flag
+from experiments.commands.arguments import (gnubg_plies, json_flag, positions_flag, positive, progress_flag,
+                                           refuse_given, seed_flag, threads_flag)
 from experiments.studies.bearoff import build_files, compare_with_gnubg
+
+
+CHECK_PAIRS = 10_000  # bgsim bearoff check's random pairs
 
 
 def register(subparsers) -> None:
@@ -32,6 +37,10 @@ def register(subparsers) -> None:
                           "default: none)")
     evaluate.add_argument("--plies", default=None, metavar="N",
                           help="with --judge gnubg: its evaluation depth, 0 to 4 (default 2)")
+    evaluate.add_argument("--variant", default=None, metavar="NAME",
+                          help="hypergammon1, hypergammon2 or hypergammon3: a bare ID is read in that game and "
+                          "answered exactly from its solution (a position string naming the variant needs no flag; "
+                          "default: the standard game)")
     evaluate.set_defaults(handler=run_eval)
 
     tables = subparsers.add_parser(
@@ -51,6 +60,12 @@ def register(subparsers) -> None:
                        help="checkers a side in the two-sided database, 1 to 10 (default: the one eval uses, "
                        "$BGSIM_BEAROFF_CHECKERS or 8)")
     build.add_argument("--force", action="store_true", help="rebuild even when the files are current")
+    build.add_argument("--variant", default=None, metavar="NAME",
+                       help="hypergammon1, hypergammon2 or hypergammon3: build that game's exact solution instead "
+                       "(minutes for 2 checkers, hours for 3; a Ctrl-C keeps its last sweep and the next build goes "
+                       "on from it; default: the bear-off databases)")
+    threads_flag(build, "with --variant: threads of the solver (the solution does not depend on them)")
+    progress_flag(build)
     json_flag(build)
     build.set_defaults(handler=run_build)
     check = actions.add_parser(
@@ -59,8 +74,16 @@ def register(subparsers) -> None:
         "one-sided roll distribution against gnubg_nn.bearoff_probabilities; exits 1 on a difference "
         "it cannot explain.",
     )
-    positions_flag(check, "random pairs of bear-off positions whose win chances are compared", 10000, old="--pairs")
+    positions_flag(check, "random pairs of bear-off positions whose win chances are compared (with --variant: "
+                   "random states where GNU Backgammon's values are checked against bgsim's recursion, 200)",
+                   CHECK_PAIRS, old="--pairs")
     seed_flag(check, "seed of the random pairs")
+    check.add_argument("--variant", default=None, metavar="NAME",
+                       help="hypergammon1, hypergammon2 or hypergammon3: compare that game's solution with GNU "
+                       "Backgammon's makehyper file instead, every state (default: the bear-off databases)")
+    check.add_argument("--gnubg-file", type=Path, default=None, metavar="FILE",
+                       help="with --variant: makehyper's file to compare with, every state (default: run makehyper "
+                       "now: seconds for 1 checker, a minute for 2, a day for 3)")
     json_flag(check)
     check.set_defaults(handler=run_check)
     tables.set_defaults(handler=lambda args: (tables.print_help(), 2)[1])
@@ -77,9 +100,20 @@ def run_eval(args) -> int:
     if plies is not None and args.judge is None:
         raise ValueError("--plies is gnubg's evaluation depth: it needs --judge gnubg")
     plies = check_plies(2 if plies is None else plies)
-    position, given = read_position_text(args.position_id)
+    from experiments.commands.hypergammon import hypergammon_checkers, run_eval as run_hypergammon
+
+    if hypergammon_checkers(args.variant) is not None:  # a variant without a solution: its one line
+        from bgsim.interchange.xgid import looks_like_xgid
+
+        if ":" in args.position_id or looks_like_xgid(args.position_id):
+            raise ValueError(f"{args.position_id!r} gives a score and a cube (a match ID or an XGID): hypergammon's "
+                             "solution is money play, so give the position ID alone")
+    position, given = read_position_text(args.position_id, args.variant)
+    if position.variant.startswith("hypergammon"):
+        refuse_given(args, ["judge", "plies"], "in hypergammon", "the answer is exact")
+        return run_hypergammon(position, args)
     if position.variant != "standard":
-        raise ValueError(f"bgsim eval answers for the standard game, not {position.variant}")
+        raise ValueError(f"bgsim eval answers for the standard game and hypergammon, not {position.variant}")
     state = given or Xgid(position=position)  # a bare position ID: money, the cube centred, before the roll
     plain = state == Xgid(position=position)
     answer = evaluation(position)  # a finished game is a ValueError of bgsim.bearoff.evaluate
@@ -228,6 +262,14 @@ def gnubg_at_state(state, plies: int) -> dict:
 
 def run_build(args) -> int:
     from bgsim.bearoff import default_two_sided_checkers
+    from experiments.commands.hypergammon import hypergammon_checkers, run_build as build_hypergammon
+
+    hypergammon = hypergammon_checkers(args.variant)
+    if hypergammon is not None:
+        refuse_given(args, ["two_sided"], "with --variant", "hypergammon's solution has no two-sided size")
+        return build_hypergammon(args, hypergammon)
+    refuse_given(args, ["threads", "no_progress"], "without --variant",
+                 "the bear-off databases build on every core, in a single pass without a bar")
 
     checkers = default_two_sided_checkers() if args.two_sided is None else args.two_sided
     report = build_files(checkers, args.force, lambda text: print(text, file=sys.stderr, flush=True))
@@ -244,6 +286,13 @@ def run_build(args) -> int:
 
 
 def run_check(args) -> int:
+    from experiments.commands.hypergammon import hypergammon_checkers, run_check as check_hypergammon
+
+    hypergammon = hypergammon_checkers(args.variant)
+    if hypergammon is not None:
+        # --positions' default is the bear-off check's; its old spelling hides whether it was given
+        return check_hypergammon(args, hypergammon, args.positions != CHECK_PAIRS)
+    refuse_given(args, ["gnubg_file"], "without --variant", "it is a makehyper file of hypergammon")
     summary = compare_with_gnubg(args.positions, args.seed)
     if args.json:
         print(json.dumps(summary, indent=2))

@@ -41,6 +41,9 @@ def register(subparsers) -> None:
     parser.add_argument("--truncate", action="store_true",
                         help="stop each trial once both sides have borne in and count the bear-off "
                         "database's exact value there")
+    parser.add_argument("--variant", default=None, metavar="NAME",
+                        help="hypergammon1, hypergammon2 or hypergammon3: a bare ID is a position of that game "
+                        "(a position string naming it needs no flag; default: the standard game)")
     threads_flag(parser)
     json_flag(parser)
     progress_flag(parser)
@@ -58,9 +61,10 @@ def run_rollout(args) -> int:
 
     from bgsim.interchange.xgid import read_position_text
 
-    given, state = read_position_text(args.position_id)  # a bad ID is a ValueError: one line
-    if given.variant != "standard":  # before the compile: bgsim.rollout says the same
-        raise ValueError(f"rollouts roll out positions of the standard game only, not {given.variant}")
+    from bgsim.rollout import check_rollout_variant
+
+    given, state = read_position_text(args.position_id, args.variant)  # a bad ID is a ValueError: one line
+    check_rollout_variant(given.variant, args.truncate)  # before the compile
     refuse_engines([args.player], "rollouts play on the fast engine only, and an external engine plays on the "
                    "reference engine (seat it with bgsim play or bgsim run)")
     chosen = make_player(args.player)
@@ -72,7 +76,7 @@ def run_rollout(args) -> int:
     log = (lambda text: print(text, file=sys.stderr, flush=True))
     from bgsim.fast import compile_only_for, supports
 
-    fast = supports(player)  # the rollout plays on the fast engine, on the kernels of this bot alone
+    fast = supports(player, position.variant)  # the rollout plays on the fast engine, on the kernels of this bot alone
 
     def scope():
         return compile_only_for([player]) if fast else nullcontext()
@@ -102,12 +106,14 @@ def run_rollout(args) -> int:
     done = EXIT_INTERRUPTED if result.interrupted else 0
     if played is not None:  # rolled out from the opponent's turn: the chances of the side that rolled
         result = _flipped(result, given.position_id)
-    xgid = state.text if state is not None else xgid_of(given)
+    # an XGID holds the standard game only
+    xgid = state.text if state is not None else xgid_of(given) if given.variant == "standard" else None
     if args.json:
         # JSON has no NaN: a standard error that cannot be estimated (one trial) is null
         print(json.dumps(_finite({**result.as_dict(), "xgid": xgid, "played": played}), indent=2, allow_nan=False))
         return done
-    print(f"{result.position_id} ({xgid}), side on roll: {result.games} trials of {result.player}, seed {result.seed}"
+    print(f"{result.position_id}" + (f" ({xgid})" if xgid else "")
+          + f", side on roll: {result.games} trials of {result.player}, seed {result.seed}"
           + (", truncated at the bear-off databases" if result.truncated else "")
           + (" (interrupted)" if result.interrupted else ""))
     if state is not None and state != Xgid(position=given):

@@ -61,6 +61,7 @@ import numpy as np
 import pandas as pd
 
 from bgsim.board import Position
+from bgsim.variants import STANDARD
 from experiments.analysis.summary import milli, played_with
 from experiments.errors import RunError
 from experiments.running.files import stop_hook, write_atomic, write_table, write_text
@@ -72,7 +73,8 @@ from experiments.studies.bearoff import announce_builds
 from . import cube_audit_report as report
 # the charge and what it stands on live in cube_charge; the audit's names for them stay here
 from .cube_charge import (  # noqa: F401
-    ALL, ANY, BGSIM, BGSIM_ESTIMATE, BUCKETS, CENTRED, CONTACT, DEFAULT_PLIES, ERRORS, EXACT_TABLES, GNUBG,
+    ALL, ANY, BGSIM, BGSIM_ESTIMATE, BUCKETS, CENTRED, CONTACT, DEFAULT_PLIES, ERRORS, EXACT, EXACT_TABLES, GNUBG,
+    HYPERGAMMON_SOLUTION, hypergammon_truth,
     JACOBY, JACOBY_CHOICES, JUDGES, NO_JACOBY, OWNED, PROBABILITIES, QUESTIONS, RACE, SCOPES, SHARE_COLUMNS,
     WINDOW, Z95, Rule, Truth, _beats, _verdict, bgsim_truth, bucket_of, charge, check_judge, check_sampler,
     check_scope,
@@ -262,9 +264,10 @@ CHUNK_POSITIONS = 500
 POSITIONS_FILE = "positions.txt"
 TRUTHS_FILE = "truths.parquet"
 SWEEP_FILE = "sweep.csv"
+ESTIMATE_FILES = ("janowski.csv", "janowski_summary.csv", "cube_life.csv", "coverage.csv", "coverage_summary.csv")
 AUDIT = RunKind("cube-audit", "audit", "bgsim cube audit",
                 ("decisions.parquet", TRUTHS_FILE, "summary.csv", "summary.md", "cube_audit.png", SWEEP_FILE,
-                 POSITIONS_FILE))
+                 POSITIONS_FILE, *ESTIMATE_FILES))
 # rough seconds of one gnubg cube evaluation at each depth on one core, for the estimate given
 # before a run starts (the first chunk measures the real rate)
 GNUBG_SECONDS = {0: 0.008, 1: 0.012, 2: 0.03, 3: 0.3, 4: 3.0}
@@ -281,9 +284,15 @@ class Judging:
     scope: str = RACE
     conditions: tuple[str, ...] = (NO_JACOBY,)
     jobs: int = 1
+    variant: str = STANDARD  # hypergammonN: the positions are of that game, judged by its solution
+    rollouts: int = 0  # with the exact judge: contact positions rolled out to check the rollouts' intervals
+    rollout_games: int = 1296  # trials a rollout
 
     def __post_init__(self) -> None:
         check_judge(self.judge, self.plies, self.scope)
+        if (self.judge == EXACT) != (self.variant != STANDARD):
+            raise ValueError("the exact judge is hypergammon's solution: it judges --variant hypergammonN, and "
+                             "a variant's positions have no other judge")
         if self.judge == GNUBG and self.plies is None:
             object.__setattr__(self, "plies", DEFAULT_PLIES)
         if self.judge == BGSIM:
@@ -303,6 +312,8 @@ class Judging:
         return self.judge == BGSIM and self.conditions == (NO_JACOBY,)
 
     def describe(self) -> str:
+        if self.judge == EXACT:
+            return f"bgsim's exact solution of {self.variant} (perfect checker and cube play, money)"
         if self.judge == BGSIM:
             return "bgsim: its exact two-sided bear-off database, else its labelled estimates"
         return (f"GNU Backgammon's program (gnubg) at {self.plies}-ply, money cube analysis, beavers off; "
@@ -328,6 +339,8 @@ def audit_identity(specs: list[str], positions: int, seed: int, sampler: str, pe
     identity = {"players": specs, "positions": positions, "seed": seed, "sampler": sampler,
                 "per_game": per_game, "source": None, "judge": judging.judge, "plies": judging.plies,
                 "scope": judging.scope, "jacoby": judging.jacoby, "sweep": sweep}
+    if judging.variant != STANDARD:  # (so that the identity of a standard audit stays as it was)
+        identity.update(variant=judging.variant, rollouts=judging.rollouts, rollout_games=judging.rollout_games)
     if source is not None:
         try:
             digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16]
@@ -357,11 +370,12 @@ def judge_chunk(chunk: list[tuple[str, int | None]], first: int, rules: list[Rul
                              judging.plies, judging.jobs)
     else:
         found = [None] * len(chunk)
+    truth_of = hypergammon_truth if judging.judge == EXACT else bgsim_truth
     decisions, truths = [], []
     for offset, ((position_id, game), truths_here) in enumerate(zip(chunk, found)):
         if truths_here is None:
-            position = Position.from_position_id(position_id)
-            truths_here = {condition: bgsim_truth(position, condition) for condition in judging.conditions}
+            position = Position.from_string(position_id)
+            truths_here = {condition: truth_of(position, condition) for condition in judging.conditions}
         number = {"position_index": first + offset, "game": game}
         decisions += [{**row, **number} for row in judge(position_id, rules, judging.conditions, truths_here)]
         truths += [{**row, **number} for row in truth_rows(position_id, truths_here)]
@@ -390,15 +404,20 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
     folder is claimed while the audit works in it; resuming a finished audit gives its results."""
     rules = make_rules(specs)  # bad specs fail before anything is written
     if source is None:
-        check_sampler(sampler, reference=judging.judge == GNUBG)  # and a bad sampler
+        check_sampler(sampler, reference=judging.judge == GNUBG, variant=judging.variant)  # and a bad sampler
     if judging.judge == GNUBG:
         from experiments.analysis.gnubg_program import find_gnubg
 
         find_gnubg()  # not installed: the install hint, before anything is written
+    if judging.judge == EXACT:
+        from bgsim.hypergammon import checkers_of
+        from bgsim.hypergammon.database import check_ready
+
+        check_ready(checkers_of(judging.variant))  # a solution not built yet: its line, before any sampling
     identity = audit_identity(specs, positions, seed, sampler, per_game, source, judging, sweep)
     if source is not None:  # a bad line is refused before the folder holds anything
         notes: list[str] = []
-        read_positions(source, judging.scope, notes)
+        read_positions(source, judging.scope, notes, variant=judging.variant)
         for note in notes:
             log(f"bgsim: warning: {note}")
     engines = {rule.bot.player.engine.name: rule.bot.player.start() for rule in rules
@@ -411,8 +430,47 @@ def run_audit(out: Path, specs: list[str], command: str, positions: int = 10_000
         if stored is not None and stored.get("status") == "finished":
             return _finished(folder, stored)
         announce_builds(log)  # the databases are the truth, built on first use: said once the input holds
+        if judging.judge == EXACT:
+            from bgsim.hypergammon import checkers_of
+            from experiments.studies.hypergammon import announce_build
+
+            announce_build(checkers_of(judging.variant), log)
         return _audit(folder, stored, rules, specs, command, identity, positions, seed, sampler, per_game,
                       source, progress, log, judging, sweep)
+
+
+def _estimates(folder: RunFolder, found: list[tuple[str, int | None]], judging: Judging, seed: int, progress: bool,
+               log: Callable[[str], None], times: dict) -> list[str]:
+    """A hypergammon audit's estimates against the truth (``hypergammon_estimates``): the
+    Janowski cube on every judged position, and with ``judging.rollouts`` rollouts of that many
+    contact positions of the sample; their files, and the lines summary.md ends with."""
+    from . import hypergammon_estimates as estimates
+
+    log(f"the Janowski cube against the exact equities on {len(found):,} positions")
+    with Phase("estimates", len(found), "positions", progress, log, times):
+        frame = estimates.janowski_errors(found)
+    summary = estimates.summarise_janowski(frame)
+    lives = pd.DataFrame([estimates.best_life(frame, kind, measure) for kind in ("contact", "race", "all")
+                          for measure in ("abs_error_no_double", "lost")])
+    write_text(frame.to_csv(index=False), folder.path / "janowski.csv")
+    write_text(summary.to_csv(index=False), folder.path / "janowski_summary.csv")
+    write_text(lives.to_csv(index=False), folder.path / "cube_life.csv")
+    lines = estimates.janowski_markdown(summary, lives)
+    if judging.rollouts:
+        contact = [(text, game) for text, game in found if not Position.from_string(text).is_race]
+        chosen = contact[:judging.rollouts]
+        parts = []
+        for player in ("exact", "nn"):
+            log(f"rolling out {len(chosen):,} contact positions with {player}, {judging.rollout_games:,} trials each")
+            with Phase(f"rollouts ({player})", len(chosen), "positions", progress, log, times) as bar:
+                parts.append(estimates.rollout_coverage(chosen, player, judging.rollout_games, seed,
+                                                        progress=bar.update))
+        coverage = pd.concat(parts, ignore_index=True)
+        write_text(coverage.to_csv(index=False), folder.path / "coverage.csv")
+        covered = estimates.summarise_coverage(coverage)
+        write_text(covered.to_csv(index=False), folder.path / "coverage_summary.csv")
+        lines += estimates.coverage_markdown(covered)
+    return lines
 
 
 def _finished(folder: RunFolder, stored: dict) -> Audit:
@@ -435,6 +493,8 @@ def _audit(folder: RunFolder, stored, rules, specs, command, identity, positions
             where = f"read from {source}"
         elif judging.classic:
             where = f"sampled from fast-engine {sampler} games, seed {seed}, at most {per_game} a game"
+        elif judging.variant != STANDARD:
+            where = f"sampled from {judging.variant} games of {sampler_text(sampler)}, seed {seed}, at most {per_game} a game"
         else:
             where = f"sampled from {sampler_text(sampler)}, seed {seed}, at most {per_game} a game"
         stored = folder.record(command, identity, source=where, sampler=sampler, judge=judging.describe())
@@ -448,12 +508,13 @@ def _audit(folder: RunFolder, stored, rules, specs, command, identity, positions
     else:
         shutil.rmtree(folder.chunks, ignore_errors=True)  # chunks of no known positions
         if source is not None:
-            found = [(position_id, None) for position_id in read_positions(source, judging.scope)]
+            found = [(position_id, None) for position_id in read_positions(source, judging.scope, variant=judging.variant)]
         else:
             log(f"sampling {positions:,} {judging.scope if judging.scope != ANY else ''} positions from "
                 f"{sampler} games (seed {seed})".replace("  ", " "))
             with Phase("sampling", positions, "positions", progress, log, times) as bar:
-                found = sample_positions(sampler, positions, seed, per_game, judging.scope, bar.update)
+                found = sample_positions(sampler, positions, seed, per_game, judging.scope, bar.update,
+                                         judging.variant)
         write_text("".join(f"{position_id}\n" if game is None else f"{position_id} {game}\n"
                            for position_id, game in found), positions_file)
     (folder.chunks / "truths").mkdir(parents=True, exist_ok=True)
@@ -501,7 +562,9 @@ def _audit(folder: RunFolder, stored, rules, specs, command, identity, positions
             write_text(swept.to_csv(index=False), folder.path / SWEEP_FILE)
         summary = report.judged_summary(frame, specs)
         write_text(summary.to_csv(index=False), folder.path / "summary.csv")
-        write_text(report.markdown(frame, summary, specs, info, judging, swept), folder.path / "summary.md")
+        extra = _estimates(folder, found, judging, seed, progress, log, times) if judging.judge == EXACT else []
+        write_text(report.markdown(frame, summary, specs, info, judging, swept) + "\n".join(extra),
+                   folder.path / "summary.md")
         report.plot(summary, folder.path / "cube_audit.png")
     times["summaries"] = round(time.perf_counter() - summaries, 1)
     seconds = time.perf_counter() - started

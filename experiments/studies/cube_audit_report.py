@@ -170,7 +170,7 @@ def sweep(truths: pd.DataFrame, specs: list[str] | None = None, log: Callable[[s
     errors: dict[str, list[bool]] = {rule.name: [] for rule in rules}
     lost: dict[str, list[float]] = {rule.name: [] for rule in rules}
     for index, position_id, found in cube_charge.truths_of(truths):
-        position = cube_charge.CountedPosition.from_position_id(position_id)
+        position = cube_charge.CountedPosition.from_string(position_id)
         kind = cube_charge.kind_of(position)
         for condition, truth, rule, question, _, _, _, error, cost in cube_charge.decisions(position, rules, found):
             if rule.name == DEFAULT_RULE:  # the pip rule speaks everywhere: one key a decision for all
@@ -341,7 +341,9 @@ def markdown(frame: pd.DataFrame, summary: pd.DataFrame, rules: list[str], info:
     race_rules = [rule for rule in rules if rule in set(frame["rule"]) and
                   not (frame[frame["rule"] == rule]["kind"] == CONTACT).any()]
     lines = [
-        "# Cube-decision audit, judged by GNU Backgammon" if judging.judge == "gnubg" else "# Cube-decision audit",
+        "# Cube-decision audit, judged by GNU Backgammon" if judging.judge == "gnubg"
+        else f"# Cube-decision audit of {judging.variant}, judged by its exact solution" if judging.judge == "exact"
+        else "# Cube-decision audit",
         "",
         f"{info['positions']:,} positions ({info['source']}; scope: {judging.scope}), three money decisions each "
         "(first double from the centred cube, redouble of an owned cube, the opponent's take), under "

@@ -21,6 +21,7 @@ import pandas as pd
 
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
+from bgsim.variants import STANDARD
 from experiments.analysis.summary import milli
 
 BUCKETS = (("<=30", 0, 30), ("31-60", 31, 60), ("61-90", 61, 90), (">90", 91, 10_000))
@@ -58,7 +59,7 @@ def kind_of(position: Position) -> str:
 
 def in_scope(position: Position, scope: str) -> bool:
     """A position of ``scope`` (``race``, ``contact`` or ``all``) whose game is not over."""
-    if position.checkers_off == 15 or position.opponent_checkers_off == 15:
+    if position.checkers_off == position.checkers or position.opponent_checkers_off == position.checkers:
         return False
     return scope == ANY or kind_of(position) == scope
 
@@ -69,20 +70,23 @@ def check_scope(scope: str) -> str:
     return scope
 
 
-def _game_positions(player, seed: int, number: int) -> list[Position]:
-    """The positions before each roll of game ``number`` of ``seed``, ``player`` against itself,
-    from the side on roll: the fast engine's trace where the player has a kernel, else the
-    reference engine's (the same dice either way)."""
+def _game_positions(player, seed: int, number: int, variant: str = STANDARD) -> list[Position]:
+    """The positions before each roll of game ``number`` of ``seed`` of ``variant`` (no checkers
+    in hand: hypergammon, or the standard game), ``player`` against itself, from the side on roll:
+    the fast engine's trace where the player has a kernel, else the reference engine's (the same
+    dice either way)."""
+    from bgsim.cube import Rules
     from bgsim.fast import supports, trace_game
     from bgsim.fast.game import TRACE_HEAD
 
-    if supports(player):
-        _, trace = trace_game(player, player, seed, number)
-        return [Position(tuple(int(n) for n in row[TRACE_HEAD:TRACE_HEAD + 26])) for row in trace]
+    rules = Rules(variant=variant)
+    if supports(player, variant):
+        _, trace = trace_game(player, player, seed, number, rules)
+        return [Position(tuple(int(n) for n in row[TRACE_HEAD:TRACE_HEAD + 26]), variant) for row in trace]
     from bgsim.game import play_game
 
-    record = play_game(player, player, seed, number, trace=True)
-    return [Position.from_position_id(ply.position_id) for ply in record.history]
+    record = play_game(player, player, seed, number, trace=True, rules=rules)
+    return [Position.from_string(ply.position_id) for ply in record.history]
 
 
 def sampler_text(sampler: str) -> str:
@@ -94,22 +98,23 @@ def sampler_text(sampler: str) -> str:
     return f"{sampler} self-play ({engine})"
 
 
-def check_sampler(sampler: str, reference: bool = False):
+def check_sampler(sampler: str, reference: bool = False, variant: str = STANDARD):
     """The sampler's player, or a ValueError (before any folder): a name no bot has, or, unless
     ``reference`` (a study whose positions may come from the reference engine, far slower), a bot
-    without a fast-engine kernel."""
+    without a fast-engine kernel (for ``variant``'s games)."""
     from bgsim.fast import supports
     from bots import make_player
 
     player = make_player(sampler)
-    if not reference and not supports(player):
+    if not reference and not supports(player, variant):
         raise ValueError(f"the sampler {sampler!r} has no fast-engine kernel: choose a fast checker bot "
                          "(--judge gnubg samples any bot's games, in the reference engine)")
     return player
 
 
 def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3, scope: str = RACE,
-                     found_more: Callable[[int], None] = lambda count: None) -> list[tuple[str, int]]:
+                     found_more: Callable[[int], None] = lambda count: None,
+                     variant: str = STANDARD) -> list[tuple[str, int]]:
     """``count`` positions of ``scope`` as (ID, game): the ID with the side on roll, the number
     of the sampling game it came from.  At most ``per_game`` come from each game of ``sampler``
     against itself (games ``0, 1, ...`` of ``seed``), chosen at random (seeded) among that game's
@@ -125,7 +130,7 @@ def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3, sco
     found: list[tuple[str, int]] = []
     number = 0
     while len(found) < count:
-        chosen = [position.position_id for position in _game_positions(player, seed, number)
+        chosen = [position.position_string for position in _game_positions(player, seed, number, variant)
                   if in_scope(position, scope)]
         rng.shuffle(chosen)
         kept = chosen[:max(0, min(per_game, count - len(found)))]
@@ -137,12 +142,14 @@ def sample_positions(sampler: str, count: int, seed: int, per_game: int = 3, sco
     return found[:count]
 
 
-def read_positions(path: Path, scope: str = RACE, notes: list[str] | None = None) -> list[str]:
+def read_positions(path: Path, scope: str = RACE, notes: list[str] | None = None,
+                   variant: str = STANDARD) -> list[str]:
     """Position IDs, one a line (blank lines and ``#`` comments skipped): GNU Backgammon's
-    position IDs, ``POSITIONID:MATCHID`` or XGIDs, each of ``scope`` (a race, unless the scope is
-    ``contact`` or ``all``).  The audit asks every money cube decision of a position itself, so a
-    line's match score is refused and its cube, dice and rules are not used (``notes`` gets one
-    line saying how many lines gave them)."""
+    position IDs, ``POSITIONID:MATCHID`` or XGIDs, of ``variant`` (a bare ID is read in it, a
+    position string must name it), each of ``scope`` (a race, unless the scope is ``contact`` or
+    ``all``).  The audit asks every money cube decision of a position itself, so a line's match
+    score is refused and its cube, dice and rules are not used (``notes`` gets one line saying how
+    many lines gave them)."""
     from bgsim.interchange.xgid import Xgid, read_position_text
 
     ids = []
@@ -156,21 +163,23 @@ def read_positions(path: Path, scope: str = RACE, notes: list[str] | None = None
         if not text:
             continue
         try:
-            position, state = read_position_text(text)
+            position, state = read_position_text(text, None if "." in text else variant)
         except ValueError as error:
             raise ValueError(f"{path}, line {number}: {error}") from None
+        if position.variant != variant:
+            raise ValueError(f"{path}, line {number}: {text} is a position of {position.variant}, not of {variant}")
         if state is not None and state.match_to:
             raise ValueError(f"{path}, line {number}: {text} is a position of a {state.match_to}-point match; the "
                              "audit judges money cube decisions")
         if state is not None and state != Xgid(position=position):
             stated += 1
-        if position.checkers_off == 15 or position.opponent_checkers_off == 15:
+        if position.checkers_off == position.checkers or position.opponent_checkers_off == position.checkers:
             raise ValueError(f"{path}, line {number}: the game is over in {text}")
         if scope == RACE and not position.is_race:
             raise ValueError(f"{path}, line {number}: {text} is not a race (the sides are in contact)")
         if scope == CONTACT and position.is_race:
             raise ValueError(f"{path}, line {number}: {text} is a race, not a contact position")
-        ids.append(position.position_id)
+        ids.append(position.position_string)
     if not ids:
         raise ValueError(f"{path} holds no position IDs")
     if stated and notes is not None:
@@ -237,8 +246,9 @@ def take_verdict(truth, takes: bool) -> tuple[str, str, float]:
 
 # --- judges: the truth of a position -----------------------------------------------------------
 
-BGSIM, GNUBG = "bgsim", "gnubg"
-JUDGES = (BGSIM, GNUBG)
+BGSIM, GNUBG, EXACT = "bgsim", "gnubg", "exact"
+JUDGES = (BGSIM, GNUBG, EXACT)
+HYPERGAMMON_SOLUTION = "hypergammon solution"  # who judged a position the solution holds
 NO_JACOBY, JACOBY = "no jacoby", "jacoby"
 JACOBY_CHOICES = {"off": (NO_JACOBY,), "on": (JACOBY,), "both": (NO_JACOBY, JACOBY)}
 EXACT_TABLES = "bgsim exact tables"
@@ -254,10 +264,13 @@ def check_judge(judge: str, plies: int | None = None, scope: str = RACE) -> None
 
     if judge not in JUDGES:
         raise ValueError(f"unknown judge {judge!r}: choose bgsim (exact bear-off tables, else "
-                         "estimates) or gnubg (GNU Backgammon's program)")
+                         "estimates), gnubg (GNU Backgammon's program) or, with --variant hypergammonN, exact "
+                         "(its solution)")
     if judge == GNUBG and plies is not None:
         check_plies(plies)
     check_scope(scope)
+    if judge == EXACT:
+        return
     if judge == BGSIM and scope != RACE:
         raise ValueError(f"--{scope} needs --judge gnubg: outside races bgsim's own truth is the nn "
                          "net's Janowski estimate, the very nn rule under audit")
@@ -301,6 +314,16 @@ def bgsim_truth(position: Position, condition: str = NO_JACOBY) -> Truth:
     equities = cube_equities(position, jacoby_centred=condition == JACOBY)
     return Truth(equities, EXACT_TABLES if equities.source == EXACT else BGSIM_ESTIMATE,
                  _category(equities, equities.centred), _category(equities, equities.owned))
+
+
+def hypergammon_truth(position: Position, condition: str = NO_JACOBY) -> Truth:
+    """The exact truth of a hypergammon position (``bots.exact.hypergammon_equities``: its
+    solution); categories by GNU Backgammon's rules on those equities."""
+    from bots.exact import hypergammon_equities
+
+    equities = hypergammon_equities(position, jacoby_centred=condition == JACOBY)
+    return Truth(equities, HYPERGAMMON_SOLUTION, _category(equities, equities.centred),
+                 _category(equities, equities.owned))
 
 
 def gnubg_truths(position_ids: list[str], conditions=(NO_JACOBY,), plies: int = DEFAULT_PLIES,
@@ -432,18 +455,21 @@ def decisions(position: Position, rules: list[Rule], truths: dict[str, Truth]):
     ``race_only``, is not asked in contact), under each condition of ``truths``, charged: tuples
     (condition, truth, rule, question, category, answer, best, error, equity lost)."""
     kind = kind_of(position)
+    standard = position.as_standard() if position.variant != STANDARD else position
     for condition, truth in truths.items():
         equities = truth.equities
         centred, owned = _cubes(condition)
         for rule in rules:
             if getattr(rule.bot, "race_only", False) and kind != RACE:
                 continue
+            # each rule is shown the position as it would be in a game (bots.registry.BotPlayer)
+            shown = position if getattr(rule.bot, "sees_variants", False) else standard
             for question, cube, category in (("double", centred, truth.category),
                                              ("redouble", owned, truth.category_owned)):
-                offered = bool(rule.bot.offer_double(position, cube))
+                offered = bool(rule.bot.offer_double(shown, cube))
                 best, error, lost = double_verdict(equities, question == "double", offered)
                 yield condition, truth, rule, question, category, "double" if offered else "no double", best, error, lost
-            takes = rule.bot.respond(position, centred) in (Response.TAKE, Response.BEAVER)
+            takes = rule.bot.respond(shown, centred) in (Response.TAKE, Response.BEAVER)
             best, error, lost = take_verdict(equities, takes)
             yield condition, truth, rule, "take", truth.category, "take" if takes else "pass", best, error, lost
 
@@ -452,7 +478,7 @@ def judge(position_id: str, rules: list[Rule], conditions=(NO_JACOBY,),
           truths: dict[str, Truth] | None = None) -> list[dict]:
     """The decision rows of one position (:func:`decisions`); the truth is ``truths`` where
     given, else bgsim's (:func:`bgsim_truth`) under each of ``conditions``."""
-    position = Position.from_position_id(position_id)
+    position = Position.from_string(position_id)
     if truths is None:
         truths = {condition: bgsim_truth(position, condition) for condition in conditions}
     pips = position.pip_count
@@ -464,7 +490,8 @@ def judge(position_id: str, rules: list[Rule], conditions=(NO_JACOBY,),
         exact = truth.judged_by == EXACT_TABLES
         bases[condition] = {
             **common, "condition": condition,
-            "truth": "exact" if exact else "gnubg" if truth.judged_by.startswith(GNUBG) else "estimated",
+            "truth": "exact" if exact or truth.judged_by == HYPERGAMMON_SOLUTION
+                     else "gnubg" if truth.judged_by.startswith(GNUBG) else "estimated",
             "estimator": equities.source, "judged_by": truth.judged_by, "centred": equities.centred,
             "owned": equities.owned, "double_take": equities.double_take, "win": equities.probabilities[0],
             "window": WINDOW[0] <= equities.probabilities[0] <= WINDOW[1],
