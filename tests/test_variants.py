@@ -8,6 +8,8 @@ answer with one bgsim did not produce.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import replace
 
 import pandas as pd
@@ -488,9 +490,13 @@ def test_every_checker_bot_plays_every_variant_or_refuses_it_in_one_line():
     from bgsim.hypergammon.database import is_built
 
     opponent = make_player("racer")
-    for name in checker_bots():
+    for name, bot in checker_bots().items():
         player = make_player(name)
         for variant in VARIANTS[1:]:
+            if name not in ("gnubg", "exact") and variant in bot.refused_variants:  # declared: refused by name
+                with pytest.raises(ValueError, match=rf"^{re.escape(name)} cannot play {variant}"):
+                    play_game(player, opponent, 2, 0, Rules(variant=variant))
+                continue
             if name == "gnubg" and variant in (DUTCH, ACEY):
                 with pytest.raises(ValueError, match=f"gnubg cannot play {variant}: GNU Backgammon knows no checkers in hand"):
                     play_game(player, opponent, 2, 0, Rules(variant=variant))
@@ -512,9 +518,13 @@ def test_every_cube_bot_plays_the_variants_with_a_cube():
 
     from bgsim.hypergammon.database import is_built
 
-    for name in cube_bots():
+    for name, bot in cube_bots().items():
         player = make_player(f"heuristic+{name}")
         for variant in ("nackgammon", "hypergammon3", DUTCH):
+            if name not in ("gnubg", "exact") and variant in getattr(bot, "refused_variants", ()):
+                with pytest.raises(ValueError, match=rf"^{re.escape(name)} cannot play {variant}"):
+                    play_game(player, player, 4, 0, Rules(variant=variant))
+                continue
             if name == "gnubg" and variant == DUTCH:
                 with pytest.raises(ValueError, match="gnubg cannot play dutch"):
                     play_game(player, player, 4, 0, Rules(variant=variant))
