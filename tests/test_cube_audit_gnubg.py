@@ -261,13 +261,13 @@ def test_positions_come_from_gnubg_self_play_too():
 # --- the committed contact audit and the README lines that quote it ------------------------------
 
 
-def test_the_readme_contact_audit_samples_and_judges_as_the_committed_one_did():
+def test_the_usage_pages_contact_audit_samples_and_judges_as_the_committed_one_did():
     import shlex
 
     from experiments.cli import build_parser
 
     root = Path(__file__).resolve().parent.parent
-    text = (root / "README.md").read_text(encoding="utf-8")
+    text = (root / "docs" / "USAGE.md").read_text(encoding="utf-8")  # where the README's commands are listed
     (line,) = [line for line in text.splitlines() if line.startswith("bgsim cube-audit") and "--judge gnubg" in line]
     args = build_parser().parse_args(shlex.split(line.split("  #")[0])[1:])
     committed = json.loads((root / "results" / "cube_audit_contact" / "run.json").read_text())["identity"]

@@ -292,7 +292,8 @@ def test_a_killed_run_keeps_its_chunks_and_resume_equals_an_uninterrupted_run(tm
     # and the summary's speed is that session's games over that session's time.
     played = len(whole) - 2 * len(kept)
     assert record["sessions"][-1]["games"] == played == record["games_played_last_session"]
-    assert record["games_per_s"] == pytest.approx(played / record["elapsed_s"], rel=0.02)  # both rounded
+    # both rounded: the speed to 0.1 game/s (on a busy machine a slow session's 1.05 reads 1.0)
+    assert record["games_per_s"] == pytest.approx(played / record["elapsed_s"], rel=0.01, abs=0.051)
     summary = (out / "summary.md").read_text()
     assert f"{len(whole)} games over 2 sessions, the last one playing {played} of them in" in summary
 
