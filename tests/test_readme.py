@@ -129,7 +129,7 @@ GNUBG_MET = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
 
 # the placeholders for a user's own files in the README and docs/USAGE.md, named here until they
 # name shipped files or files an earlier command writes (issue 31); an entry no page holds fails too
-PLACEHOLDERS = {"results/runs/RUN", "match.mat"}
+PLACEHOLDERS: set[str] = set()
 
 
 def _reads_and_writes(words: list[str]) -> tuple[list[str], list[str]]:
