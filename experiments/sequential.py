@@ -35,7 +35,7 @@ deals: a strong candidate against a weak baseline would never be decided.
 
 **The floor**: no decision before ``floor`` (default :data:`FLOOR`, one half) times the deals a
 fixed-size test of the same errors needs, its size estimated from the spread of the deals seen so
-far.  Where the cube makes rare, very large losses (a pair whose deal scores had a kurtosis of
+far (none while there is no spread: one deal, or deals all alike).  Where the cube makes rare, very large losses (a pair whose deal scores had a kurtosis of
 about 200), Wald's test stopped within a few hundred deals that seldom held one, and accepted H1
 at a true gain of 0 in 10.6% of the tests for an alpha of 5%; with the floor, in 4.85% (and in
 5.85% of the tests a quarter as long, H1 at twice the difference: ``results/sprt/README.md``
@@ -373,8 +373,10 @@ class SequentialTest:
     def floor_deals(self) -> int:
         """The deals before which this test takes no decision, as the deals so far estimate it."""
         sd = self.sd
-        if not self.sprt.floor or not sd == sd:
+        if not self.sprt.floor:
             return 0
+        if not sd > 0:  # one deal, or deals all alike: no spread to size the fixed-size test by yet
+            return self.deals + 1
         return math.ceil(self.sprt.floor * self.sprt.fixed_deals(sd))
 
     @property
