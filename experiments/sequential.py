@@ -35,11 +35,12 @@ deals: a strong candidate against a weak baseline would never be decided.
 
 **The floor**: no decision before ``floor`` (default :data:`FLOOR`, one half) times the deals a
 fixed-size test of the same errors needs, its size estimated from the spread of the deals seen so
-far (none while there is no spread: one deal, or deals all alike).  Where the cube makes rare, very large losses (a pair whose deal scores had a kurtosis of
+far.  Where the cube makes rare, very large losses (a pair whose deal scores had a kurtosis of
 about 200), Wald's test stopped within a few hundred deals that seldom held one, and accepted H1
 at a true gain of 0 in 10.6% of the tests for an alpha of 5%; with the floor, in 4.85% (and in
 5.85% of the tests a quarter as long, H1 at twice the difference: ``results/sprt/README.md``
-says where the test still misbehaves).  ``floor = 0`` is Wald's test as it stands.
+says where the test still misbehaves).  ``floor = 0`` is Wald's test as it stands; with a
+floor, a single deal (no spread) decides nothing.
 
 **After stopping**, the mean of the deals played is biased (a test stops when the estimate has
 wandered towards a bound) and its usual 95% interval covers less than 95% of the time.  A
@@ -375,8 +376,8 @@ class SequentialTest:
         sd = self.sd
         if not self.sprt.floor:
             return 0
-        if not sd > 0:  # one deal, or deals all alike: no spread to size the fixed-size test by yet
-            return self.deals + 1
+        if self.deals < 2:  # one deal has no spread to size the fixed-size test by
+            return 2
         return math.ceil(self.sprt.floor * self.sprt.fixed_deals(sd))
 
     @property
