@@ -2,9 +2,10 @@
 
     python tests/fake_ubgi_engine.py MODE [ARG]
 
-Modes: ``good`` (v0.2, keys engine.seed, engine.style and engine.ply, the last taken and
-ignored, as a searching engine's depth; plays a legal play chosen by its seed, never doubles), ``take`` (``good`` with bgsim's take extension: passes every double,
-doubles at its first chance), ``v01`` (v0.1: option lines, no proto, go role ..., no xgid),
+Modes: ``good`` (v0.2, keys engine.seed, engine.style and engine.ply, the last a searching
+engine's depth, taken and ignored; plays a legal play chosen by its seed, never doubles),
+``take`` (``good`` with bgsim's take extension: passes every double, doubles at its first
+chance), ``v01`` (v0.1: option lines, no proto, go role ..., no xgid),
 ``keys`` (``good`` that lists game.* keys and reads no XGID), ``garbage`` (answers go with a
 line that is not UBGI), ``illegal`` (answers an illegal play), ``wrong-side`` (plays the
 opponent's play in the opponent's numbering), ``die`` (exits after ARG decisions),

@@ -99,7 +99,7 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
         setting("--positions", "200")
     elif name == "bench":
         words += ["--games", "100", "--rounds", "1", "--no-compile", "--out", str(tmp_path / "bench")]
-    elif name == "sprt":  # 2 deals in 2 looks: it ends at its cap, undecided (nothing decides before its floor)
+    elif name == "sprt":  # 2 deals, a look after each: one deal decides nothing, two set a floor of hundreds
         setting("--games", "2")
         setting("--chunk", "1")
         setting("--out", str(tmp_path / "sprt"))
@@ -747,7 +747,8 @@ def _sprt(words, out, tmp_path):
         assert out.startswith(f"no decision: the LLR stayed between its bounds for all {deals:,} deals (--games)")
         assert lower < llr < upper and deals == cap
     gain = np.where(rows["white"].astype(str) == candidate, rows["white_points"], -rows["white_points"]).mean()
-    assert _printed(rf"{re.escape(candidate)} scored ([+-]\d+\.\d+) points per game", out) == pytest.approx(gain, abs=5e-4)
+    scored = _printed(rf"{re.escape(candidate)} scored ([+-]\d+\.\d+) points per game", out)
+    assert scored == pytest.approx(gain, abs=5e-4)
     assert f"Results: {folder}/" in out
     run = json.loads((folder / "run.json").read_text())
     assert run["status"] == "finished"
@@ -815,7 +816,7 @@ def test_the_readme_quotes_the_sequential_tests_committed_error_rates():
     tests = pd.read_csv(ROOT / "results" / "sprt" / "operating_characteristic.csv").query(
         "method == 'gsprt+floor'")["tests"].sum()
     worst = rates.loc[rates["alpha"].idxmax()]
-    saved = pd.concat([1 - rates["mean_deals_h0"] / rates["fixed_deals"], 1 - rates["mean_deals_h1"] / rates["fixed_deals"]])
+    saved = pd.concat([1 - rates[f"mean_deals_{h}"] / rates["fixed_deals"] for h in ("h0", "h1")])
     text = _readme_text()
     for quoted in (f"On {tests:,} simulated tests",
                    f"in {100 * rates['alpha'].min():.1f} to {100 * rates['alpha'].max():.1f}% of tests",
