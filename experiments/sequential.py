@@ -39,7 +39,8 @@ far.  Where the cube makes rare, very large losses (a pair whose deal scores had
 about 200), Wald's test stopped within a few hundred deals that seldom held one, and accepted H1
 at a true gain of 0 in 10.6% of the tests for an alpha of 5%; with the floor, in 4.85% (and in
 5.85% of the tests a quarter as long, H1 at twice the difference: ``results/sprt/README.md``
-says where the test still misbehaves).  ``floor = 0`` is Wald's test as it stands.
+says where the test still misbehaves).  ``floor = 0`` is Wald's test as it stands; with a
+floor, a single deal (no spread) decides nothing.
 
 **After stopping**, the mean of the deals played is biased (a test stops when the estimate has
 wandered towards a bound) and its usual 95% interval covers less than 95% of the time.  A
@@ -373,8 +374,10 @@ class SequentialTest:
     def floor_deals(self) -> int:
         """The deals before which this test takes no decision, as the deals so far estimate it."""
         sd = self.sd
-        if not self.sprt.floor or not sd == sd:
+        if not self.sprt.floor:
             return 0
+        if self.deals < 2:  # one deal has no spread to size the fixed-size test by
+            return 2
         return math.ceil(self.sprt.floor * self.sprt.fixed_deals(sd))
 
     @property

@@ -2,9 +2,10 @@
 
     python tests/fake_ubgi_engine.py MODE [ARG]
 
-Modes: ``good`` (v0.2, keys engine.seed and engine.style, plays a legal play chosen by its
-seed, never doubles), ``take`` (``good`` with bgsim's take extension: passes every double,
-doubles at its first chance), ``v01`` (v0.1: option lines, no proto, go role ..., no xgid),
+Modes: ``good`` (v0.2, keys engine.seed, engine.style and engine.ply, the last a searching
+engine's depth, taken and ignored; plays a legal play chosen by its seed, never doubles),
+``take`` (``good`` with bgsim's take extension: passes every double, doubles at its first
+chance), ``v01`` (v0.1: option lines, no proto, go role ..., no xgid),
 ``keys`` (``good`` that lists game.* keys and reads no XGID), ``garbage`` (answers go with a
 line that is not UBGI), ``illegal`` (answers an illegal play), ``wrong-side`` (plays the
 opponent's play in the opponent's numbering), ``die`` (exits after ARG decisions),
@@ -83,6 +84,7 @@ def main() -> None:
         elif head == "keys":
             say("key engine.seed int * 0 ! rng seed")
             say("key engine.style enum first|random random how it picks")
+            say("key engine.ply int 1..4 1 ! root-inclusive depth (ignored: it plays by its seed)")
             if mode == "take":
                 say("key bgsim.take bool true ! answers go take")
             if mode == "keys":

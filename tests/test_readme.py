@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import shlex
 import shutil
+import sys
 import tomllib
 from pathlib import Path
 from xml.etree import ElementTree
@@ -23,6 +25,7 @@ from bgsim.cube import Rules
 from bgsim.fast.sameness import compare_frames
 from bgsim.series import play_games
 from bots import make_player
+from bots.ubgi import is_engine_spec
 from experiments import cli
 from experiments.analysis.gnubg_program import check_import
 from experiments.studies import bench as bench_study
@@ -100,6 +103,14 @@ def shrunk(command: str, tmp_path: Path) -> list[str]:
         setting("--positions", "200")
     elif name == "bench":
         words += ["--games", "100", "--rounds", "1", "--no-compile", "--out", str(tmp_path / "bench")]
+    elif name == "sprt":  # 2 deals, a look after each: one deal decides nothing, two set a floor of hundreds
+        setting("--games", "2")
+        setting("--chunk", "1")
+        setting("--out", str(tmp_path / "sprt"))
+        words.append("--no-progress")
+    elif name == "ratings":  # the committed runs it reads, wherever the test runs
+        words[1:] = [str(ROOT / word) if (ROOT / word).is_dir() else word for word in words[1:]]
+        setting("--out", str(tmp_path / Path(words[words.index("--out") + 1]).name))
     return words
 
 
@@ -119,6 +130,47 @@ MATCH_FILE = ROOT / "tests" / "data" / "interchange" / "gnubg_match7.mat"
 # the games played for export and analyse to read, and the selection of them the commands make
 PREPARED_GAMES = {"export": "5", "analyse": "3"}
 PREPARED_SELECTION = {name: f"0-{int(games) - 1}" for name, games in PREPARED_GAMES.items()}
+FAKE_ENGINE = ROOT / "tests" / "fake_ubgi_engine.py"  # answers at once (its docstring)
+
+
+def readme_engines_file() -> tuple[str, dict]:
+    """The README's engines file, as its ```toml block gives it, and what it declares."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    (block,) = [block for block in re.findall(r"```toml\n(.*?)```", text, re.S) if "[engines." in block]
+    return block, tomllib.loads(block)
+
+
+def _write_engines_file(path: Path) -> None:
+    """The README's engines file with only its command changed, to the fake engine's `good`
+    mode: its options reach an engine that lists them (a key it does not list is refused)."""
+    block, declared = readme_engines_file()
+    command = f"command = {json.dumps([sys.executable, str(FAKE_ENGINE), 'good'])}"
+    text, changed = re.subn(r"(?m)^command = \[.*\]$", lambda _: command, block)
+    assert changed == len(declared["engines"]) == 1
+    written = tomllib.loads(text)
+    assert written["engines"]["mine"].pop("command") == [sys.executable, str(FAKE_ENGINE), "good"]
+    declared["engines"]["mine"].pop("command")
+    assert written == declared  # nothing else changed
+    path.write_text(text, encoding="utf-8")
+
+
+def _engine_processes() -> set[int]:
+    """The fake engine's processes that this process started and that still run (read from
+    /proc: none found where there is none)."""
+    found = set()
+    for entry in (Path("/proc").iterdir() if Path("/proc").is_dir() else ()):
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            command = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+        if (fields.get("PPid", "").strip() == str(os.getpid()) and not fields.get("State", "").startswith("Z")
+                and str(FAKE_ENGINE) in command):
+            found.add(int(entry.name))
+    return found
 
 
 # GNU Backgammon's own copy of the published table, installed with its program (Debian: gnubg)
@@ -187,13 +239,19 @@ def test_every_readme_command_runs(commands, tmp_path, capsys, monkeypatch, bear
         assert cli.main(["play", "random", "random", "--games", "3", "--engine", "reference",
                          "--out", words[1], "--no-progress"]) == 0
     _prepare_games_in_and_out(words, tmp_path)
+    if "--engines" in words:  # the README's engines file, in the folder the command runs in
+        _write_engines_file(Path(words[words.index("--engines") + 1]))
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no user's engines file either
     assert words[0] in DONE, f"no expectation of what `{command}` does: add one to DONE"
     if words[0] == "bench":  # a baseline no machine can miss and one no machine can reach
         monkeypatch.setattr(bench_study, "BASELINE", _bench_baseline(tmp_path))
+    engines_before = _engine_processes() if "--engines" in words else set()
     capsys.readouterr()  # what the preparations printed
     code = cli.main(words)
     out, err = capsys.readouterr()
     assert code == (1 if words[0] == "bench" else 0), err
+    if "--engines" in words:  # every engine it started has ended with the command
+        assert _engine_processes() <= engines_before
     DONE[words[0]](words, out, tmp_path)
 
 
@@ -307,6 +365,12 @@ def _play(words, out, tmp_path):
     rows = pd.read_parquet(_out_path(words))
     white, black = words[1], words[2]
     assert (rows["white"].astype(str) == white).all() and (rows["black"].astype(str) == black).all()
+    external = [spec for spec in (white, black) if is_engine_spec(spec)]
+    if external:  # the fake engine's `good` mode answers every decision legally: no game forfeited
+        assert rows["forfeit"].isna().all() and (rows["result"].astype(str) != "forfeit").all(), rows["forfeit_reason"]
+        for spec in external:
+            said = re.search(rf"^{re.escape(spec)}: ([\d,]+) decisions, .*, 0 forfeits$", out, re.M)
+            assert said and int(said.group(1).replace(",", "")) > 0, out
     _scored_by_hand(rows)
     if "--match-to" in words:
         _matches_by_hand(rows, int(words[words.index("--match-to") + 1]), int(words[words.index("--games") + 1]), out)
@@ -314,9 +378,10 @@ def _play(words, out, tmp_path):
         assert len(rows) == int(words[words.index("--games") + 1])
         assert _printed(r"white points per game: ([+-]?\d+\.\d+)", out) == pytest.approx(
             rows["white_points"].mean(), abs=5e-4)
-        # the other engine plays the same games
-        fast = play_games(make_player(white), make_player(black), int(rows["seed"].iloc[0]), len(rows), engine="fast")
-        assert compare_frames(rows, fast) is None
+        if not external:  # the other engine plays the same games (the fast one seats no external engine)
+            fast = play_games(make_player(white), make_player(black), int(rows["seed"].iloc[0]), len(rows),
+                              engine="fast")
+            assert compare_frames(rows, fast) is None
     if "--record" in words:
         _gnubg_reads_the_games(Path(words[words.index("--record") + 2]), rows)
 
@@ -701,11 +766,72 @@ def _analyse(words, out, tmp_path):
     assert rates["random+pipdiff"] > 3 * rates["heuristic+pipdiff"]
 
 
+def _sprt(words, out, tmp_path):
+    """Deals of both seatings on the same dice, at most --games, in looks of --chunk; the
+    verdict, the deals counted, Wald's bounds and the candidate's gain as the rows give them."""
+    candidate, baseline = words[1], words[2]
+    folder = _out_path(words)
+    rows = pd.read_parquet(folder / "games.parquet")
+    cap, chunk = int(words[words.index("--games") + 1]), int(words[words.index("--chunk") + 1])
+    for _, deal in rows.groupby(["seed", "game"]):
+        assert sorted(zip(deal["white"].astype(str), deal["black"].astype(str))) == sorted(
+            [(candidate, baseline), (baseline, candidate)])
+    deals = len(rows) // 2
+    assert 2 * deals == len(rows) and 0 < deals <= cap and (deals % chunk == 0 or deals == cap)
+    said = re.search(r"^  ([\d,]+) deals \(([\d,]+) games\), LLR ([+-]\d+\.\d+), bounds ([+-]\d+\.\d+) \.\. "
+                     r"([+-]\d+\.\d+);", out, re.M)
+    assert said, out
+    assert (int(said.group(1).replace(",", "")), int(said.group(2).replace(",", ""))) == (deals, len(rows))
+    llr, lower, upper = (float(said.group(index)) for index in (3, 4, 5))
+    alpha = beta = 0.05  # the defaults: Wald's bounds ln(beta / (1 - alpha)) and ln((1 - beta) / alpha)
+    assert (lower, upper) == (pytest.approx(math.log(beta / (1 - alpha)), abs=5e-4),
+                              pytest.approx(math.log((1 - beta) / alpha), abs=5e-4))
+    if out.startswith("H1 accepted"):
+        assert llr >= upper
+    elif out.startswith("H0 accepted"):
+        assert llr <= lower
+    else:  # at the cap, undecided: what this shrunk run must end as (no decision before its floor)
+        assert out.startswith(f"no decision: the LLR stayed between its bounds for all {deals:,} deals (--games)")
+        assert lower < llr < upper and deals == cap
+    gain = np.where(rows["white"].astype(str) == candidate, rows["white_points"], -rows["white_points"]).mean()
+    scored = _printed(rf"{re.escape(candidate)} scored ([+-]\d+\.\d+) points per game", out)
+    assert scored == pytest.approx(gain, abs=5e-4)
+    assert f"Results: {folder}/" in out
+    run = json.loads((folder / "run.json").read_text())
+    assert run["status"] == "finished"
+    for spec in (candidate, baseline):  # the engine the README declares, started with its options
+        if is_engine_spec(spec):
+            name = spec.split(":", 1)[1].split("+")[0]
+            assert run["engines"][name]["options"] == readme_engines_file()[1]["engines"][name].get("options", {})
+
+
+def _ratings(words, out, tmp_path):
+    """The list anchored where asked, written to --out; the README's quoted ratings are its own."""
+    folder = _out_path(words)
+    assert folder.parent == tmp_path
+    table = pd.read_csv(folder / "ratings.csv").set_index("player")
+    anchor = words[words.index("--anchor") + 1]
+    assert tuple(table.loc[anchor, ["rating", "low", "high"]]) == (0, 0, 0)
+    assert f"anchored at `{anchor}` (0)" in out and f"Results: {folder}/" in out
+    assert json.loads((folder / "run.json").read_text())["anchor"] == anchor
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+
+    def rating(player: str) -> str:
+        row = table.loc[player]
+        return f"{row.rating:+.2f} ({row.low:+.2f} .. {row.high:+.2f})"
+
+    assert f"`nn` rates {rating('nn')} points a game" in text
+    assert f"GNU Backgammon's 0-ply net {rating('gnubg')}" in text
+    experts = table.loc[["nn+nn", "nn+exact"], "rating"]  # the expert cubes, from the main tournament
+    assert f"the expert cubes {experts.min():+.1f} to {experts.max():+.1f}" in text
+
+
 DONE = {
     "show": _show, "moves": _moves, "bots": _bots, "play": _play, "trace": _trace, "met": _met,
     "report": _report, "run": _run, "tournament": _run, "validate": _validate, "bench": _bench,
     "eval": _eval, "rollout": _rollout, "cube-audit": _cube_audit, "cross-check": _cross_check,
     "bearoff": _bearoff, "export": _export, "import": _import, "analyse": _analyse, "chouette": _chouette,
+    "sprt": _sprt, "ratings": _ratings,
 }
 
 
@@ -724,3 +850,44 @@ def test_the_readme_cube_audit_example_samples_as_the_committed_audit_did():
     args = cli.build_parser().parse_args(shlex.split(line.split("  #")[0])[1:])
     committed = json.loads((ROOT / "results" / "cube_audit" / "run.json").read_text())["identity"]
     assert (args.sampler, args.per_game) == (committed["sampler"], committed["per_game"])
+
+
+def _readme_text() -> str:
+    return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())  # lines joined
+
+
+def test_the_readme_quotes_the_sequential_tests_committed_error_rates():
+    """results/sprt's rates for bgsim's test as shipped (gsprt+floor, H1 at a tenth of a deal's
+    standard deviation), the tests counted those of that test alone."""
+    rates = pd.read_csv(ROOT / "results" / "sprt" / "error_rates.csv").query("method == 'gsprt+floor' and scale == 1")
+    tests = pd.read_csv(ROOT / "results" / "sprt" / "operating_characteristic.csv").query(
+        "method == 'gsprt+floor'")["tests"].sum()
+    worst = rates.loc[rates["alpha"].idxmax()]
+    saved = pd.concat([1 - rates[f"mean_deals_{h}"] / rates["fixed_deals"] for h in ("h0", "h1")])
+    text = _readme_text()
+    for quoted in (f"On {tests:,} simulated tests",
+                   f"in {100 * rates['alpha'].min():.1f} to {100 * rates['alpha'].max():.1f}% of tests",
+                   f"(worst {100 * worst.alpha:.2f}%, 95% interval {100 * worst.alpha_low:.1f} .. "
+                   f"{100 * worst.alpha_high:.1f}%)",
+                   f"missed a real one in {100 * rates['beta'].min():.1f} to {100 * rates['beta'].max():.1f}%",
+                   f"with {100 * saved.min():.0f} to {100 * saved.max():.0f}% fewer deals"):
+        assert quoted in text, quoted
+
+
+def test_the_readme_quotes_the_engines_committed_margins():
+    """results/engines' comparisons (the deal as unit), as the README's section quotes them: each
+    `nn` side's margin, a loss in every one."""
+    text = _readme_text()
+    for run, ours, theirs, digits, quoted in (
+            ("checker", "nn", "gnubg-program", 3, "loses {} ± {} points a game to GNU Backgammon's program at 0-ply"),
+            ("checker", "nn", "bgsage", 3, "{} ± {} to bgsage at 1-ply"),
+            ("checker_gnubg2", "nn", "gnubg-program(plies=2)", 3, "{} ± {} to the program at 2-ply"),
+            ("cube", "nn+nn", "gnubg-program+gnubg-program", 2, "the program's 0-ply cube (\u2212{} ± {})"),
+            ("cube", "nn+nn", "bgsage+bgsage", 2, "loses {} ± {} to bgsage")):
+        summary = pd.read_csv(ROOT / "results" / "engines" / run / "summary.csv").query("section == 'comparison'")
+        pair = summary[summary["player"].isin([ours, theirs]) & summary["opponent"].isin([ours, theirs])]
+        (row,) = pair.itertuples()
+        margin = row.difference if row.player == ours else -row.difference
+        assert margin < 0
+        figure = quoted.format(f"{-margin:.{digits}f}", f"{row.difference_ci:.{digits}f}")
+        assert figure in text, figure

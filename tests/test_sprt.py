@@ -152,6 +152,18 @@ def test_no_decision_before_the_floor_share_of_the_fixed_size_tests_deals():
     assert floored.decision == "H1" and floored.deals == 40 >= floored.floor_deals
 
 
+def test_the_floor_takes_no_decision_on_a_single_deal():
+    # one deal sizes no fixed-size test: Wald's test decides on it at once (the LLR of a deal
+    # at -3 against a gain of 0.05 is -inf), the floored test waits for a spread
+    plain, floored = SequentialTest(Sprt(0.0, 0.05, floor=0.0)), SequentialTest(Sprt(0.0, 0.05))
+    plain.add([-3.0])
+    floored.add([-3.0])
+    assert plain.decision == "H0" and floored.llr <= floored.sprt.lower and floored.decision is None
+    floored.add([-2.5])  # a spread at last: the floor is half of the fixed-size test it sizes
+    assert floored.floor_deals == math.ceil(FLOOR * Sprt(0.0, 0.05).fixed_deals(floored.sd)) > floored.deals
+    assert floored.decision is None
+
+
 def test_the_interval_after_stopping_holds_at_every_count_and_is_wider_than_the_naive_one():
     rho2 = mixing(1000)
     for deals in (50, 1000, 20000):
