@@ -40,10 +40,10 @@ def test_a_crashing_gnubg_is_a_failure_not_bad_input(capsys, fake_gnubg):
 
 
 def test_a_gnubg_that_never_answers_is_given_up_on_in_time_and_said_first(capsys, fake_gnubg, monkeypatch):
-    from experiments.analysis import gnubg_program
+    from bots import gnubg_process  # the one adapter to gnubg: it sets the wait, eval says it
 
     fake_gnubg("exec sleep 600")
-    monkeypatch.setattr(gnubg_program, "answer_within", lambda states, plies: 1.0)
+    monkeypatch.setattr(gnubg_process, "answer_within", lambda states, plies: 1.0)
     assert cli.main(["eval", "4HPwATDgc/ABMA", "--judge", "gnubg", "--plies", "0"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0] == "asking GNU Backgammon for its 0-ply cube analysis (waiting at most 1 s)"

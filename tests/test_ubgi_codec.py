@@ -325,8 +325,12 @@ def test_a_situation_writes_the_position_lines_with_its_cube_score_and_rules():
     assert (state.position, state.dice, state.cube_value, state.cube_owner, state.jacoby, state.beaver) == \
         (position, (6, 5), 2, ON_ROLL, True, True)
     assert money.position_lines() == lines[:1]
-    match = Situation(position, cube_value=4, cube_owner=OPPONENT, offered=True, match_to=7, score=(3, 5))
+    match = Situation(position, cube_value=4, cube_owner=OPPONENT, match_to=7, score=(3, 5))
     assert Situation.from_xgid(match.xgid(), max_cube=64) == match
+    redouble = Situation(position, cube_value=4, cube_owner=ON_ROLL, offered=True, match_to=7, score=(3, 5))
+    assert Situation.from_xgid(redouble.xgid(), max_cube=64) == redouble
+    with pytest.raises(UbgiError, match="opponent owns the cube"):  # a double only from a cube one may turn
+        Situation(position, cube_value=4, cube_owner=OPPONENT, offered=True, match_to=7, score=(3, 5))
     assert match.game_values() == {
         "game.variant": "backgammon", "game.match_length": "7", "game.score_self": "3",
         "game.score_opponent": "5", "game.crawford": "false", "game.cube": "4", "game.cube_owner": "opponent",
@@ -353,12 +357,14 @@ def test_the_fast_position_ids_and_xgids_are_the_reference_encoders_own():
     chooser = random.Random(5)
     for position, roll in _positions(300, 11):
         assert ubgi.fast_position_id(position.board) == position.position_id
+        owner = chooser.choice([CENTRE, ON_ROLL, OPPONENT])
         situation = Situation(position, dice=roll if chooser.random() < 0.5 else (0, 0),
-                              cube_value=1 << chooser.randint(0, 6),
-                              cube_owner=chooser.choice([CENTRE, ON_ROLL, OPPONENT]),
+                              cube_value=1 << chooser.randint(0 if owner == CENTRE else 1, 6),  # owned: turned
+                              cube_owner=owner,
                               jacoby=chooser.random() < 0.5, beaver=chooser.random() < 0.5,
                               max_cube=chooser.choice([64, 256, 1 << 20]))
         assert situation.xgid() == situation._encode()
-        match = Situation(position, cube_value=2, offered=True, match_to=7, score=(6, chooser.randint(0, 6)),
-                          crawford=chooser.random() < 0.5)
+        crawford = chooser.random() < 0.5  # the Crawford game has no cube to offer
+        match = Situation(position, offered=not crawford, match_to=7, score=(6, chooser.randint(0, 5)),
+                          crawford=crawford)
         assert match.xgid() == match._encode()

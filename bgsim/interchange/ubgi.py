@@ -1306,6 +1306,14 @@ class Situation:
             problem = f"a cube limit is a power of two, got {limit!r}"
         if problem:
             raise UbgiError(problem, "bad_value")
+        from ..match_id import check_state  # the rules of cube and score, as an XGID's are checked
+
+        try:
+            check_state(value, self.cube_owner == CENTRE, self.match_to, tuple(self.score), self.crawford,
+                        offered=bool(self.offered), doubler_owns_no_cube=bool(self.offered) and self.cube_owner == OPPONENT,
+                        cube_limit=min(limit, 1 << 15), money_score=False)
+        except ValueError as error:
+            raise UbgiError(str(error), "bad_value") from None
 
     def _encode(self) -> str:
         """The XGID as ``bgsim.interchange.xgid`` writes it (what :meth:`xgid` must equal)."""

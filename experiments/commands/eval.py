@@ -125,7 +125,7 @@ def run_eval(args) -> int:
     if not rolled:
         answer["at_state"] = at_state(state) if not plain else None
         if args.judge:
-            from experiments.analysis.gnubg_program import answer_within, find_gnubg
+            from bots.gnubg_process import answer_within, find_gnubg  # the adapter, where the wait is set
 
             find_gnubg()  # a missing program is said alone, before any word of waiting for it
             print(f"asking GNU Backgammon for its {plies}-ply cube analysis (waiting at most "
