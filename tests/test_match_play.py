@@ -97,7 +97,9 @@ def test_the_pip_rules_and_the_nets_are_score_aware():
 @pytest.mark.parametrize("name", list(cube_bots()))
 def test_a_cube_that_cannot_matter_is_never_offered(name):
     bot = make_cube(name)
-    positions = random_positions(60, seed=3) + [AHEAD, BEHIND, EVEN]
+    # an outside program answers each question over a pipe: fewer positions, the same scores
+    count = 8 if name in ("gnubg-program", "bgsage") else 60
+    positions = random_positions(count, seed=3) + [AHEAD, BEHIND, EVEN]
     for position in positions:
         for away, opponent_away, value in ((1, 5, 1), (2, 5, 2), (3, 3, 4), (1, 1, 1), (2, 9, 4)):
             for post in (False, True):
