@@ -43,7 +43,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -314,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folders", nargs="+", type=Path, metavar="CORPUS",
                         help="folders of match files; each top folder's name is its collection")
     parser.add_argument("--out", type=Path, required=True, help="where agreement.csv and the summary go")
-    parser.add_argument("--threads", type=int, default=1, help="files compared at once, each in its own process")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="files compared at once, each in a fresh process of its own (1: in this one)")
     parser.add_argument("--resume", action="store_true", help="go on from --out's done.jsonl")
     parser.add_argument("--summarise", action="store_true",
                         help="compare nothing more: summarise the files --out's done.jsonl holds")
@@ -359,8 +359,11 @@ def main(argv: list[str] | None = None) -> int:
         checkpoint.write_text(json.dumps({"commit": stamp, "seconds": 0.0}) + "\n", encoding="utf-8")
     left = [] if args.summarise else [item for item in todo if item[0] not in done]
     started = time.perf_counter()
-    with open(checkpoint, "a", encoding="utf-8") as log, ProcessPoolExecutor(max(1, args.threads)) as pool:
-        for number, result in enumerate(pool.map(_compare, left, chunksize=1), len(done) + 1):
+    from experiments.running.workers import worker_pool  # spawned: safe whatever ran here, Ctrl-C stops them
+
+    with open(checkpoint, "a", encoding="utf-8") as log, worker_pool(args.threads) as pool:
+        results = map(_compare, left) if pool is None else pool.map(_compare, left, chunksize=1)
+        for number, result in enumerate(results, len(done) + 1):
             done[result.path] = result
             log.write(json.dumps(asdict(result)) + "\n")
             log.flush()  # a run stopped loses no file compared
