@@ -46,7 +46,7 @@ import re
 from collections.abc import Iterable
 
 from .records import (BEAVER, DOUBLE, DROP, RENUMBERED, ROLL, STANDARD, TAKE, Action, Game, Match, MatchRules,
-                      Problem, RecordError, apply_steps, format_steps, parse_moves)
+                      Problem, RecordError, apply_steps, first_match, format_steps, parse_moves)
 
 LEFT_WIDTH = 27
 RIGHT_COLUMN = 33  # where GNU Backgammon starts the right cell: "%3d) " and 27 + 1 characters
@@ -214,18 +214,10 @@ def read_mat(text: str) -> tuple[Match, list]:
     """The first match a ``.mat`` text holds and the problems met while reading it (each a
     :class:`~bgsim.interchange.records.Problem`; a game with one that is ``rejected`` is left
     out of ``match.games``).  RecordError when the text is no ``.mat`` file at all."""
-    for match, games in iter_mat(text.splitlines()):
-        problems: list[Problem] = []
-        kept = []
-        for game in games:
-            problems.extend(game.problems)
-            if game.rejected is not None:
-                problems.append(game.rejected)
-            else:
-                kept.append(game)
-        match.games = kept
-        return match, sorted(problems, key=lambda problem: problem.line)
-    raise RecordError("not a .mat file: it has no 'N point match' line and no 'Game 1'")  # pragma: no cover
+    found = first_match(iter_mat(text.splitlines()))
+    if found is None:  # pragma: no cover
+        raise RecordError("not a .mat file: it has no 'N point match' line and no 'Game 1'")
+    return found
 
 
 def iter_mat(lines: Iterable[str]):

@@ -155,6 +155,24 @@ class Match:
     comments: list[str] = field(default_factory=list)
 
 
+def first_match(matches) -> tuple[Match, list[Problem]] | None:
+    """The first ``(match, games)`` a reader's ``iter_mat`` / ``iter_sgf`` yields, read whole:
+    the match with its sound games in ``match.games`` (a game with a ``rejected`` problem is
+    left out) and every problem met, in line order; None where it yields no match."""
+    for match, games in matches:
+        problems: list[Problem] = []
+        kept = []
+        for game in games:
+            problems.extend(game.problems)
+            if game.rejected is not None:
+                problems.append(game.rejected)
+            else:
+                kept.append(game)
+        match.games = kept
+        return match, sorted(problems, key=lambda problem: problem.line)
+    return None
+
+
 def is_crawford(match_to: int, score: tuple[int, int], crawford_rule: bool, crawford_done: bool) -> bool:
     """Whether a game at ``score`` is the Crawford game: the first game of a match (longer than one
     point, under the Crawford rule) that a side starts one point from winning."""

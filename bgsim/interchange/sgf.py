@@ -30,7 +30,7 @@ import re
 
 from ..board import Position
 from .records import (BEAVER, DOUBLE, DROP, RENUMBERED, RESIGN, ROLL, STANDARD, TAKE, UNFINISHED, Action, Game,
-                      Match, MatchRules, Problem, RecordError, crawford_flags)
+                      Match, MatchRules, Problem, RecordError, crawford_flags, first_match)
 
 # the RU rule of each variant the format holds, as GNU Backgammon writes and reads it (sgf.c,
 # aszSGFVariation); Dutch and acey-deucey have none
@@ -241,18 +241,10 @@ def iter_trees(chunks):
 def read_sgf(text: str) -> tuple[Match, list]:
     """The match an SGF text holds and the problems met while reading it (see
     :func:`bgsim.interchange.mat.read_mat`).  RecordError when it is no backgammon SGF."""
-    for match, games in iter_sgf([text]):
-        problems: list[Problem] = []
-        kept = []
-        for game in games:
-            problems.extend(game.problems)
-            if game.rejected is not None:
-                problems.append(game.rejected)
-            else:
-                kept.append(game)
-        match.games = kept
-        return match, sorted(problems, key=lambda problem: problem.line)
-    raise RecordError("the SGF file holds no game")  # pragma: no cover
+    found = first_match(iter_sgf([text]))
+    if found is None:  # pragma: no cover
+        raise RecordError("the SGF file holds no game")
+    return found
 
 
 def iter_sgf(chunks):
