@@ -170,3 +170,52 @@ def test_a_net_file_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     assert path.read_bytes() == before and not list(tmp_path.glob(".*.tmp"))
     monkeypatch.undo()
     assert np.array_equal(load_net(path).tables, shipped_net().tables)
+
+
+def test_dequantize_gives_back_the_net_it_was_quantized_into():
+    """--init starts from a shipped net, of which only the integers are kept: the float net
+    recovered from them quantizes back to the same integers, to their rounding."""
+    from bots.nn import shipped_net
+    from experiments.studies.training.net import dequantize, quantize
+
+    net = shipped_net()
+    again = quantize(dequantize(net))
+    for x, y in zip(net.arrays(), again.arrays()):
+        assert np.abs(x.astype(np.int64) - y).max() <= 1
+
+
+def test_labels_come_back_from_their_saved_chunks(tmp_path, monkeypatch):
+    """A stop in a long labelling loses only the chunks in flight: the chunks saved are read
+    back, the missing ones made again, and the labels do not depend on the workers."""
+    monkeypatch.setattr(training, "LABEL_CHUNK", 100)
+    boards = Trainer(Settings(positions=450, hidden=8), tmp_path / "p", log=lambda _: None).positions(0, None)
+    whole = training.label(boards, None, 1)
+    first = training.label_in_chunks(boards, 1, tmp_path / "chunks", workers=1)
+    assert np.array_equal(first, whole)
+    assert sorted(p.name for p in (tmp_path / "chunks").iterdir()) == [f"{n:04d}.npy" for n in range(5)]
+    (tmp_path / "chunks" / "0002.npy").unlink()
+    (tmp_path / "chunks" / "0004.npy").write_bytes(b"cut sh")
+    calls = []
+    real = training._label_chunk
+    monkeypatch.setattr(training, "_label_chunk", lambda job: calls.append(len(job[0])) or real(job))
+    again = training.label_in_chunks(boards, 1, tmp_path / "chunks", workers=1)
+    assert np.array_equal(again, whole) and calls == [100, 50]
+    monkeypatch.setattr(training, "_label_chunk", real)
+    shared = training.label_in_chunks(boards, 1, tmp_path / "two", workers=2)
+    assert np.array_equal(shared, whole)
+    # 1-ply labels are GNU Backgammon's deeper evaluation, not its 0-ply one
+    assert not np.allclose(whole, training.label(boards, None, 0))
+
+
+def test_a_run_from_init_starts_at_that_net(tmp_path):
+    """--init: round 0 plays the given net's self-play and trains from its weights; with a rate
+    too small to move them, the net that comes out plays as the one that went in."""
+    from bots.nn import DEFAULT_WEIGHTS, shipped_net
+
+    settings = Settings(seed=2, rounds=1, positions=300, samples=256, hidden=256, batch=128,
+                        rate=1e-12, duel_deals=5, label_plies=1, init=str(DEFAULT_WEIGHTS))
+    net, _ = Trainer(settings, tmp_path / "init", log=lambda _: None).run()
+    for x, y in zip(shipped_net().arrays(), net.arrays()):
+        assert np.abs(x.astype(np.int64) - y).max() <= 1
+    with pytest.raises(ValueError, match="hidden units"):
+        Trainer(Settings(**{**settings.__dict__, "hidden": 8}), tmp_path / "bad").run()

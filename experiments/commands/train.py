@@ -7,11 +7,12 @@ reproduces the shipped net (``bots/data/nn.npz``).  Needs ``gnubg-nn`` (``pip in
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import fields
 from pathlib import Path
 
-from experiments.commands.arguments import positive, progress_flag, seed
+from experiments.commands.arguments import non_negative, positive, progress_flag, seed, threads_flag
 from experiments.errors import MissingDependency
 
 DEFAULT_FOLDER = Path("results/tmp/train")
@@ -24,7 +25,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "train",
         help="train the nn checker bot from GNU Backgammon's evaluations (needs gnubg-nn)",
-        description="Distil GNU Backgammon's 0-ply evaluations of self-play positions into the "
+        description="Distil GNU Backgammon's evaluations (0-ply, or deeper with --label-plies) of "
+        "self-play positions into the "
         "nn checker bot, round after round (DAgger style), with checkpoints, a progress bar and a "
         "learning curve against pubeval (CSV and PNG in the checkpoint folder).",
     )
@@ -43,13 +45,19 @@ def register(subparsers) -> None:
         "in the net's self-play rounds", "alternatives": "chance per ply to keep a rejected play too",
         "duel_deals": "deals against pubeval per learning-curve point (each played twice)",
         "checkpoint_steps": "batches between checkpoints",
+        "label_plies": "GNU Backgammon's evaluation depth for the labels (gnubg-nn's numbering; "
+        "1-ply costs about 2 ms a position on one core, 0-ply 0.01 ms)",
+        "init": "a net file to start from: its weights, and its self-play for round 0",
     }
     for field in fields(Settings):
         default = getattr(defaults, field.name)
-        kind = seed if field.name == "seed" else positive if type(default) is int else type(default)
+        kind = (seed if field.name == "seed" else non_negative if field.name == "label_plies"
+                else positive if type(default) is int else type(default))
         parser.add_argument(f"--{field.name.replace('_', '-')}", type=kind, default=default,
-                            metavar=field.name.upper()[:1] if kind is not float else "X",
+                            metavar=("FILE" if field.name == "init" else field.name.upper()[:1]
+                                     if kind is not float else "X"),
                             help=f"{help_text.get(field.name, '')} (default {default})")
+    threads_flag(parser, "processes that make the labels (the net does not depend on it)")
     progress_flag(parser)
     parser.set_defaults(handler=run_train)
 
@@ -66,6 +74,11 @@ def settings_from_args(args):
     for name in ("noise_first", "noise", "alternatives"):
         if not 0.0 <= values[name] <= 1.0:
             raise ValueError(f"--{name.replace('_', '-')} must be between 0 and 1, got {values[name]}")
+    if values["label_plies"] > 2:
+        raise ValueError(f"--label-plies {values['label_plies']}: 0, 1 or 2 (3-ply costs about a "
+                         f"second a position)")
+    if values["init"] and not Path(values["init"]).is_file():
+        raise ValueError(f"--init {values['init']}: no such net file")
     if values["rate"] <= 0 or not 0 < values["round_decay"] <= 1:
         raise ValueError("--rate must be positive and --round-decay in (0, 1]")
     return Settings(**values)
@@ -91,10 +104,11 @@ def run_train(args) -> int:
     from experiments.studies.training.train import Trainer, plot_curve
 
     started = time.time()
-    net, _ = Trainer(settings, folder, progress=not args.no_progress).run(resume=args.resume)
+    net, _ = Trainer(settings, folder, progress=not args.no_progress,
+                     workers=args.threads or os.cpu_count() or 1).run(resume=args.resume)
     seconds = time.time() - started
     arguments = " ".join(f"--{f.name.replace('_', '-')} {getattr(settings, f.name)}" for f in fields(settings))
-    net.note = (f"bgsim train {arguments}: GNU Backgammon 0-ply labels of "
+    net.note = (f"bgsim train {arguments}: GNU Backgammon {settings.label_plies}-ply labels of "
                 f"{settings.rounds * settings.positions:,} self-play positions, "
                 f"{settings.rounds * settings.samples:,} training examples; "
                 f"{seconds:.0f} s in the last process")

@@ -118,12 +118,27 @@ class Adam:
         self.t = int(state["t"])
 
 
-def quantize(params, note: str = ""):
-    """The integer ``bots.nn.Net`` of a float network (first layer folded into slot rows)."""
-    from bots.nn import Net
+def dequantize(net) -> dict[str, np.ndarray]:
+    """Float parameters whose :func:`quantize` is ``net`` (to the rounding of its integers):
+    the first layer solved by least squares from the folded slot rows, so that a run can start
+    from a shipped net (``bgsim train --init``) though only its integers were kept."""
+    single, base = _single_slot_features()
+    keep = np.ones((26, COUNTS), dtype=bool)
+    keep[0, 16:] = False  # rows quantize zeroes: they say nothing of the weights
+    keep[25, :15] = False
+    rows = net.tables.astype(np.float64).reshape(26 * COUNTS, -1) / ONE
+    w1, *_ = np.linalg.lstsq(single[keep.reshape(-1)], rows[keep.reshape(-1)], rcond=None)
+    w1[RACE_COLUMN] = net.race / ONE
+    b1 = net.bias / ONE - base @ w1
+    return {
+        "w1": w1.astype(np.float32), "b1": b1.astype(np.float32),
+        "w2": (net.weights2.T / ONE).astype(np.float32),
+        "b2": (net.bias2 / (ONE * ONE)).astype(np.float32),
+    }
 
-    w1 = params["w1"].astype(np.float64)
-    b1 = params["b1"].astype(np.float64)
+
+def _single_slot_features():
+    """(features of each one-slot board less the empty board's, the empty board's features)."""
     empty = np.zeros((1, 26), dtype=np.int64)
     base = features(empty, race=np.zeros(1, dtype=bool)).astype(np.float64)[0]
     boards = np.zeros((26 * COUNTS, 26), dtype=np.int64)
@@ -131,6 +146,16 @@ def quantize(params, note: str = ""):
         for index in range(COUNTS):
             boards[slot * COUNTS + index, slot] = index - 15
     single = features(boards, race=np.zeros(len(boards), dtype=bool)).astype(np.float64) - base
+    return single, base
+
+
+def quantize(params, note: str = ""):
+    """The integer ``bots.nn.Net`` of a float network (first layer folded into slot rows)."""
+    from bots.nn import Net
+
+    w1 = params["w1"].astype(np.float64)
+    b1 = params["b1"].astype(np.float64)
+    single, base = _single_slot_features()
     rows = (single @ w1).reshape(26, COUNTS, -1)
     rows[0, 16:, :] = 0.0  # our checkers never sit on the opponent's bar, nor theirs on ours
     rows[25, :15, :] = 0.0

@@ -4,8 +4,13 @@ Rounds (DAgger style, so the net learns the positions it actually reaches):
 
 * round 0 draws positions from ``pubeval`` self-play with random plays mixed in; every later
   round from the latest net's own self-play (fewer random plays);
-* every position is labelled with ``gnubg_nn.probabilities(board, 0)`` (the five cubeless
-  outcome probabilities) and joins the pool of all rounds;
+* every position is labelled with ``gnubg_nn.probabilities(board, label_plies)`` (the five
+  cubeless outcome probabilities; 0-ply made the shipped ``nn-v1``, 1-ply, the average over the
+  21 rolls of the 0-ply value after the best reply, is the stronger teacher) and joins the pool
+  of all rounds.  Labels are made in chunks by ``workers`` processes, each chunk saved as it
+  comes, so a stop in a long labelling loses at most the chunks in flight;
+* ``init`` (a net file) starts the float net from that net's weights (:func:`net.dequantize`)
+  and makes round 0's positions from its self-play instead of pubeval's;
 * the float net trains on minibatches drawn from the whole pool (Adam, cross-entropy on the
   five outputs), ``samples`` examples per round;
 * the quantized net then plays ``pubeval`` for the learning curve on bgsim's own fast engine
@@ -30,7 +35,7 @@ import numpy as np
 
 from experiments.running.files import write_atomic, write_text
 from experiments.stats import mean_interval
-from .net import Adam, features, init_params, loss_and_gradients, quantize
+from .net import Adam, dequantize, features, init_params, loss_and_gradients, quantize
 from .selfplay import NET, PUBEVAL, play_positions
 
 CURVE_COLUMNS = ("round", "positions", "seconds", "ppg_vs_pubeval", "ci95", "games")
@@ -51,6 +56,11 @@ class Settings:
     alternatives: float = 0.5  # chance per ply to keep one rejected play's result too
     duel_deals: int = 2000  # learning-curve deals against pubeval (each played twice)
     checkpoint_steps: int = 2000  # save the training state this often within a round
+    label_plies: int = 0  # GNU Backgammon's evaluation depth for the labels (gnubg_nn's numbering)
+    init: str = ""  # a net file to start from (its weights, its self-play for round 0)
+
+# positions a worker labels at a time: a stop loses at most this many per worker
+LABEL_CHUNK = 5_000
 
 
 def gnubg_boards(boards: np.ndarray):
@@ -61,16 +71,66 @@ def gnubg_boards(boards: np.ndarray):
     return opponent.tolist(), on_roll.tolist()
 
 
-def label(boards: np.ndarray, progress=None) -> np.ndarray:
-    """GNU Backgammon's 0-ply probabilities of each board (side on roll), float32 (N, 5)."""
+def label(boards: np.ndarray, progress=None, plies: int = 0) -> np.ndarray:
+    """GNU Backgammon's ``plies``-ply probabilities of each board (side on roll), float32 (N, 5)."""
     import gnubg_nn
 
     opponent, on_roll = gnubg_boards(boards)
     out = np.empty((len(boards), 5), dtype=np.float32)
     for index in range(len(boards)):
-        out[index] = gnubg_nn.probabilities([opponent[index], on_roll[index]], 0)
-        if progress is not None and index % 10_000 == 9_999:
-            progress.update(10_000)
+        out[index] = gnubg_nn.probabilities([opponent[index], on_roll[index]], plies)
+        if progress is not None and index % 1_000 == 999:
+            progress.update(1_000)
+    if progress is not None:
+        progress.update(len(boards) % 1_000)
+    return out
+
+
+def _label_chunk(job):
+    boards, plies = job
+    return label(boards, None, plies)
+
+
+def label_in_chunks(boards: np.ndarray, plies: int, folder: Path, workers: int = 1,
+                    progress=None) -> np.ndarray:
+    """:func:`label` of ``boards`` in chunks of :data:`LABEL_CHUNK`, each saved in ``folder``
+    (``NNNN.npy``) as it comes and read back instead of made again: a resumed run labels only
+    what is missing.  ``workers`` processes share the chunks; the labels do not depend on how
+    many (each position's label is its own)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    starts = range(0, len(boards), LABEL_CHUNK)
+    out = np.empty((len(boards), 5), dtype=np.float32)
+    missing = []
+    for number, start in enumerate(starts):
+        path = folder / f"{number:04d}.npy"
+        stop = min(start + LABEL_CHUNK, len(boards))
+        try:
+            saved = np.load(path, allow_pickle=False) if path.exists() else None
+        except Exception:  # a chunk cut short by a stop mid-write (older bgsim): make it again
+            saved = None
+        if saved is not None and saved.shape == (stop - start, 5) and saved.dtype == np.float32:
+            out[start:stop] = saved
+            if progress is not None:
+                progress.update(stop - start)
+        else:
+            missing.append((number, start, stop))
+
+    def keep(number, start, stop, labels):
+        out[start:stop] = labels
+        _save_npy(folder / f"{number:04d}.npy", labels)
+        if progress is not None:
+            progress.update(stop - start)
+
+    jobs = [(boards[start:stop], plies) for _, start, stop in missing]
+    if workers <= 1 or len(missing) <= 1:
+        for (number, start, stop), job in zip(missing, jobs):
+            keep(number, start, stop, _label_chunk(job))
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(min(workers, len(missing))) as pool:
+            for (number, start, stop), labels in zip(missing, pool.imap(_label_chunk, jobs)):
+                keep(number, start, stop, labels)
     return out
 
 
@@ -109,14 +169,24 @@ def _save_npz(path: Path, **arrays) -> None:
     write_atomic(path, write)
 
 
+def _save_npy(path: Path, array: np.ndarray) -> None:
+    def write(temporary: Path) -> None:
+        with open(temporary, "wb") as handle:
+            np.save(handle, array)
+
+    write_atomic(path, write, sync=False)
+
+
 def write_curve(rows, path: Path) -> None:
     lines = [",".join(CURVE_COLUMNS)] + [",".join(str(value) for value in row) for row in rows]
     write_text("\n".join(lines) + "\n", path)
 
 
 class Trainer:
-    def __init__(self, settings: Settings, folder: Path, log=print, progress: bool = True) -> None:
+    def __init__(self, settings: Settings, folder: Path, log=print, progress: bool = True,
+                 workers: int = 1) -> None:
         self.s = settings
+        self.workers = workers  # labelling processes: the labels do not depend on it
         self.folder = Path(folder)
         self.log = log
         self.progress = progress  # the bars; False: none (``bgsim train --no-progress``)
@@ -141,7 +211,10 @@ class Trainer:
         s = self.s
         capacity = s.positions
         out = np.zeros((capacity, 26), dtype=np.int8)
-        if round_ == 0 or net is None:
+        if (round_ == 0 or net is None) and s.init:
+            arrays = self.init_net().arrays()
+            policy, noise = NET, s.noise
+        elif round_ == 0 or net is None:
             arrays = _zero_arrays(s.hidden)
             policy, noise = PUBEVAL, s.noise_first
         else:
@@ -171,6 +244,14 @@ class Trainer:
             return None
         return boards, labels
 
+    def init_net(self):
+        from bots.nn import load_net
+
+        net = load_net(self.s.init)
+        if net.hidden != self.s.hidden:
+            raise ValueError(f"--init {self.s.init} has {net.hidden} hidden units, not --hidden {self.s.hidden}")
+        return net
+
     def net_before(self, round_: int):
         """The net whose self-play makes round ``round_``'s positions: the one saved at the end
         of the round before (None for round 0, which plays pubeval)."""
@@ -188,11 +269,27 @@ class Trainer:
             net = net()
         from tqdm import tqdm
 
-        boards = self.positions(round_, net)
-        with tqdm(total=len(boards), desc=f"round {round_}: labels", unit="pos", mininterval=10,
-                  disable=not self.progress) as bar:
-            labels = label(boards, bar)
+        # the positions are kept before their labels, so that a resumed run labels these very
+        # positions whatever changed in the meantime (the self-play is deterministic anyway)
+        boards_path = self.folder / f"round{round_:02d}.boards.npy"
+        boards = None
+        if boards_path.exists():
+            try:
+                boards = np.load(boards_path, allow_pickle=False)
+            except Exception:
+                boards = None
+        if boards is None or boards.ndim != 2 or boards.shape[1] != 26 or boards.dtype != np.int8:
+            boards = self.positions(round_, net)
+            _save_npy(boards_path, boards)
+        chunks = self.folder / f"round{round_:02d}.labels"
+        with tqdm(total=len(boards), desc=f"round {round_}: {s_plies(self.s)} labels", unit="pos",
+                  mininterval=10, disable=not self.progress) as bar:
+            labels = label_in_chunks(boards, self.s.label_plies, chunks, self.workers, bar)
         _save_npz(self._data_path(round_), boards=boards, labels=labels)
+        boards_path.unlink(missing_ok=True)
+        for chunk in chunks.glob("*.npy"):
+            chunk.unlink()
+        chunks.rmdir()
         return boards, labels
 
     # --- the whole run ------------------------------------------------------------------
@@ -200,7 +297,7 @@ class Trainer:
         from tqdm import tqdm
 
         s = self.s
-        params = init_params(s.hidden, s.seed)
+        params = dequantize(self.init_net()) if s.init else init_params(s.hidden, s.seed)
         adam = Adam(params)
         start_round, start_step, seconds = 0, 0, 0.0
         curve: list[list] = []
@@ -208,6 +305,8 @@ class Trainer:
         if resume and self._state_path().exists():
             with np.load(self._state_path()) as state:
                 saved = json.loads(str(state["settings"]))
+                # settings an older bgsim did not have: its runs used their defaults
+                saved = {**{"label_plies": 0, "init": ""}, **saved}
                 # more rounds may be asked for: a round does not depend on how many follow it
                 if {**saved, "rounds": s.rounds} != asdict(s):
                     raise ValueError(f"checkpoint in {self.folder} was made with other settings: {saved}")
@@ -273,6 +372,10 @@ class Trainer:
             start_step = 0
         net = quantize(params)
         return net, params
+
+
+def s_plies(settings: Settings) -> str:
+    return f"{settings.label_plies}-ply"
 
 
 def _zero_arrays(hidden: int):
