@@ -186,6 +186,13 @@ NN_ARRAYS = (("tables", INT32), ("bias", INT32), ("race", INT32), ("weights2", I
              ("bias2", INT64), ("sigmoid", INT64))
 NN = FastBot("nn", CHECKER, 4, params=("hidden",), arrays=NN_ARRAYS, kernel="checker.nn", bearoff=True,
              variants=EVERY_GAME, chouette=True)
+# nn(plies=1), a layout of its own so that a run at 0 ply never compiles the search; keep and
+# margin (1/65536 of a point) are its move filter (bots/nn.py NNChecker).  Not in Dutch and
+# acey-deucey, whose moves its look-ahead (the standard game's) does not know, nor in chouettes:
+# the reference engine plays those
+NN_AHEAD = FastBot("nn-ahead", CHECKER, 6, params=("hidden", "keep", "margin"), arrays=NN_ARRAYS,
+                   kernel="checker.nn_ahead", bearoff=True,
+                   variants=("standard", "nackgammon", "hypergammon1", "hypergammon2", "hypergammon3"))
 # bots/exact.py's checker bot (bgsim/fast/hyper_exact.py): hypergammon's decision table (empty but
 # in hypergammon) and its checkers; elsewhere nn's net and, always on, the perfect bear-off player's
 # tables (its own places: in hypergammon the bear-off player must not come first, so no switch)
@@ -240,7 +247,7 @@ EXACT = FastBot("exact", CUBE, 11, params=(
     kernel="exact.exact", score_aware=True, apart=True, variants=CUBE_GAMES, chouette=True)
 
 FAST_BOTS: tuple[FastBot, ...] = (
-    RANDOM, RACER, HEURISTIC, PUBEVAL, NN, EXACT_CHECKER,
+    RANDOM, RACER, HEURISTIC, PUBEVAL, NN, NN_AHEAD, EXACT_CHECKER,
     NO_CUBE, ALWAYS_TAKE, NEVER_TAKE, PIPDIFF, KEITH, THORP, NN_CUBE, RULE62, KLEINMAN, ISIGHT, EPC, EXACT,
 )
 

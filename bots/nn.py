@@ -22,7 +22,7 @@ from .checker import BEAROFF, CheckerBot, best_double
 from . import match_cube
 from .cube import SCORE_AWARE, CubeBot
 from .gnubg_bots import janowski_equities, janowski_offer, janowski_response
-from .params import Param, SpecError, parse_float
+from .params import Param, SpecError, parse_float, parse_int
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "data" / "nn.npz"
 ARRAYS = ("tables", "bias", "race", "weights2", "bias2", "sigmoid")
@@ -219,23 +219,74 @@ def play_value(net: Net, board_after) -> int:
     return -equity_of(integer_probabilities(net, turned))
 
 
+def look_ahead(net: Net, board_after) -> int:
+    """The 1-ply value of a play, 36 times the mover's equity (1/65536): the sum over the
+    opponent's 36 rolls of the mover's 0-ply equity after the reply the 0-ply net would choose
+    (no legal reply: the position as it is).  The opponent moves by the standard game's rules
+    on the 26 slots, whatever the variant (so the fast kernel, ``bgsim.fast.nn.choose_ahead``,
+    generates the same replies)."""
+    from bgsim.rules import legal_plays
+
+    if not any(count > 0 for count in board_after):  # our last checker is off: no reply
+        return 36 * play_value(net, board_after)
+    turned = Position(tuple(-board_after[25 - slot] for slot in range(26)))
+    total = 0
+    for die1 in range(1, 7):
+        for die2 in range(1, die1 + 1):
+            weight = 1 if die1 == die2 else 2
+            replies = legal_plays(turned, (die1, die2))
+            if replies:
+                reply = _best_by_value(net, replies)
+                after = tuple(-reply.result.board[25 - slot] for slot in range(26))
+            else:
+                after = tuple(board_after)
+            total += weight * equity_of(integer_probabilities(net, after))
+    return total
+
+
+def _best_by_value(net: Net, plays):
+    """The 0-ply ``nn`` play: the highest :func:`play_value`, ties to the earliest (canonical)."""
+    best = plays[0]
+    best_value = play_value(net, best.result.board)
+    for play in plays[1:]:
+        value = play_value(net, play.result.board)
+        if value > best_value:  # strictly greater: ties keep the earlier play
+            best, best_value = play, value
+    return best
+
+
 class NNChecker(CheckerBot):
     """The play whose result has the highest cubeless equity by the net; ties: canonical order.
 
-    fast_name ``"nn"``; the fast engine gets the net's arrays (``Net.arrays()``).
+    ``plies=1`` searches one ply deeper (GNU Backgammon's 1-ply, wildbg's and bgsage's first
+    search level): the 0-ply filter keeps up to ``keep`` plays within ``margin`` points of the
+    best 0-ply equity (in 0-ply order; GNU Backgammon's default filter for its 1-ply checker
+    play keeps 8 plays within 0.16), and each kept play is judged by :func:`look_ahead`; the
+    highest wins, ties going to the canonical order.
+
+    fast_name ``"nn"``, ``"nn-ahead"`` at ``plies=1`` (a layout of its own, so that a 0-ply run
+    never compiles the search); the fast engine gets the net's arrays (``Net.arrays()``).
     """
 
     name = "nn"
     fast_name = "nn"
+    fast_alternatives = {"nn-ahead": "plies=1"}
     description = "neural net distilled from GNU Backgammon (bgsim train), integer arithmetic"
     variant_note = "trained on the standard game; in a variant it sees checkers in hand as on the bar"
     PARAMS = (
         Param("weights", str, "", "net file written by bgsim train (default: the shipped net)"),
         BEAROFF,
+        Param("plies", parse_int, 0, "search depth: 0 judges each play's result, 1 looks at every "
+              "reply to the plays the filter keeps", minimum=0, maximum=1),
+        Param("keep", parse_int, 8, "1-ply filter: the most plays searched (best 0-ply first)",
+              minimum=1, maximum=32),
+        Param("margin", parse_float, 0.16, "1-ply filter: plays more than this many points below "
+              "the best 0-ply equity are not searched", minimum=0.0, maximum=6.0),
     )
 
     def check(self) -> None:
         self.net = _net_of(self.weights)
+        self.fast_name = "nn-ahead" if self.plies else "nn"
 
     @classmethod
     def playing(cls, net: Net) -> "NNChecker":
@@ -253,19 +304,30 @@ class NNChecker(CheckerBot):
         return evaluate(self.net, position)
 
     def fast_params(self):
-        return {"hidden": float(self.net.hidden)}
+        if self.plies == 0:
+            return {"hidden": float(self.net.hidden)}
+        return {"hidden": float(self.net.hidden), "keep": float(self.keep),
+                "margin": float(round(self.margin * UNIT))}
 
     def fast_arrays(self):
         return self.net.named_arrays()
 
     def pick(self, position, roll, plays, random):
-        best = plays[0]
-        best_value = play_value(self.net, best.result.board)
-        for play in plays[1:]:
-            value = play_value(self.net, play.result.board)
-            if value > best_value:  # strictly greater: ties keep the earlier play
-                best, best_value = play, value
-        return best
+        if self.plies == 0:
+            return _best_by_value(self.net, plays)
+        values = [play_value(self.net, play.result.board) for play in plays]
+        ranked = sorted(range(len(plays)), key=lambda index: (-values[index], index))
+        top = values[ranked[0]]
+        margin = round(self.margin * UNIT)  # the kernel's integer margin (fast_params)
+        kept = sorted(index for index in ranked[:self.keep] if values[index] >= top - margin)
+        if len(kept) == 1:
+            return plays[kept[0]]
+        best, best_total = None, None
+        for index in kept:  # canonical order: a strictly greater sum replaces the best
+            total = look_ahead(self.net, plays[index].result.board)
+            if best is None or total > best_total:
+                best, best_total = index, total
+        return plays[best]
 
     def choose_double(self, position, options, random):
         return best_double(options, lambda play: play_value(self.net, play.result.board))

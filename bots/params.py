@@ -181,6 +181,9 @@ class Bot:
     description = ""
     PARAMS: tuple[Param, ...] = ()
     fast_name = ""  # "": the reference engine only
+    # layouts an instance takes by its parameters instead of ``fast_name`` (set in ``check``):
+    # the layout's name -> the parameters that select it, as a spec writes them
+    fast_alternatives: Mapping[str, str] = {}
 
     def fast_params(self) -> Mapping[str, float]:
         """The fast kernel's own parameters by the names of its layout in ``bgsim/layouts.py``."""

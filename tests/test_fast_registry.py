@@ -64,7 +64,7 @@ def test_a_reference_only_bot_is_refused_by_the_fast_engine(role, name):
 
 @pytest.mark.parametrize("layout", layouts.FAST_BOTS, ids=lambda layout: f"{layout.role}-{layout.name}")
 def test_every_declared_kernel_has_a_registered_bot(layout):
-    claimed = {bot.fast_name for bot in ROLES[layout.role]().values()}
+    claimed = {name for bot in ROLES[layout.role]().values() for name in (bot.fast_name, *bot.fast_alternatives)}
     assert layout.name in claimed, f"kernel {layout.name!r} ({layout.role}) has no registered bot"
 
 

@@ -243,3 +243,91 @@ def test_whole_games_are_the_same_in_both_engines(white, black, rules, tmp_path)
     assert compare_frames(reference, fast) is None
     if rules.cube:
         assert reference["cube_value"].max() > 1  # the nn cube bot doubled and was taken
+
+
+# --- nn(plies=1): the 1-ply search -----------------------------------------------------------
+
+
+def _ahead_choice(net, board, roll, keep, margin):
+    from bgsim.fast.nn import choose_ahead
+
+    plays, keys, slots, table, order = new_buffers()
+    padded = np.zeros(BOARD_BYTES, dtype=np.int8)
+    padded[:26] = board
+    count = generate(padded, roll[0], roll[1], plays, keys, slots, table, order)
+    if count == 0:
+        return None
+    index = choose_ahead(padded, plays, keys, count, keep, round(margin * UNIT), *net.arrays(), order)
+    return tuple(int(v) for v in plays[index, :26])
+
+
+@pytest.mark.parametrize("keep, margin", [(8, 0.16), (3, 6.0)])
+def test_the_1_ply_search_chooses_the_same_play_in_both_engines(positions, keep, margin):
+    """bots.nn.NNChecker(plies=1) and bgsim.fast.nn.choose_ahead, integer for integer: the same
+    filter, the same replies, the same sums, the same tie-break."""
+    net = _random_net(hidden=16)
+    bot = make_player(f"nn(plies=1,keep={keep},margin={margin})").checker
+    bot.net = net
+    zero_ply = NNChecker()
+    zero_ply.net = net
+    rng = np.random.default_rng(keep)
+    rolls = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+    checked = differs = 0
+    for row in positions[rng.choice(len(positions), size=40, replace=False)]:
+        position = Position(tuple(int(v) for v in row))
+        roll = rolls[rng.integers(len(rolls))]
+        plays = bgsim.legal_plays(position, roll)
+        fast = _ahead_choice(net, row, roll, keep, margin)
+        if not plays:
+            assert fast is None
+            continue
+        chosen = bot.choose(position, roll, plays, None).result.board
+        assert fast == chosen, (position.position_id, roll)
+        checked += 1
+        differs += chosen != zero_ply.choose(position, roll, plays, None).result.board
+    assert checked > 30 and differs > 0  # the search changed some choices: it is not 0-ply
+
+
+def test_the_1_ply_search_is_the_average_over_the_replies():
+    """A play's 1-ply value is the sum over the 36 rolls of the mover's equity after the
+    opponent's best reply: worked by hand from legal_plays and the net for one position."""
+    from bots.nn import equity_of, look_ahead, play_value, shipped_net
+
+    net = shipped_net()
+    position = Position.from_points({6: 5, 8: 3, 13: 5, 24: 2}, {1: 2, 12: 5, 17: 3, 19: 5})
+    play = bgsim.legal_plays(position, (3, 1))[0]
+    total = 0
+    turned = Position(tuple(-play.result.board[25 - slot] for slot in range(26)))
+    for die1 in range(1, 7):
+        for die2 in range(1, 7):
+            replies = bgsim.legal_plays(turned, (die1, die2))
+            best = max(play_value(net, reply.result.board) for reply in replies)
+            total += -best
+    assert look_ahead(net, play.result.board) == total
+    # a bear-off of the last checker needs no reply: 36 times its points
+    last = Position.from_points({1: 1}, {24: 1})
+    (off,) = bgsim.legal_plays(last, (2, 1))[:1]
+    assert look_ahead(net, off.result.board) == 36 * play_value(net, off.result.board) == 36 * UNIT
+    assert equity_of(integer_probabilities(net, position.board)) != 0
+
+
+def test_the_1_ply_parameters_are_checked_in_one_line():
+    for spec, words in [("nn(plies=2)", "at most 1"), ("nn(plies=1,keep=0)", "at least 1"),
+                        ("nn(plies=1,keep=33)", "at most 32"), ("nn(margin=-1)", "at least 0")]:
+        with pytest.raises(SpecError, match=words):
+            make_player(spec)
+    assert make_player("nn(plies=1)").checker.fast_name == "nn-ahead"
+    assert make_player("nn").checker.fast_name == "nn"
+
+
+def test_1_ply_games_are_the_same_in_both_engines(tmp_path):
+    from bgsim.fast.sameness import compare_frames
+    from bgsim.series import play_games
+
+    net = _random_net(hidden=16, scale=2.0)
+    net.save(tmp_path / "random.npz")
+    white = make_player(f"nn(weights={tmp_path / 'random.npz'},plies=1,keep=4)+nn")
+    black = make_player("pubeval+pipdiff")
+    reference = play_games(white, black, seed=4, games=3, engine="reference")
+    fast = play_games(white, black, seed=4, games=3, engine="fast")
+    assert compare_frames(reference, fast) is None

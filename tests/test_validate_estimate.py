@@ -111,7 +111,10 @@ def test_every_default_case_plays_at_least_one_game_and_costs_about_the_same():
 
 def test_games_scales_every_case():
     for kind in GAME_COST:
-        assert case_games(600, kind) >= max(10, case_games(60, kind)), kind
+        # a 1-ply search asks the reference's Python move generator of 21 rolls a ply: its case
+        # plays fewer games, but never fewer at a larger --games
+        fewest = 5 if kind.endswith(", ahead") else 10
+        assert case_games(600, kind) >= max(fewest, case_games(60, kind)), kind
         assert abs(case_games(6000, kind) - 10 * case_games(600, kind)) <= 5, kind  # ten times, but rounding
 
 

@@ -25,6 +25,7 @@ from .bearoff import BINOMIALS, MAX_ROLLS, POINTS, bearoff_choose
 from .compile import inline_jit, jit
 from .dice import below
 from .moves import kth_play, play_before
+from .nn import nn_choose_ahead
 from .nn import nn_choose as net_choose
 from .variants import best_double, nn_play_value
 
@@ -231,6 +232,13 @@ def nn_choose(code, params, offsets, float64s, int32s, int64s, board, plays, key
     return net_choose(params, offsets, int32s, int64s, board, plays, keys, count, order)
 
 
+@inline_jit
+def nn_ahead_choose(code, params, offsets, float64s, int32s, int64s, board, plays, keys, count, order,
+                    streams, row):
+    """bots.nn.NNChecker with ``plies=1``: the 1-ply search (``bgsim.fast.nn.choose_ahead``)."""
+    return nn_choose_ahead(params, offsets, int32s, int64s, board, plays, keys, count, order)
+
+
 # --- acey-deucey's double after a 1-2 (``<prefix>_double``, bots.checker.CheckerBot.choose_double) ---
 # Compiled only into the variants' game kernels (the variant families of bgsim/fast/families.py).
 
@@ -305,3 +313,4 @@ def nn_double(code, params, offsets, float64s, int32s, int64s, board, plays, key
     """bots.nn.NNChecker: the double whose best play has the highest value."""
     return best_double(_nn_best, code, params, offsets, float64s, int32s, int64s, board, plays, keys,
                        slots, table, order)
+

@@ -319,7 +319,7 @@ def loop_families(module: str) -> list[str]:
 LOOP_SECONDS = 11.0
 KERNEL_SECONDS = {
     "checker.random": 1.0, "checker.racer": 1.5, "checker.heuristic": 2.0, "checker.pubeval": 1.5,
-    "checker.nn": 5.0,
+    "checker.nn": 5.0, "checker.nn_ahead": 8.0,
     "cube.always_take": 0.3, "cube.never_take": 0.3, "cube.pipdiff": 1.5, "cube.count": 1.5, "cube.nn": 4.0,
     "race_rules.race_rule": 3.0, "exact.exact": 15.0,
 }

@@ -31,18 +31,23 @@ from ..net_format import COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT, s
 from .board import checkers_on, is_race
 from .compile import inline_jit, jit, prefer_wide_vectors, stack_empty
 from .match_cube import janowski as _states  # the one Janowski of the fast engine
-from .moves import play_before
+from .moves import BOARD_BYTES, MAX_PLAYS, TABLE_SIZE, generate, play_before
 
 SCRATCH = 128  # the choice's sums live in the seat's int64 work buffer from here on (see nn_choose)
 assert SCRATCH + MAX_HIDDEN + OUTPUTS <= 4096  # they fit in the seat's work buffer of 4096 int64s
 
 NN_HIDDEN = layouts.NN.param("hidden")
+AHEAD_HIDDEN = layouts.NN_AHEAD.param("hidden")
+AHEAD_KEEP = layouts.NN_AHEAD.param("keep")
+AHEAD_MARGIN = layouts.NN_AHEAD.param("margin")
+MAX_KEEP = 32  # the most plays the 1-ply search's filter keeps (bots/nn.py bounds ``keep``)
 NN_TABLES, NN_BIAS, NN_RACE, NN_WEIGHTS2, NN_BIAS2, NN_SIGMOID = (
     layouts.NN.array(name) for name in ("tables", "bias", "race", "weights2", "bias2", "sigmoid"))
 CUBE_HIDDEN = layouts.NN_CUBE.param("hidden")
 CUBE_X = layouts.NN_CUBE.param("x")
 # both bots' first arrays are the net, in one order (each may declare more after it)
-assert layouts.NN_CUBE.arrays[:len(layouts.NN_ARRAYS)] == layouts.NN.arrays[:len(layouts.NN_ARRAYS)] == layouts.NN_ARRAYS
+assert (layouts.NN_CUBE.arrays[:len(layouts.NN_ARRAYS)] == layouts.NN.arrays[:len(layouts.NN_ARRAYS)]
+        == layouts.NN_AHEAD.arrays[:len(layouts.NN_ARRAYS)] == layouts.NN_ARRAYS)
 
 
 @inline_jit
@@ -338,6 +343,112 @@ def nn_choose(params, offsets, int32s, int64s, board, plays, keys, count, work):
     probabilities = work[SCRATCH + hidden:SCRATCH + hidden + OUTPUTS]
     return choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmoid,
                   parent, hidden_sum, probabilities)
+
+
+@jit
+def nn_choose_ahead(params, offsets, int32s, int64s, board, plays, keys, count, work):
+    """The ``nn`` checker bot's play at 1 ply (``plies=1``, layout ``nn-ahead``): see
+    :func:`choose_ahead`."""
+    hidden = np.int64(params[AHEAD_HIDDEN])
+    tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
+    return choose_ahead(board, plays, keys, count, np.int64(params[AHEAD_KEEP]), np.int64(params[AHEAD_MARGIN]),
+                        tables, bias, race, weights2, bias2, sigmoid, work)
+
+
+@inline_jit
+def _turned(source, index, out):
+    """Row ``index`` of ``source`` (26 slots) seen from the other side, into ``out`` (32 bytes)."""
+    for slot in range(26):
+        out[slot] = -source[index, 25 - slot]
+    for slot in range(26, BOARD_BYTES):
+        out[slot] = 0
+
+
+@jit
+def choose_ahead(board, plays, keys, count, keep, margin, tables, bias, race, weights2, bias2,
+                 sigmoid, work):
+    """bots.nn.NNChecker's 1-ply play, integer for integer.
+
+    The filter: every play's 0-ply value (the mover's cubeless equity after it, 1/UNIT), then
+    up to ``keep`` plays in order of value (ties: canonical order) among those within
+    ``margin`` of the best.  Each kept play is judged by the sum over the opponent's 36 rolls
+    (21 distinct, weights 1 and 2) of the mover's 0-ply equity after the opponent's reply, the
+    reply chosen as the 0-ply ``nn`` would choose it (no legal reply: the position as it is);
+    a play that bears off the last checker is worth 36 times its outright points.  The highest
+    sum wins, ties going to the play first in canonical order.  The opponent's moves are the
+    standard game's on the 26 slots, whatever the variant.  Work space on the kernel's stack.
+    """
+    values = stack_empty(MAX_PLAYS, np.int64)
+    taken = stack_empty(MAX_PLAYS, np.bool_)
+    kept = stack_empty(MAX_KEEP, np.int64)
+    probabilities = stack_empty(OUTPUTS, np.int64)
+    parent = stack_empty(MAX_HIDDEN, np.int32)
+    hidden_sum = stack_empty(MAX_HIDDEN, np.int32)
+    turned_words = stack_empty(4, np.uint64)  # 8-byte aligned, as generate reads boards
+    turned = turned_words.view(np.int8)
+    after_words = stack_empty(4, np.uint64)
+    after = after_words.view(np.int8)
+    reply_words = stack_empty((MAX_PLAYS, 4), np.uint64)
+    replies = reply_words.view(np.int8)
+    reply_keys = stack_empty(MAX_PLAYS, np.uint64)
+    reply_slots = stack_empty(MAX_PLAYS, np.int64)
+    table = stack_empty(TABLE_SIZE, np.int16)
+    for i in range(TABLE_SIZE):
+        table[i] = -1
+    best0 = np.int64(0)
+    for index in range(count):
+        _turned(plays, index, turned)
+        evaluate(turned, tables, bias, race, weights2, bias2, sigmoid, probabilities)
+        values[index] = -_equity(probabilities)
+        taken[index] = False
+        if index == 0 or values[index] > best0:
+            best0 = values[index]
+    kept_count = 0
+    while kept_count < keep:
+        pick = -1
+        for index in range(count):
+            if taken[index] or values[index] < best0 - margin:
+                continue
+            if (pick < 0 or values[index] > values[pick]
+                    or (values[index] == values[pick] and play_before(plays, keys, index, pick))):
+                pick = index
+        if pick < 0:
+            break
+        taken[pick] = True
+        kept[kept_count] = pick
+        kept_count += 1
+    if kept_count == 1:
+        return kept[0]
+    best = -1
+    best_total = np.int64(0)
+    for k in range(kept_count):
+        index = kept[k]
+        own = 0
+        for slot in range(26):
+            if plays[index, slot] > 0:
+                own += plays[index, slot]
+        if own == 0:
+            total = 36 * values[index]
+        else:
+            _turned(plays, index, turned)
+            total = np.int64(0)
+            for die1 in range(1, 7):
+                for die2 in range(1, die1 + 1):
+                    weight = 1 if die1 == die2 else 2
+                    found = generate(turned, die1, die2, replies, reply_keys, reply_slots, table, work)
+                    if found == 0:
+                        for slot in range(BOARD_BYTES):
+                            after[slot] = plays[index, slot] if slot < 26 else 0
+                    else:
+                        reply = choose(turned, replies, reply_keys, found, tables, bias, race, weights2,
+                                       bias2, sigmoid, parent, hidden_sum, probabilities)
+                        _turned(replies, reply, after)
+                    evaluate(after, tables, bias, race, weights2, bias2, sigmoid, probabilities)
+                    total += weight * _equity(probabilities)
+        if best < 0 or total > best_total or (total == best_total and play_before(plays, keys, index, best)):
+            best = index
+            best_total = total
+    return best
 
 
 @jit

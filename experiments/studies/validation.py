@@ -19,6 +19,7 @@ import pandas as pd
 
 from bgsim.cube import Rules
 from bgsim.variants import VARIANTS
+from bots.params import format_value
 from experiments.running.progress import duration, remaining_seconds
 from experiments.running.workers import fresh_pool, worker_pool
 
@@ -125,7 +126,50 @@ def bot_cases() -> list[tuple[str, str, Rules, int]]:
         other = switched_spec("cube", name, money=False) or switched_spec("cube", partners(name, switchable, 1)[0],
                                                                           money=False)
         match.append((f"heuristic+{name}", f"heuristic+{other}", Rules(), MATCH_CASE_LENGTH))
-    return money + match
+    return money + match + alternative_cases(STANDARD_RULES)
+
+
+STANDARD_RULES = Rules()
+
+
+def alternative_cases(rules: Rules) -> list[tuple[str, str, Rules, int]]:
+    """A case for each layout that a registered bot takes by its parameters instead of its own
+    (``fast_alternatives``, e.g. ``nn(plies=1)``'s ``nn-ahead``) in each game the layout
+    plays: that bot against dealt ones, drawn by the layout's name, and in the standard game
+    once more with the layout's capabilities switched (``bearoff=true``)."""
+    from bgsim.layouts import fast_bots
+    from bgsim.variants import DEFINITIONS
+    from bots.registry import checker_bots, cube_bots
+
+    game = rules.variant
+    with_cube = DEFINITIONS[game].cube
+
+    def dealt(role):
+        return [name for name in DEALT[role] if game in fast_bots(role)[name].variants]
+
+    cases = []
+    for role, registered in (("checker", checker_bots()), ("cube", cube_bots())):
+        for name, bot in registered.items():
+            defaults = {param.key: param.default for param in bot.PARAMS}
+            for layout_name, arguments in bot.fast_alternatives.items():
+                layout = fast_bots(role)[layout_name]
+                if game not in layout.variants or (role == "cube" and not with_cube):
+                    continue
+                specs = [f"{name}({arguments})"]
+                if game == STANDARD_RULES.variant:
+                    specs += [f"{name}({arguments},{switch.name}={format_value(not defaults[switch.name])})"
+                              for switch in layout.switches if switch.in_money]
+                for spec in specs:
+                    if role == "cube":
+                        first, second = partners(layout_name, dealt("checker"))
+                        cases.append((f"{first}+{spec}", f"{second}+{spec}", rules, 0))
+                    elif not with_cube:
+                        cases.append((spec, partners(layout_name, dealt("checker"), 1)[0], rules, 0))
+                    else:
+                        first, second = partners(layout_name, dealt("cube"))
+                        other = partners(layout_name, dealt("checker"), 1)[0]
+                        cases.append((f"{spec}+{first}", f"{other}+{second}", rules, 0))
+    return cases
 
 
 MATCH_CASE_LENGTH = 5
@@ -176,6 +220,7 @@ def variant_cases() -> list[tuple[str, str, Rules, int]]:
             cases += [(bot, switched_spec("checker", bot, money=True) or bot, rules, 0) for bot in new_checkers]
             continue
         found = _money_cases(checkers, cubes, rules, dealt, (new_checkers, new_cubes))
+        found += alternative_cases(rules)
         if name in UNSOLVED_HERE:  # its solution takes long to build: exact plays on its estimates
             found = [(_without_solution(white), _without_solution(black), rules, match_to)
                      for white, black, rules, match_to in found]
@@ -199,6 +244,11 @@ GAME_COST = {
     "hypergammon2, nn": (16, 0.43), "hypergammon3": (23, 0.48), "hypergammon3, nn": (23, 0.66),
     "dutch": (95, 2.0), "dutch, nn": (100, 2.7),
     "acey-deucey": (106, 3.8), "acey-deucey, nn": (130, 13.0),
+    # nn(plies=1) against racer, scaled from nn's cost by the ratio of the two measured side by
+    # side in the reference engine (17x, 30x, 13x on standard, nackgammon, hypergammon2)
+    "standard, nn, ahead": (57, 27.0), "nackgammon, nn, ahead": (80, 45.0),
+    "hypergammon1, nn, ahead": (6, 3.5), "hypergammon2, nn, ahead": (18, 5.5),
+    "hypergammon3, nn, ahead": (23, 10.0),
     "chouette of 3": (48, 0.97), "chouette of 4": (47, 0.72), "chouette of 10": (60, 1.3),
     # games from random positions (``_compare_starts``), both engines here, not in the workers
     "starts": (17, 0.36), "starts, given": (25, 0.21), "starts of dutch, given": (12, 0.86),
@@ -223,8 +273,12 @@ def case_kind(white_spec: str, black_spec: str, rules: Rules, match_to: int) -> 
     the checkers (a net evaluation of every play is what slows the reference engine most)."""
     from bots.registry import parse_bot, split_top_level
 
-    checkers = {parse_bot(split_top_level(spec, "+")[0])[0] for spec in (white_spec, black_spec)}
-    return rules.variant + (", matches" if match_to else "") + (", nn" if "nn" in checkers else "")
+    parsed = [parse_bot(split_top_level(spec, "+")[0]) for spec in (white_spec, black_spec)]
+    checkers = {name for name, _ in parsed}
+    # nn's 1-ply search (nn-ahead) asks the net of every reply to its best plays
+    ahead = any(name == "nn" and arguments.get("plies", "0") != "0" for name, arguments in parsed)
+    return (rules.variant + (", matches" if match_to else "") + (", nn" if "nn" in checkers else "")
+            + (", ahead" if ahead else ""))
 
 
 def case_games(games: int, kind: str) -> int:
