@@ -39,6 +39,7 @@ import json
 import os
 import queue
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -229,10 +230,12 @@ class EngineProcess:
             raise EngineFailure("start", f"cannot run {spec.describe()!r}: {error.strerror or error}") from None
         with _LIVE_LOCK:
             _LIVE.add(self)
-        # Popen's buffered pipes (a raw pipe's readline reads a byte a system call; a second
-        # buffer over the first would wait to fill itself, past the end of an answer)
-        threading.Thread(target=_read_lines, args=(self.process.stdout, self.lines), daemon=True,
-                         name=f"ubgi-{spec.name}-out").start()
+        if hasattr(select, "poll"):
+            # read in the asking thread: no reader thread to wake and hand the GIL to per answer
+            self.lines = _PipeLines(self.process.stdout)
+        else:  # pragma: no cover - Windows: a reader thread over Popen's buffered pipe
+            threading.Thread(target=_read_lines, args=(self.process.stdout, self.lines), daemon=True,
+                             name=f"ubgi-{spec.name}-out").start()
         threading.Thread(target=_read_stderr, args=(self.process.stderr, self.stderr), daemon=True,
                          name=f"ubgi-{spec.name}-err").start()
 
@@ -265,10 +268,13 @@ class EngineProcess:
         if process is None:
             raise EngineFailure("crash", "it is not running")
         self.transcript.extend("> " + line for line in lines)
+        data = "".join(line + "\n" for line in lines).encode("utf-8")
         try:
-            process.stdin.write("".join(line + "\n" for line in lines).encode("utf-8"))
-            process.stdin.flush()
-        except OSError:
+            # straight to the pipe: one system call, no buffer to flush
+            descriptor = process.stdin.fileno()
+            while data:
+                data = data[os.write(descriptor, data):]
+        except (OSError, ValueError):
             raise EngineFailure("crash", f"its input is closed ({self._ended()})") from None
 
     def _ended(self) -> str:
@@ -469,6 +475,85 @@ class EngineProcess:
             if kind == "text" and text.startswith("info "):
                 continue
             raise EngineFailure("wrong_answer", f"wrote {text!r} unasked, before {what}", text)
+
+
+class _PipeLines:
+    """The engine's stdout as the reader thread's queue would give it (``get_nowait``, ``get``,
+    ``put`` of the end marker): ("text", line) or ("garbage", what), None at the end; but read
+    by the thread that asks, from the pipe itself, with ``poll`` keeping the deadline."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream  # kept open: the descriptor is its
+        self.fd = stream.fileno()
+        os.set_blocking(self.fd, False)
+        self.poller = select.poll()
+        self.poller.register(self.fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        self.buffer = bytearray()
+        self.ready: deque = deque()
+        self.skipping = False  # inside a line already reported as too long
+        self.ended = False
+
+    def put(self, item) -> None:
+        self.ready.append(item)
+
+    def get_nowait(self):
+        while not self.ready and self._fill(0.0):
+            pass
+        if not self.ready:
+            raise queue.Empty
+        return self.ready.popleft()
+
+    def get(self, timeout: float):
+        deadline = time.monotonic() + timeout
+        while not self.ready:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._fill(left) and time.monotonic() >= deadline:
+                raise queue.Empty
+        return self.ready.popleft()
+
+    def _fill(self, seconds: float) -> bool:
+        """Read what the pipe has, waiting up to ``seconds`` for it; False when nothing came."""
+        if self.ended:
+            return False
+        if not self.poller.poll(max(0, int(seconds * 1000 + 0.999))):
+            return False
+        try:
+            data = os.read(self.fd, 1 << 16)
+        except BlockingIOError:
+            return False
+        except OSError:
+            data = b""
+        if not data:
+            self.ended = True
+            if self.buffer and not self.skipping:
+                self._line(bytes(self.buffer))
+            self.buffer.clear()
+            self.ready.append(None)
+            return True
+        self.buffer += data
+        while True:
+            end = self.buffer.find(b"\n")
+            if end < 0:
+                if len(self.buffer) > MAX_LINE:
+                    if not self.skipping:
+                        self.ready.append(("garbage", f"a line of more than {MAX_LINE} bytes"))
+                    self.skipping = True
+                    self.buffer.clear()
+                return True
+            raw = bytes(self.buffer[:end])
+            del self.buffer[:end + 1]
+            if self.skipping:
+                self.skipping = False
+            elif len(raw) > MAX_LINE:
+                self.ready.append(("garbage", f"a line of more than {MAX_LINE} bytes"))
+            else:
+                self._line(raw)
+
+    def _line(self, raw: bytes) -> None:
+        try:
+            self.ready.append(("text", raw.decode("utf-8").rstrip("\r")))
+        except UnicodeDecodeError:
+            self.ready.append(("garbage", f"bytes that are not UTF-8: {raw[:40]!r}"))
 
 
 def _read_lines(stream, lines: queue.Queue) -> None:
