@@ -331,3 +331,20 @@ def test_1_ply_games_are_the_same_in_both_engines(tmp_path):
     reference = play_games(white, black, seed=4, games=3, engine="reference")
     fast = play_games(white, black, seed=4, games=3, engine="fast")
     assert compare_frames(reference, fast) is None
+
+
+def test_fast_picks_play_the_reference_games_of_nn_at_either_depth():
+    """experiments.studies.strength.fast_picks: the kernels' plays inside reference games are
+    the reference bot's, game for game."""
+    from bgsim.series import play_games
+    from experiments.studies.strength import fast_picks
+
+    for spec in ("nn(plies=1,keep=3)", "nn"):
+        reference = play_games(make_player(spec), make_player("pubeval"), seed=9, games=3, engine="reference")
+        player = fast_picks(make_player(spec))
+        assert "pick" in vars(player.checker)  # the kernels' choice, not the class's
+        quick = play_games(player, make_player("pubeval"), seed=9, games=3, engine="reference")
+        assert reference.drop(columns=["seconds"], errors="ignore").equals(
+            quick.drop(columns=["seconds"], errors="ignore"))
+    with pytest.raises(ValueError, match="not the nn"):
+        fast_picks(make_player("pubeval"))
