@@ -1273,15 +1273,19 @@ class Situation:
             raise UbgiError(f"{self.position.variant}: a GNU Backgammon position ID holds no checkers in hand "
                             f"(UBGI plays {', '.join(VARIANT_NAMES)})", "unsupported")
         self._check()
-        object.__setattr__(self, "_xgid", _fast_xgid(self))
 
     @property
     def variant(self) -> str:
         return self.position.variant
 
     def xgid(self) -> str:
-        """The XGID: the side on roll at the bottom; ``D`` in the dice field for a double offered."""
-        return self._xgid
+        """The XGID: the side on roll at the bottom; ``D`` in the dice field for a double offered
+        (made when first asked: an engine that takes no XGID is never sent one)."""
+        made = self.__dict__.get("_xgid")
+        if made is None:
+            made = _fast_xgid(self)
+            object.__setattr__(self, "_xgid", made)
+        return made
 
     def _check(self) -> None:
         """What an XGID holds, checked as ``bgsim.interchange.xgid`` checks it."""
@@ -1334,7 +1338,7 @@ class Situation:
         the engine reads it."""
         lines = [f"position gnubgid {self.gnubgid()}"]  # what PositionCommand writes, unchecked: made here
         if xgid:
-            lines.append(f"position xgid {self._xgid}")
+            lines.append(f"position xgid {self.xgid()}")
         return lines
 
     def game_values(self) -> dict[str, str]:
