@@ -1245,6 +1245,42 @@ def _whole(value) -> bool:
 
 
 
+def _check_context(value, cube_owner, dice, offered, match_to, score, crawford, limit) -> None:
+    """:meth:`Situation._check` of one context (UbgiError names the problem)."""
+    problem = None
+    if not _whole(value) or value < 1 or value & (value - 1) or value > 1 << 15:
+        problem = f"a cube value is a power of two from 1 to 32768, got {value!r}"
+    elif cube_owner not in CUBE_OWNERS:
+        problem = f"the cube owner is one of {', '.join(CUBE_OWNERS)}, got {cube_owner!r}"
+    elif tuple(dice) != (0, 0) and not all(_whole(die) and 1 <= die <= 6 for die in dice):
+        problem = f"the dice are two numbers from 1 to 6, or (0, 0) before the roll, got {dice!r}"
+    elif offered and tuple(dice) != (0, 0):
+        problem = "a double is offered before the roll: the dice cannot show a roll then"
+    elif not _whole(match_to) or match_to < 0 or not all(_whole(points) and points >= 0 for points in score):
+        problem = f"a match length and scores are whole numbers of at least 0, got {match_to!r}, {score!r}"
+    elif match_to and max(score) >= match_to:
+        problem = f"score {score[0]}-{score[1]} has already won a match to {match_to}"
+    elif crawford and (not match_to or max(score) != match_to - 1):
+        problem = "a Crawford game needs a match with a side one point away"
+    elif not _whole(limit) or limit < 1 or limit & (limit - 1):
+        problem = f"a cube limit is a power of two, got {limit!r}"
+    if problem:
+        raise UbgiError(problem, "bad_value")
+    from ..match_id import check_state  # the rules of cube and score, as an XGID's are checked
+
+    try:
+        check_state(value, cube_owner == CENTRE, match_to, tuple(score), crawford,
+                    offered=bool(offered), doubler_owns_no_cube=bool(offered) and cube_owner == OPPONENT,
+                    cube_limit=min(limit, 1 << 15), money_score=False)
+    except ValueError as error:
+        raise UbgiError(str(error), "bad_value") from None
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True is no cube value, though True == 1
+def _checked_context(value, cube_owner, die1, die2, offered, match_to, score1, score2, crawford, limit) -> None:
+    _check_context(value, cube_owner, (die1, die2), offered, match_to, (score1, score2), crawford, limit)
+
+
 @dataclass(frozen=True)
 class Situation:
     """A decision's position and its context, from the side on roll (the doubler for ``go
@@ -1288,36 +1324,19 @@ class Situation:
         return made
 
     def _check(self) -> None:
-        """What an XGID holds, checked as ``bgsim.interchange.xgid`` checks it."""
-        value, limit = self.cube_value, self.max_cube
-        problem = None
-        if not _whole(value) or value < 1 or value & (value - 1) or value > 1 << 15:
-            problem = f"a cube value is a power of two from 1 to 32768, got {value!r}"
-        elif self.cube_owner not in CUBE_OWNERS:
-            problem = f"the cube owner is one of {', '.join(CUBE_OWNERS)}, got {self.cube_owner!r}"
-        elif tuple(self.dice) != (0, 0) and not all(_whole(die) and 1 <= die <= 6 for die in self.dice):
-            problem = f"the dice are two numbers from 1 to 6, or (0, 0) before the roll, got {self.dice!r}"
-        elif self.offered and tuple(self.dice) != (0, 0):
-            problem = "a double is offered before the roll: the dice cannot show a roll then"
-        elif not _whole(self.match_to) or self.match_to < 0 or not all(_whole(score) and score >= 0
-                                                                       for score in self.score):
-            problem = f"a match length and scores are whole numbers of at least 0, got {self.match_to!r}, {self.score!r}"
-        elif self.match_to and max(self.score) >= self.match_to:
-            problem = f"score {self.score[0]}-{self.score[1]} has already won a match to {self.match_to}"
-        elif self.crawford and (not self.match_to or max(self.score) != self.match_to - 1):
-            problem = "a Crawford game needs a match with a side one point away"
-        elif not _whole(limit) or limit < 1 or limit & (limit - 1):
-            problem = f"a cube limit is a power of two, got {limit!r}"
-        if problem:
-            raise UbgiError(problem, "bad_value")
-        from ..match_id import check_state  # the rules of cube and score, as an XGID's are checked
+        """What an XGID holds, checked as ``bgsim.interchange.xgid`` checks it (each context once:
+        a controller asks the same few again and again)."""
+        dice, score = tuple(self.dice), tuple(self.score)
+        if len(dice) == 2 and len(score) == 2:
+            try:
+                _checked_context(self.cube_value, self.cube_owner, *dice, self.offered, self.match_to, *score,
+                                 self.crawford, self.max_cube)
+                return
+            except TypeError:  # an unhashable value: checked below, to say what is wrong with it
+                pass
+        _check_context(self.cube_value, self.cube_owner, dice, self.offered, self.match_to, score,
+                       self.crawford, self.max_cube)
 
-        try:
-            check_state(value, self.cube_owner == CENTRE, self.match_to, tuple(self.score), self.crawford,
-                        offered=bool(self.offered), doubler_owns_no_cube=bool(self.offered) and self.cube_owner == OPPONENT,
-                        cube_limit=min(limit, 1 << 15), money_score=False)
-        except ValueError as error:
-            raise UbgiError(str(error), "bad_value") from None
 
     def _encode(self) -> str:
         """The XGID as ``bgsim.interchange.xgid`` writes it (what :meth:`xgid` must equal)."""
