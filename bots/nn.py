@@ -66,6 +66,22 @@ class Net:
         the engine stores a net once even when a seat's checker and cube bots both hand it)."""
         return dict(zip(ARRAYS, self.arrays()))
 
+    def digest(self) -> str:
+        """sha256 of the arrays (the net that plays, whatever file it came from)."""
+        if not hasattr(self, "_digest"):
+            import hashlib
+
+            hasher = hashlib.sha256()
+            for array in self.arrays():
+                hasher.update(array.tobytes())
+            self._digest = hasher.hexdigest()
+        return self._digest
+
+    def identity(self) -> dict:
+        """What a results folder records of the net that played it (``run.json``'s ``nets``)."""
+        source = Path(self.source).name if self.source else "(in memory)"
+        return {"file": source, "hidden": self.hidden, "sha256": self.digest(), "note": self.note[:200]}
+
     def save(self, path) -> None:
         """Write the net to ``path`` (``.npz`` is added when missing, as numpy does), whole or not
         at all: into a temporary file beside it, then renamed, so that a run killed mid-write
@@ -389,6 +405,16 @@ class NNCube(CubeBot):
 
     def fast_arrays(self):
         return self.net.named_arrays()
+
+
+def nets_of(player) -> dict:
+    """The ``Net.identity`` of each net a player's bots play (checker and cube), by role."""
+    found = {}
+    for role in ("checker", "cube"):
+        net = getattr(getattr(player, role, None), "net", None)
+        if isinstance(net, Net):
+            found[role] = net.identity()
+    return found
 
 
 BOTS = (NNChecker, NNCube)

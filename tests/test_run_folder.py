@@ -166,3 +166,21 @@ def test_resume_on_a_finished_run_is_success_with_a_note_in_every_command(comman
     assert f"{folder} holds a finished" in captured.err and "nothing left to" in captured.err
     assert captured.out.splitlines()[-1] == first.splitlines()[-1]  # its results again
     assert json.loads((folder / "run.json").read_text())["finished"] == stamp  # nothing run again
+
+
+def test_run_json_records_which_net_played(tmp_path):
+    """Every run records the nets its players played (file, size, sha256 of the arrays), so a
+    result can say which net made it when the shipped net changes."""
+    import json
+
+    from bots.nn import shipped_net
+    from experiments.cli import main
+
+    config = tmp_path / "nets.toml"
+    config.write_text('name = "nets"\nplayers = ["nn+nn", "pubeval"]\ngames = 2\nseed = 3\nchunk = 2\n'
+                      'engine = "reference"\n[rules]\ncube = false\n')
+    assert main(["run", str(config), "--out", str(tmp_path / "out"), "--no-progress"]) == 0
+    nets = json.loads((tmp_path / "out" / "run.json").read_text())["nets"]
+    assert set(nets) == {"nn+nn"} and set(nets["nn+nn"]) == {"checker", "cube"}
+    assert nets["nn+nn"]["checker"]["sha256"] == shipped_net().digest()
+    assert nets["nn+nn"]["checker"]["file"] == "nn.npz"

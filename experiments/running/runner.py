@@ -270,6 +270,7 @@ class _Session:
         else:
             self.record = self.run_folder.resumed(stored)
         self.record["status"] = "running"
+        self.record["nets"] = self._nets()
         commit, dirty = git_state()
         self.session = {"started": now(), "command": self.command_text, "engine": experiment.engine,
                         "threads": experiment.threads, "dask": self.dask, "git_commit": commit,
@@ -278,6 +279,22 @@ class _Session:
         self.times = dict(self.record.get("phases") or {})  # each phase's seconds, over the sessions
         self.run_folder.save(self.record)
         self.run_folder.chunks.mkdir(exist_ok=True)
+
+    def _nets(self) -> dict:
+        """Each player's nets (``bots.nn.nets_of``): which net played a result, recorded beside it."""
+        from bots.nn import nets_of
+
+        nets = {}
+        for spec in self.experiment.everyone:
+            if spec.strip().startswith("ubgi:"):
+                continue
+            try:
+                found = nets_of(cached_player(self.make_player or default_player_factory(), spec))
+            except Exception:  # a player that cannot be made here fails the run elsewhere, with its line
+                continue
+            if found:
+                nets[spec] = found
+        return nets
 
     def _close_session(self, folder: Path) -> None:
         self.session["elapsed_s"] = round(time.perf_counter() - self.started, 3)
