@@ -52,3 +52,39 @@ def fast_picks(player):
 
     bot.pick = pick
     return player
+
+
+def duel(white: str, black: str, deals: int, seed: int, engine: str = "fast") -> np.ndarray:
+    """``white``'s points in each deal's two games against ``black``, (deals, 2): cubeless
+    (``Rules(cube=False)``), game numbers 0..deals-1 of ``seed``, column 1 with the seats swapped
+    on the same dice (``results/strength.md``'s method).  On the reference engine an ``nn``
+    checker bot chooses by the kernels (:func:`fast_picks`)."""
+    from bgsim.cube import Rules
+    from bgsim.series import play_games
+    from bots import make_player
+
+    def seat(spec):
+        player = make_player(spec)
+        if engine == "reference" and type(player.checker).__name__ == "NNChecker":
+            fast_picks(player)
+        return player
+
+    first, second = seat(white), seat(black)
+    rules = Rules(cube=False)
+    as_white = play_games(first, second, seed, deals, rules, engine=engine).sort_values("game")
+    as_black = play_games(second, first, seed, deals, rules, engine=engine).sort_values("game")
+    return np.stack([as_white["white_points"].to_numpy(), -as_black["white_points"].to_numpy()], axis=1)
+
+
+if __name__ == "__main__":  # python -m experiments.studies.strength WHITE BLACK DEALS SEED ENGINE OUT.npy
+    import json
+    import sys
+
+    from experiments.stats import mean_interval
+
+    white, black, deals, seed, engine, out = sys.argv[1:7]
+    points = duel(white, black, int(deals), int(seed), engine)
+    np.save(out, points)
+    mean, half = mean_interval(points.mean(axis=1))
+    print(json.dumps({"white": white, "black": black, "deals": int(deals), "seed": int(seed), "engine": engine,
+                      "mean": round(mean, 4), "ci95": round(half, 4)}))
