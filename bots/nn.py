@@ -286,7 +286,9 @@ class NNChecker(CheckerBot):
 
     name = "nn"
     fast_name = "nn"
-    fast_alternatives = {"nn-ahead": "plies=1"}
+    # the spec that plays nn-ahead in validate's cases: keep=2, the search at its cheapest in the
+    # reference engine (the filter's other settings: tests/test_nn.py)
+    fast_alternatives = {"nn-ahead": "plies=1,keep=2"}
     description = "neural net distilled from GNU Backgammon (bgsim train), integer arithmetic"
     variant_note = "trained on the standard game; in a variant it sees checkers in hand as on the bar"
     PARAMS = (

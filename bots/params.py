@@ -182,7 +182,7 @@ class Bot:
     PARAMS: tuple[Param, ...] = ()
     fast_name = ""  # "": the reference engine only
     # layouts an instance takes by its parameters instead of ``fast_name`` (set in ``check``):
-    # the layout's name -> the parameters that select it, as a spec writes them
+    # the layout's name -> the parameters of a spec that plays it, as a spec writes them
     fast_alternatives: Mapping[str, str] = {}
 
     def fast_params(self) -> Mapping[str, float]:

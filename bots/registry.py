@@ -96,6 +96,19 @@ def fast_names(role: str) -> list[str]:
     return [name for name, bot in _registry()[role].items() if bot.fast_name]
 
 
+def layout_spec(role: str, layout: str, arguments: str = "") -> str:
+    """A spec of the registered bot that plays fast layout ``layout``: its own name, or the bot
+    whose parameters take it (``fast_alternatives``), with ``arguments`` added
+    (``layout_spec("checker", "nn-ahead", "bearoff=true")`` is ``nn(plies=1,keep=2,bearoff=true)``)."""
+    for name, bot in _registry()[role].items():
+        given = [arguments] if arguments else []
+        if bot.fast_name == layout:
+            return f"{name}({','.join(given)})" if given else name
+        if layout in bot.fast_alternatives:
+            return f"{name}({','.join([bot.fast_alternatives[layout]] + given)})"
+    raise KeyError(f"no registered {role} bot plays the fast layout {layout!r}")
+
+
 def switched_spec(role: str, name: str, money: bool) -> str | None:
     """The spec of bot ``name`` with every capability its layout declares (``bgsim/layouts.py``)
     switched from its default (``bearoff=true``, ``score_aware=false``): with ``money``, only

@@ -47,6 +47,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
@@ -450,7 +451,7 @@ class EngineProcess:
         while True:
             raw = self.read_line(deadline, what)
             try:
-                message = parse_answer(raw)
+                message = _answer_of(raw)
             except UbgiError as error:
                 raise EngineFailure("malformed", f"answered {what} with {raw!r}: {error}", raw) from None
             if isinstance(message, Info):
@@ -475,6 +476,11 @@ class EngineProcess:
             if kind == "text" and text.startswith("info "):
                 continue
             raise EngineFailure("wrong_answer", f"wrote {text!r} unasked, before {what}", text)
+
+
+# A decision's answer read once per distinct line: an engine writes the same few hundred
+# answers again and again, and every message is a frozen dataclass, safe to share.
+_answer_of = lru_cache(maxsize=4096)(parse_answer)
 
 
 class _PipeLines:

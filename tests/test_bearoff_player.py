@@ -97,9 +97,17 @@ def test_one_sided_choices_leave_the_opponent_the_least(tables):
 
 # --- the bots' bearoff switch: every fast checker bot whose layout declares it ----------------
 
-SWITCHED = [layout.name for layout in layouts.fast_bots(layouts.CHECKER).values() if layout.bearoff]
-PAIRINGS = [(f"{SWITCHED[i]}(bearoff=true)", f"{SWITCHED[(i + 1) % len(SWITCHED)]}(bearoff=true)")
-            for i in range(0, len(SWITCHED), 2)]
+def _spec(layout: str, arguments: str = "") -> str:
+    from bots.registry import layout_spec
+
+    return layout_spec(layouts.CHECKER, layout, arguments)
+
+
+# each switched layout by a spec that plays it (nn-ahead: nn's parameters, bots.registry.layout_spec)
+SWITCHED = [_spec(layout.name) for layout in layouts.fast_bots(layouts.CHECKER).values() if layout.bearoff]
+SWITCHED_ON = [_spec(layout.name, "bearoff=true") for layout in layouts.fast_bots(layouts.CHECKER).values()
+               if layout.bearoff]
+PAIRINGS = [(SWITCHED_ON[i], SWITCHED_ON[(i + 1) % len(SWITCHED_ON)]) for i in range(0, len(SWITCHED_ON), 2)]
 
 
 @pytest.mark.parametrize("white, black", PAIRINGS)
@@ -109,8 +117,10 @@ def test_bots_with_the_switch_play_the_same_in_both_engines(tables, white, black
     from bots import make_player
 
     players = make_player(white), make_player(black)
-    reference = play_games(*players, 21, 60, engine="reference")
-    fast = play_games(*players, 21, 60, engine="fast")
+    # a 1-ply search's reference games take seconds each (its Python look-ahead)
+    games = 4 if any("plies=1" in spec for spec in (white, black)) else 60
+    reference = play_games(*players, 21, games, engine="reference")
+    fast = play_games(*players, 21, games, engine="fast")
     assert compare_frames(reference, fast) is None
 
 
@@ -146,11 +156,12 @@ def switch_hands_bear_offs_to_the_perfect_player(tables, name, choose):
     from bgsim.dice import RandomStream
     from bots import make_checker
 
-    on, off = make_checker(f"{name}(bearoff=true)"), make_checker(name)
+    on, off = make_checker(f"{name[:-1]},bearoff=true)" if name.endswith(")") else f"{name}(bearoff=true)"), \
+        make_checker(name)
     packed = packed_seats(on)
     rng = np.random.default_rng(6)
     differ = 0
-    for _ in range(40):
+    for _ in range(8 if "plies=1" in name else 40):  # a 1-ply search's reference choice: seconds
         own = random_number(rng, int(rng.integers(1, 16)))
         opponent = random_number(rng, int(rng.integers(1, 16)))
         position = bearoff_position(database.counts_of(own), database.counts_of(opponent))
@@ -175,7 +186,7 @@ def test_the_switch_is_a_parameter_of_the_bots_whose_layouts_declare_it():
     from bots import make_player
 
     assert SWITCHED
-    for name in SWITCHED:
+    for name, switched in zip(SWITCHED, SWITCHED_ON):
         assert make_player(name).checker.bearoff is False
-        on = make_player(f"{name}(bearoff=true)")
+        on = make_player(switched)
         assert on.checker.bearoff is True and "bearoff=true" in on.name

@@ -1210,8 +1210,10 @@ _SLOT_CHARS = {count: ("-" if count == 0 else chr(ord("A") + count - 1) if count
                for count in range(-15, 16)}
 
 
+@lru_cache(maxsize=64)  # a turn asks the cube question and then the play of one board
 def fast_position_id(board) -> str:
-    """The GNU Backgammon position ID of a 26-slot board (``bgsim.position_id.encode``)."""
+    """The GNU Backgammon position ID of a 26-slot board (``bgsim.position_id.encode``; a
+    tuple, as ``Position.board`` is)."""
     value = shift = 0
     for point in range(1, 25):  # the opponent's points from its side, then its bar
         count = -board[25 - point] if board[25 - point] < 0 else 0

@@ -155,20 +155,25 @@ def alternative_cases(rules: Rules) -> list[tuple[str, str, Rules, int]]:
                 layout = fast_bots(role)[layout_name]
                 if game not in layout.variants or (role == "cube" and not with_cube):
                     continue
-                specs = [f"{name}({arguments})"]
-                if game == STANDARD_RULES.variant:
-                    specs += [f"{name}({arguments},{switch.name}={format_value(not defaults[switch.name])})"
-                              for switch in layout.switches if switch.in_money]
-                for spec in specs:
-                    if role == "cube":
-                        first, second = partners(layout_name, dealt("checker"))
-                        cases.append((f"{first}+{spec}", f"{second}+{spec}", rules, 0))
-                    elif not with_cube:
-                        cases.append((spec, partners(layout_name, dealt("checker"), 1)[0], rules, 0))
-                    else:
-                        first, second = partners(layout_name, dealt("cube"))
-                        other = partners(layout_name, dealt("checker"), 1)[0]
-                        cases.append((f"{spec}+{first}", f"{other}+{second}", rules, 0))
+                plain = f"{name}({arguments})"
+                # white plays it as it is, black with its capabilities switched (in the standard
+                # game: elsewhere as it is), so it plays in both seats
+                switched = plain
+                if game == STANDARD_RULES.variant and layout.switches:
+                    switched = f"{name}({arguments}," + ",".join(
+                        f"{switch.name}={format_value(not defaults[switch.name])}"
+                        for switch in layout.switches if switch.in_money) + ")"
+                if role == "cube":
+                    first, second = partners(layout_name, dealt("checker"))
+                    cases.append((f"{first}+{plain}", f"{second}+{switched}", rules, 0))
+                    continue
+                other = partners(layout_name, dealt("checker"), 1)[0]
+                if not with_cube:
+                    cases += [(plain, other, rules, 0), (other, switched, rules, 0)]
+                    continue
+                first, second = partners(layout_name, dealt("cube"))
+                cases += [(f"{plain}+{first}", f"{other}+{second}", rules, 0),
+                          (f"{other}+{first}", f"{switched}+{second}", rules, 0)]
     return cases
 
 
