@@ -118,7 +118,7 @@ def test_bots_with_the_switch_play_the_same_in_both_engines(tables, white, black
 
     players = make_player(white), make_player(black)
     # a 1-ply search's reference games take seconds each (its Python look-ahead)
-    games = 4 if any("plies=1" in spec for spec in (white, black)) else 60
+    games = 4 if any("plies=1" in spec for spec in (white, black)) else 30
     reference = play_games(*players, 21, games, engine="reference")
     fast = play_games(*players, 21, games, engine="fast")
     assert compare_frames(reference, fast) is None

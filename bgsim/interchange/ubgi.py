@@ -1283,6 +1283,22 @@ def _checked_context(value, cube_owner, die1, die2, offered, match_to, score1, s
     _check_context(value, cube_owner, (die1, die2), offered, match_to, (score1, score2), crawford, limit)
 
 
+@lru_cache(maxsize=1024, typed=True)  # typed: True is no cube value, though True == 1
+def _game_values(variant, match_to, score, crawford, cube_value, cube_owner, jacoby, beaver, max_cube) -> dict:
+    return {
+        "game.variant": VARIANT_NAMES[variant],
+        "game.match_length": str(match_to),
+        "game.score_self": str(score[0]),
+        "game.score_opponent": str(score[1]),
+        "game.crawford": format_bool(crawford),
+        "game.cube": str(cube_value),
+        "game.cube_owner": CUBE_OWNERS[cube_owner],
+        "game.jacoby": format_bool(jacoby and not match_to),
+        "game.beaver": format_bool(beaver and not match_to),
+        "game.max_cube": str(max_cube),
+    }
+
+
 @dataclass(frozen=True)
 class Situation:
     """A decision's position and its context, from the side on roll (the doubler for ``go
@@ -1363,19 +1379,10 @@ class Situation:
         return lines
 
     def game_values(self) -> dict[str, str]:
-        """Every ``game.*`` key of :data:`GAME_KEYS` with its value here, as ``set`` writes it."""
-        return {
-            "game.variant": VARIANT_NAMES[self.variant],
-            "game.match_length": str(self.match_to),
-            "game.score_self": str(self.score[0]),
-            "game.score_opponent": str(self.score[1]),
-            "game.crawford": format_bool(self.crawford),
-            "game.cube": str(self.cube_value),
-            "game.cube_owner": CUBE_OWNERS[self.cube_owner],
-            "game.jacoby": format_bool(self.jacoby and not self.match_to),
-            "game.beaver": format_bool(self.beaver and not self.match_to),
-            "game.max_cube": str(self.max_cube),
-        }
+        """Every ``game.*`` key of :data:`GAME_KEYS` with its value here, as ``set`` writes it
+        (a copy: the values of one context are made once)."""
+        return dict(_game_values(self.variant, self.match_to, tuple(self.score), self.crawford, self.cube_value,
+                                 self.cube_owner, self.jacoby, self.beaver, self.max_cube))
 
     def session_lines(self) -> list[str]:
         """v0.1's context lines for this decision (player 0 is the side on roll)."""
