@@ -4,8 +4,8 @@ The same games twice, in rounds: ``random`` in-process against ``random``, and `
 ``bgsim ubgi random`` engine (``bots/ubgi_server.py`` in a process of its own, over its pipes)
 against ``random``; both in the reference engine, on one thread.  What the controller adds per
 decision it asks the engine is the CPU time this process spends inside the engine player's
-decisions (``bots.ubgi.UbgiPlayer``: building the context lines, writing them, the reader
-thread, parsing the answer and refereeing it against the legal plays; the wait for the engine
+decisions (``bots.ubgi.UbgiPlayer``: building the context lines, writing them, reading
+the pipe, parsing the answer and refereeing it against the legal plays; the wait for the engine
 takes no CPU), divided by the decisions: :data:`CONTROLLER_TARGET_US` microseconds on one core is
 the target.  Beside it: the same as the difference of the two runs' CPU time (the game loop,
 the other seat and the legal plays are in both), the CPU time of a whole decision in-process
