@@ -5,8 +5,8 @@ Rounds (DAgger style, so the net learns the positions it actually reaches):
 * round 0 draws positions from ``pubeval`` self-play with random plays mixed in; every later
   round from the latest net's own self-play (fewer random plays);
 * every position is labelled with ``gnubg_nn.probabilities(board, label_plies)`` (the five
-  cubeless outcome probabilities; 0-ply made the shipped ``nn-v1``, 1-ply, the average over the
-  21 rolls of the 0-ply value after the best reply, is the stronger teacher) and joins the pool
+  cubeless outcome probabilities; 0-ply made the shipped net, 1-ply, the average over the 21
+  rolls of the 0-ply value after the best reply, is the stronger teacher) and joins the pool
   of all rounds.  Labels are made in chunks by ``workers`` processes, each chunk saved as it
   comes, so a stop in a long labelling loses at most the chunks in flight;
 * ``init`` (a net file) starts the float net from that net's weights (:func:`net.dequantize`)
@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.running.files import write_atomic, write_text
+from experiments.running.workers import worker_pool
 from experiments.stats import mean_interval
 from .net import Adam, dequantize, features, init_params, loss_and_gradients, quantize
 from .selfplay import NET, PUBEVAL, play_positions
@@ -122,15 +123,11 @@ def label_in_chunks(boards: np.ndarray, plies: int, folder: Path, workers: int =
             progress.update(stop - start)
 
     jobs = [(boards[start:stop], plies) for _, start, stop in missing]
-    if workers <= 1 or len(missing) <= 1:
-        for (number, start, stop), job in zip(missing, jobs):
-            keep(number, start, stop, _label_chunk(job))
-    else:
-        import multiprocessing
-
-        with multiprocessing.get_context("fork").Pool(min(workers, len(missing))) as pool:
-            for (number, start, stop), labels in zip(missing, pool.imap(_label_chunk, jobs)):
-                keep(number, start, stop, labels)
+    # fresh processes (spawn): this one has run the fast engine's kernels for the learning curve
+    with worker_pool(min(workers, max(len(missing), 1))) as pool:
+        answers = map(_label_chunk, jobs) if pool is None else pool.map(_label_chunk, jobs)
+        for (number, start, stop), labels in zip(missing, answers):
+            keep(number, start, stop, labels)
     return out
 
 
