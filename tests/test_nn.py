@@ -70,11 +70,17 @@ def test_kernel_evaluation_equals_reference(positions, which):
         assert np.array_equal(probabilities, expected), row
 
 
-def _fast_choice(net, board, roll):
+def _generated(board, roll):
+    """(padded board, plays, keys, count, order) of the fast move generator for ``roll``."""
     plays, keys, slots, table, order = new_buffers()
     padded = np.zeros(BOARD_BYTES, dtype=np.int8)
     padded[:26] = board
     count = generate(padded, roll[0], roll[1], plays, keys, slots, table, order)
+    return padded, plays, keys, count, order
+
+
+def _fast_choice(net, board, roll):
+    padded, plays, keys, count, order = _generated(board, roll)
     if count == 0:
         return None
     work = np.zeros((2, net.hidden), dtype=np.int32)  # int32 sums, as nn_choose gives the kernel
@@ -251,10 +257,7 @@ def test_whole_games_are_the_same_in_both_engines(white, black, rules, tmp_path)
 def _ahead_choice(net, board, roll, keep, margin):
     from bgsim.fast.nn import choose_ahead
 
-    plays, keys, slots, table, order = new_buffers()
-    padded = np.zeros(BOARD_BYTES, dtype=np.int8)
-    padded[:26] = board
-    count = generate(padded, roll[0], roll[1], plays, keys, slots, table, order)
+    padded, plays, keys, count, order = _generated(board, roll)
     if count == 0:
         return None
     index = choose_ahead(padded, plays, keys, count, keep, round(margin * UNIT), *net.arrays(), order)

@@ -313,4 +313,3 @@ def nn_double(code, params, offsets, float64s, int32s, int64s, board, plays, key
     """bots.nn.NNChecker: the double whose best play has the highest value."""
     return best_double(_nn_best, code, params, offsets, float64s, int32s, int64s, board, plays, keys,
                        slots, table, order)
-

@@ -1283,7 +1283,7 @@ def _checked_context(value, cube_owner, die1, die2, offered, match_to, score1, s
     _check_context(value, cube_owner, (die1, die2), offered, match_to, (score1, score2), crawford, limit)
 
 
-@lru_cache(maxsize=1024, typed=True)  # typed: True is no cube value, though True == 1
+@lru_cache(maxsize=1024, typed=True)  # typed: True and 1 are equal keys but print differently
 def _game_values(variant, match_to, score, crawford, cube_value, cube_owner, jacoby, beaver, max_cube) -> dict:
     return {
         "game.variant": VARIANT_NAMES[variant],

@@ -62,10 +62,11 @@ def duel(white: str, black: str, deals: int, seed: int, engine: str = "fast") ->
     from bgsim.cube import Rules
     from bgsim.series import play_games
     from bots import make_player
+    from bots.nn import NNChecker
 
     def seat(spec):
         player = make_player(spec)
-        if engine == "reference" and type(player.checker).__name__ == "NNChecker":
+        if engine == "reference" and isinstance(player.checker, NNChecker):
             fast_picks(player)
         return player
 
