@@ -6,6 +6,11 @@ optional dependencies, imported on first use so that the rest of bgsim works wit
 
 from __future__ import annotations
 
+import atexit
+import os
+import subprocess
+import sys
+
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
 from bgsim.position_id import to_gnubg_board
@@ -28,6 +33,61 @@ def _gnubg_nn():
     except ImportError as error:  # pragma: no cover - the test extra installs it
         raise ImportError("the gnubg bots need the gnubg-nn package (pip install 'bgsim[gnubg]')") from error
     return gnubg_nn
+
+
+# The helper's whole program: it reads "position_id away opponent_away cube_value plies" lines
+# and answers each with gnubg_nn's decision tuple, space-separated, on one line.
+_MATCH_HELPER_PROGRAM = """
+import sys
+import gnubg_nn as nn
+for line in sys.stdin:
+    position_id, away, opponent_away, cube_value, plies = line.split()
+    nn.set.score(int(away), int(opponent_away))  # the side asked about first
+    nn.set.cube(int(cube_value), b"o")  # 1: centred; above 1 the doubler owns it
+    decision = nn.evaluate_cube_decision(position_id, n=int(plies), s=b"o", i=1)
+    print(*decision, flush=True)
+"""
+
+_MATCH_HELPER: list = []  # [helper process, the pid that started it], from the first match decision
+
+
+def _stop_match_helper() -> None:
+    if _MATCH_HELPER and _MATCH_HELPER[1] == os.getpid():
+        helper = _MATCH_HELPER[0]
+        if helper.poll() is None:
+            helper.stdin.close()
+            helper.wait(timeout=5)
+    _MATCH_HELPER.clear()
+
+
+def match_cube_decision(position_id: str, away: int, opponent_away: int, cube_value: int,
+                        plies: int) -> tuple:
+    """``gnubg_nn.evaluate_cube_decision`` at a match score, asked in a helper process.
+
+    Why a helper: gnubg_nn keeps the score it is given, and ``set.score(0, 0)`` does not bring
+    money play back (its later 1-ply evaluations still weigh gammons as at the last score), so a
+    match decision asked here would change every later money evaluation of this process.  The
+    helper is a plain ``python -c`` child that imports gnubg_nn alone (no ``__main__`` re-import,
+    allowed in daemonic workers too).
+    """
+    _gnubg_nn()  # one clear line where gnubg-nn is missing
+    # a forked child starts its own: two processes on one pipe would mix their questions
+    if not _MATCH_HELPER or _MATCH_HELPER[1] != os.getpid() or _MATCH_HELPER[0].poll() is not None:
+        _MATCH_HELPER[:] = [subprocess.Popen(
+            [sys.executable, "-c", _MATCH_HELPER_PROGRAM], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True, start_new_session=True),  # Ctrl-C is ours
+            os.getpid()]
+    helper = _MATCH_HELPER[0]
+    helper.stdin.write(f"{position_id} {away} {opponent_away} {cube_value} {plies}\n")
+    helper.stdin.flush()
+    answer = helper.stdout.readline().split()
+    if not answer:
+        raise RuntimeError(f"gnubg's match cube helper gave no answer for {position_id} at "
+                           f"{away}-away, {opponent_away}-away (exit status {helper.poll()})")
+    return tuple(int(word) if word.lstrip("-").isdigit() else float(word) for word in answer)
+
+
+atexit.register(_stop_match_helper)
 
 
 def apply_gnubg_moves(board, moves) -> tuple[int, ...]:
@@ -148,7 +208,7 @@ class GnubgCube(CubeBot):
     In a match (``score_aware=true``, the default) it asks GNU Backgammon's own match cube
     decision, ``gnubg_nn.evaluate_cube_decision`` at the score (``gnubg_nn.set.score(own away,
     opponent's away)``, ``gnubg_nn.set.cube(value, b"o")``, the side on roll being ``b"o"`` for a
-    bgsim position ID), after the rules the score decides alone (``bots.match_cube.forced_offer``:
+    bgsim position ID; asked in a helper process, :func:`match_cube_decision`), after the rules the score decides alone (``bots.match_cube.forced_offer``:
     no cube that cannot matter, the free double at once).  Beyond GNU Backgammon's 25 points,
     and with ``score_aware=false``, the money judgement above.  Reference engine only.
     """
@@ -167,11 +227,8 @@ class GnubgCube(CubeBot):
         """GNU Backgammon's (double?, take?, ...) at the score, or None outside its table."""
         if not (self.score_aware and cube.match_to and match_cube.in_table(*cube.away)):
             return None
-        nn = _gnubg_nn()
         away, opponent_away = cube.away
-        nn.set.score(away, opponent_away)  # the side asked about first
-        nn.set.cube(cube.value, b"o")  # 1: centred; above 1 the doubler owns it
-        return nn.evaluate_cube_decision(position.position_id, n=self.plies, s=b"o", i=1)
+        return match_cube_decision(position.position_id, away, opponent_away, cube.value, self.plies)
 
     def _equities(self, position: Position, cube: CubeView):
         nn = _gnubg_nn()

@@ -380,6 +380,37 @@ def test_gnubg_cube_judges_clear_cases():
     assert beaver is Response.BEAVER
 
 
+def test_gnubg_cube_takes_at_the_score_what_it_passes_in_money_or_back():
+    """57 v 64 in a race: a money take, a pass at 3-away 3-away (GNU Backgammon's match cube)."""
+    player = make_player("racer+gnubg")
+    own = {6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2}
+    position = race_from(own, {6: 4, 5: 3, 4: 3, 3: 3, 2: 2})
+    level = CubeView(1, True, 64, False, False, match_to=7, away=(3, 3))
+    assert player.respond_to_double(position, view()) is Response.TAKE
+    assert player.respond_to_double(position, level) is Response.DROP
+    assert player.offer_double(position, level) is True
+
+
+def test_a_gnubg_match_decision_leaves_this_process_in_money_play(tmp_path):
+    """gnubg_nn keeps the last match score it was given and nothing sets money back, so its
+    match decisions are asked in a helper process: 1-ply money chances here stay as they were."""
+    import gnubg_nn
+    from experiments.studies.training.train import Settings, Trainer, gnubg_boards
+
+    # self-play positions with exploration: among them, some whose 1-ply replies follow gammons
+    boards = Trainer(Settings(positions=300, hidden=8), tmp_path, log=lambda _: None).positions(0, None)
+    opponent, on_roll = gnubg_boards(boards)
+
+    def chances():
+        return [gnubg_nn.probabilities([a, b], 1) for a, b in zip(opponent, on_roll)]
+
+    before = chances()
+    player = make_player("racer+gnubg")
+    for away in ((1, 5), (2, 7), (5, 1)):
+        player.offer_double(Position.start(), CubeView(1, True, 64, False, False, match_to=7, away=away))
+    assert chances() == before
+
+
 # --- specs --------------------------------------------------------------------------------
 
 
