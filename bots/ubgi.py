@@ -292,13 +292,10 @@ class EngineProcess:
 
     def read_line(self, deadline: float, what: str) -> str:
         """The next line the engine writes, by ``deadline`` (``time.monotonic``)."""
-        try:
-            item = self.lines.get_nowait()
+        try:  # a line already read comes back at once; else poll waits for one, to the deadline
+            item = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
-            try:
-                item = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise EngineFailure("timeout", f"no answer to {what} within {self._seconds(what)}") from None
+            raise EngineFailure("timeout", f"no answer to {what} within {self._seconds(what)}") from None
         if item is None:
             self.lines.put(None)  # the end stays the end for whoever reads next
             if self.process is not None:
@@ -511,9 +508,8 @@ class _PipeLines:
 
     def get(self, timeout: float):
         deadline = time.monotonic() + timeout
-        while not self.ready:
-            left = deadline - time.monotonic()
-            if left <= 0 or not self._fill(left) and time.monotonic() >= deadline:
+        while not self.ready:  # past the deadline, what the pipe holds is still read once
+            if not self._fill(max(0.0, deadline - time.monotonic())) and time.monotonic() >= deadline:
                 raise queue.Empty
         return self.ready.popleft()
 
@@ -710,6 +706,8 @@ class UbgiPlayer:
         self.seconds = 0.0
         self.forfeits = 0
         self._sent: dict[str, str] = {}
+        self._sent_values = None  # the game values last sent, as Situation.game_values shares them
+        self._declared = (None, [])  # (process, the game.* keys it declared)
         self._forks: list[UbgiPlayer] = []
         self._lock = threading.Lock()
 
@@ -730,7 +728,7 @@ class UbgiPlayer:
             except EngineFailure as failure:
                 raise EngineError(f"engine {self.engine.name} ({self.engine.describe()}): {failure.detail}") from None
             self.process = process
-            self._sent = {}
+            self._sent, self._sent_values = {}, None
         return self.identity
 
     def close(self) -> None:
@@ -809,7 +807,7 @@ class UbgiPlayer:
         seed = self._game_seed(context)
         if seed is not None:
             lines.append(seed)
-        self._sent = {}
+        self._sent, self._sent_values = {}, None
         try:
             process._stale(lines[0])
             said = process._barrier(time.monotonic() + self.engine.timeout, " and ".join(lines), *lines)
@@ -929,13 +927,17 @@ class UbgiPlayer:
     def _context_lines(self, situation: Situation) -> list[str]:
         process = self.process
         lines = situation.position_lines(xgid=self.identity.xgid)
-        declared = [name for name in ubgi.GAME_KEYS if name in process.keys]
+        if self._declared[0] is not process:
+            self._declared = (process, [name for name in ubgi.GAME_KEYS if name in process.keys])
+        declared = self._declared[1]
         if declared:
             values = situation.game_values()
-            for name in declared:
-                if self._sent.get(name) != values[name]:
-                    lines.append(ubgi.Set(name, values[name]).line())
-                    self._sent[name] = values[name]
+            if values is not self._sent_values:  # the same shared mapping: nothing changed
+                for name in declared:
+                    if self._sent.get(name) != values[name]:
+                        lines.append(ubgi.Set(name, values[name]).line())
+                        self._sent[name] = values[name]
+                self._sent_values = values
         elif process.sessions:
             lines += situation.session_lines()
         return lines

@@ -49,6 +49,7 @@ from base64 import b64encode
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import permutations
+from types import MappingProxyType
 from typing import Iterable, Mapping, Sequence
 
 from ..board import BAR, Position, PositionError
@@ -1229,8 +1230,13 @@ def fast_position_id(board) -> str:
     return b64encode(value.to_bytes(10, "little")).decode("ascii")[:14]
 
 
+@lru_cache(maxsize=64)
+def _xgid_board(board) -> str:
+    return "".join(map(_SLOT_CHARS.__getitem__, board))
+
+
 def _fast_xgid(situation) -> str:
-    board = "".join(_SLOT_CHARS[count] for count in situation.position.board)
+    board = _xgid_board(situation.position.board)
     owner = {CENTRE: "0", ON_ROLL: "1", OPPONENT: "-1"}[situation.cube_owner]
     dice = "D" if situation.offered else f"{situation.dice[0]}{situation.dice[1]}"
     if situation.match_to:
@@ -1284,8 +1290,8 @@ def _checked_context(value, cube_owner, die1, die2, offered, match_to, score1, s
 
 
 @lru_cache(maxsize=1024, typed=True)  # typed: True and 1 are equal keys but print differently
-def _game_values(variant, match_to, score, crawford, cube_value, cube_owner, jacoby, beaver, max_cube) -> dict:
-    return {
+def _game_values(variant, match_to, score, crawford, cube_value, cube_owner, jacoby, beaver, max_cube):
+    return MappingProxyType({
         "game.variant": VARIANT_NAMES[variant],
         "game.match_length": str(match_to),
         "game.score_self": str(score[0]),
@@ -1296,7 +1302,7 @@ def _game_values(variant, match_to, score, crawford, cube_value, cube_owner, jac
         "game.jacoby": format_bool(jacoby and not match_to),
         "game.beaver": format_bool(beaver and not match_to),
         "game.max_cube": str(max_cube),
-    }
+    })
 
 
 @dataclass(frozen=True)
@@ -1378,10 +1384,11 @@ class Situation:
             lines.append(f"position xgid {self.xgid()}")
         return lines
 
-    def game_values(self) -> dict[str, str]:
+    def game_values(self) -> Mapping[str, str]:
         """Every ``game.*`` key of :data:`GAME_KEYS` with its value here, as ``set`` writes it
-        (a copy: the values of one context are made once)."""
-        return dict(_game_values(self.variant, self.match_to, tuple(self.score), self.crawford, self.cube_value,
+        (read-only and shared: the values of one context are made once, and a controller that
+        sees the same mapping again knows nothing changed)."""
+        return (_game_values(self.variant, self.match_to, tuple(self.score), self.crawford, self.cube_value,
                                  self.cube_owner, self.jacoby, self.beaver, self.max_cube))
 
     def session_lines(self) -> list[str]:
