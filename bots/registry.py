@@ -1,10 +1,10 @@
 """The bots, and player specs: ``CHECKER`` or ``CHECKER+CUBE``, each ``name`` or ``name(key=value,...)``.
 
 **The registry.**  Every module of the ``bots`` package that holds bots lists them in a module
-constant ``BOTS`` (checker and cube bots alike: a class's base says which it is), and the
-registry reads every module of the package: a new family module is found without an entry
-here.  ``bgsim bots`` lists them in the order of :data:`LISTED_FIRST`, then any other module by
-name, each module's ``BOTS`` in its order.
+constant ``BOTS`` (checker and cube bots alike: a class's base says which it is), assigned at
+its top level, and the registry imports every module of the package whose source assigns it:
+a new family module is found without an entry here.  ``bgsim bots`` lists them in the order
+of :data:`LISTED_FIRST`, then any other module by name, each module's ``BOTS`` in its order.
 
 ``make_player("heuristic+pipdiff(double=8%,redouble=9%,take=12%)")`` builds a
 :class:`BotPlayer`.  Its ``name`` is the canonical spec: bot names with only the parameters that
@@ -16,6 +16,7 @@ never doubles, always takes.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 import re
 import sys
@@ -68,14 +69,28 @@ def registry_of(modules: Iterable[ModuleType]) -> dict[str, dict[str, type[Bot]]
     return registry
 
 
+_HOLDS_BOTS = re.compile(r"^BOTS\b", re.MULTILINE)
+
+
 def family_modules() -> list[ModuleType]:
-    """Every module of the ``bots`` package, in the order of the listing."""
+    """Every module of the ``bots`` package that holds bots, in the order of the listing."""
     # the package is loaded before any module of it: read, not imported (bots imports this module)
     package = sys.modules[__package__]
-    names = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+    names = sorted(info.name for info in pkgutil.iter_modules(package.__path__) if _holds_bots(package, info.name))
     ordered = [name for name in LISTED_FIRST if name in names]
     ordered += [name for name in names if name not in LISTED_FIRST]
     return [importlib.import_module(f"{__package__}.{name}") for name in ordered]
+
+
+def _holds_bots(package: ModuleType, name: str) -> bool:
+    """Whether the module's source assigns ``BOTS`` at its top level.  Why read it: the others
+    (the UBGI controller and server, the contexts, the parameters) are large and hold no bots,
+    and importing them would slow every player's start."""
+    spec = importlib.util.find_spec(f"{package.__name__}.{name}")
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return True  # no source to read: import it and see
+    with open(spec.origin, encoding="utf-8") as source:
+        return bool(_HOLDS_BOTS.search(source.read()))
 
 
 @lru_cache(maxsize=None)

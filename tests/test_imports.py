@@ -340,3 +340,18 @@ def test_an_import_is_resolved_to_the_module_it_runs(tmp_path, source, target):
     modules = modules_of(tmp_path)
     found = [name for name, _ in imports_of("bgsim.x", tmp_path / "bgsim/x.py", modules)]
     assert found == ([target] if target else [])
+
+
+def test_making_a_player_imports_only_the_modules_that_hold_bots():
+    """The registry imports the bots modules whose source assigns BOTS: a player's start loads
+    no UBGI controller or server and no match-file reader (each costs the start time)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from bots import make_player; make_player('nn+pipdiff'); "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith(('bots.', 'bgsim.interchange.')))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert "bots.nn" in loaded and "bots.race_rules" in loaded
+    for heavy in ("bots.ubgi", "bots.ubgi_server", "bgsim.interchange.ubgi", "bgsim.interchange.replay",
+                  "bgsim.interchange.files"):
+        assert heavy not in loaded
