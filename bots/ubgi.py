@@ -268,8 +268,8 @@ class EngineProcess:
         process = self.process
         if process is None:
             raise EngineFailure("crash", "it is not running")
-        self.transcript.extend("> " + line for line in lines)
-        data = "".join(line + "\n" for line in lines).encode("utf-8")
+        self.transcript.extend(["> " + line for line in lines])
+        data = ("\n".join(lines) + "\n").encode("utf-8")
         try:
             # straight to the pipe: one system call, no buffer to flush
             descriptor = process.stdin.fileno()
@@ -453,7 +453,7 @@ class EngineProcess:
                 raise EngineFailure("malformed", f"answered {what} with {raw!r}: {error}", raw) from None
             if isinstance(message, Info):
                 continue
-            if isinstance(message, (Error, *ubgi.FINAL_ANSWERS)):
+            if isinstance(message, _ANSWERS):
                 return message, raw
             raise EngineFailure("wrong_answer", f"answered {what} with {raw!r}", raw)
 
@@ -474,6 +474,8 @@ class EngineProcess:
                 continue
             raise EngineFailure("wrong_answer", f"wrote {text!r} unasked, before {what}", text)
 
+
+_ANSWERS = (Error, *ubgi.FINAL_ANSWERS)  # what ends a question: an answer, or an error line
 
 # A decision's answer read once per distinct line: an engine writes the same few hundred
 # answers again and again, and every message is a frozen dataclass, safe to share.
