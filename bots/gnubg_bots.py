@@ -10,6 +10,7 @@ import atexit
 import os
 import subprocess
 import sys
+import threading
 
 from bgsim.board import Position
 from bgsim.cube import CubeView, Response
@@ -49,6 +50,7 @@ for line in sys.stdin:
 """
 
 _MATCH_HELPER: list = []  # [helper process, the pid that started it], from the first match decision
+_MATCH_LOCK = threading.Lock()  # one question at a time on its pipe (games may run on threads)
 
 
 def _stop_match_helper() -> None:
@@ -71,6 +73,11 @@ def match_cube_decision(position_id: str, away: int, opponent_away: int, cube_va
     allowed in daemonic workers too).
     """
     _gnubg_nn()  # one clear line where gnubg-nn is missing
+    with _MATCH_LOCK:
+        return _ask_match_helper(position_id, away, opponent_away, cube_value, plies)
+
+
+def _ask_match_helper(position_id: str, away: int, opponent_away: int, cube_value: int, plies: int) -> tuple:
     # a forked child starts its own: two processes on one pipe would mix their questions
     if not _MATCH_HELPER or _MATCH_HELPER[1] != os.getpid() or _MATCH_HELPER[0].poll() is not None:
         _MATCH_HELPER[:] = [subprocess.Popen(
@@ -208,8 +215,9 @@ class GnubgCube(CubeBot):
     In a match (``score_aware=true``, the default) it asks GNU Backgammon's own match cube
     decision, ``gnubg_nn.evaluate_cube_decision`` at the score (``gnubg_nn.set.score(own away,
     opponent's away)``, ``gnubg_nn.set.cube(value, b"o")``, the side on roll being ``b"o"`` for a
-    bgsim position ID; asked in a helper process, :func:`match_cube_decision`), after the rules the score decides alone (``bots.match_cube.forced_offer``:
-    no cube that cannot matter, the free double at once).  Beyond GNU Backgammon's 25 points,
+    bgsim position ID; asked in a helper process, :func:`match_cube_decision`), after the rules
+    the score decides alone (``bots.match_cube.forced_offer``: no cube that cannot matter, the
+    free double at once).  Beyond GNU Backgammon's 25 points,
     and with ``score_aware=false``, the money judgement above.  Reference engine only.
     """
 

@@ -504,3 +504,19 @@ def test_heuristic_clearly_beats_racer():
     per_dice = (heuristic_white["white_points"].to_numpy() - racer_white["white_points"].to_numpy()) / 2
     mean, half_width = mean_interval(per_dice)
     assert mean - half_width > 0.3, (mean, half_width)
+
+
+def test_gnubg_match_decisions_asked_from_many_threads_get_their_own_answers():
+    """Games on threads share the one helper: each question gets the answer asked alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bots.gnubg_bots import match_cube_decision
+
+    own = {6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2}
+    position = race_from(own, {6: 4, 5: 3, 4: 3, 3: 3, 2: 2})
+    questions = [(position.position_id, away, opponent_away, 1, 0)
+                 for away in range(2, 9) for opponent_away in range(2, 9)] * 3
+    alone = [match_cube_decision(*question) for question in questions]
+    assert len(set(alone)) > 10  # the scores give different answers, so a mix-up would show
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(lambda question: match_cube_decision(*question), questions)) == alone
