@@ -12,3 +12,18 @@ def test_the_ubgi_figure_counts_the_engines_decisions_and_the_controllers_cpu():
     assert figures["in_process_games_per_s"] > 0 and figures["ubgi_games_per_s"] > 0
     assert target(figures)["met"] == (figures["controller_us_per_decision"] <= CONTROLLER_TARGET_US)
     assert "engine decisions" in report_lines(figures)[0]
+
+
+def test_the_bench_says_when_its_starts_cannot_cache_bytecode(monkeypatch):
+    """A timed start without Python's bytecode cache compiles every module: the run records it
+    and prints one line, so its start figures are not read as a user's."""
+    from experiments.studies import bench_machine
+
+    monkeypatch.setattr(bench_machine, "busy_processes", lambda *args, **kwargs: [])
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    machine = bench_machine.describe_machine()
+    assert machine["bytecode_cache"] is False
+    assert "PYTHONDONTWRITEBYTECODE is set" in bench_machine.start_warning(machine)
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE")
+    machine = bench_machine.describe_machine()
+    assert machine["bytecode_cache"] is True and bench_machine.start_warning(machine) is None

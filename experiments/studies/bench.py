@@ -69,7 +69,7 @@ from .bench_against import Against
 from .bench_compile import STANDARD_RUNS, compile_profile, compile_times
 from .bench_loops import available as _available
 from .bench_loops import gnubg_best_move_loop, gnubg_random_loop, openspiel_random_loop
-from .bench_machine import busy_processes, describe_machine
+from .bench_machine import busy_processes, describe_machine, start_warning
 from .bench_report import COMPILE_TARGETS, TARGETS, compare, machine_differences, profile_report, ratios
 from .bench_ubgi import measure_ubgi
 from .bench_ubgi import report_lines as ubgi_report_lines
@@ -300,6 +300,8 @@ def run_compile_bench(out: str | Path = RUNS, against_python: str | None = None)
     machine = run["machine"]
     print(f"bgsim bench --compile-only of {machine['git_commit']}{'' if machine['git_clean'] else ' (uncommitted changes)'} "
           f"(load average {', '.join(f'{x:.1f}' for x in machine['load_average_at_start'])})")
+    if start_warning(machine):
+        print(start_warning(machine))
     if against_python:
         against = Against(against_python)  # its commit, and that it imports bgsim
         run["against"] = {"python": against.python, "root": against.root, "git_commit": against.commit,
@@ -348,6 +350,8 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
           f"(load average {', '.join(f'{x:.1f}' for x in machine['load_average_at_start'])})")
     for process in machine["busy_at_start"]:
         print(f"  also running: {process['cpu_percent']}% {process['command'][:100]}")
+    if start_warning(machine) and compile_times_too:
+        print(start_warning(machine))
     if against is not None:
         run["against"] = {"python": against.python, "root": against.root, "git_commit": against.commit,
                           "git_clean": against.clean}

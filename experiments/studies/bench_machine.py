@@ -103,4 +103,14 @@ def describe_machine() -> dict:
         "git_clean": git(["status", "--porcelain", "--untracked-files=no"], here) == "",
         "load_average_at_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else [],
         "busy_at_start": busy_processes(),
+        # the starts it times are new processes: without the cache each compiles every module
+        "bytecode_cache": not os.environ.get("PYTHONDONTWRITEBYTECODE"),
     }
+
+
+def start_warning(machine: dict) -> str | None:
+    """A line to print when the run's starts compile their modules from source every time."""
+    if machine.get("bytecode_cache", True):
+        return None
+    return ("  PYTHONDONTWRITEBYTECODE is set: every start it times compiles its modules from source "
+            "(a user's install caches them), so starts read slower, the more code the slower")
