@@ -61,8 +61,13 @@ NUMBA_CACHE_DIR = Setting(
     "read by Numba: where compiled kernels are kept; `bgsim bench` gives its cold-compile child "
     "an empty one")
 
+PYTHONDONTWRITEBYTECODE = Setting(
+    "PYTHONDONTWRITEBYTECODE", "unset",
+    "read by Python: when set, no bytecode cache; `bgsim bench` records it, as every start it times "
+    "then compiles its modules from source")
+
 SETTINGS = (CACHE, BEAROFF_CHECKERS, MATCH_BEAROFF_CHECKERS, STOP_AFTER, KERNELS, XDG_CACHE_HOME, LOCALAPPDATA,
-            XDG_CONFIG_HOME, APPDATA, NUMBA_NUM_THREADS, NUMBA_CACHE_DIR)
+            XDG_CONFIG_HOME, APPDATA, NUMBA_NUM_THREADS, NUMBA_CACHE_DIR, PYTHONDONTWRITEBYTECODE)
 
 
 def kernels_mode() -> str:

@@ -11,6 +11,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from bgsim import settings
+
 # the processor's vector and bit extensions that matter to the kernels (/proc/cpuinfo flags)
 EXTENSIONS = ("sse4_2", "popcnt", "abm", "bmi1", "bmi2", "fma", "avx", "avx2", "avx_vnni")
 
@@ -104,7 +106,7 @@ def describe_machine() -> dict:
         "load_average_at_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else [],
         "busy_at_start": busy_processes(),
         # the starts it times are new processes: without the cache each compiles every module
-        "bytecode_cache": not os.environ.get("PYTHONDONTWRITEBYTECODE"),
+        "bytecode_cache": settings.PYTHONDONTWRITEBYTECODE.text() is None,
     }
 
 
