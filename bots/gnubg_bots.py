@@ -57,8 +57,11 @@ def _stop_match_helper() -> None:
     if _MATCH_HELPER and _MATCH_HELPER[1] == os.getpid():
         helper = _MATCH_HELPER[0]
         if helper.poll() is None:
-            helper.stdin.close()
-            helper.wait(timeout=5)
+            helper.stdin.close()  # its loop ends at the end of its input
+            try:
+                helper.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                helper.kill()  # never left running after this process
     _MATCH_HELPER.clear()
 
 
@@ -217,8 +220,8 @@ class GnubgCube(CubeBot):
     opponent's away)``, ``gnubg_nn.set.cube(value, b"o")``, the side on roll being ``b"o"`` for a
     bgsim position ID; asked in a helper process, :func:`match_cube_decision`), after the rules
     the score decides alone (``bots.match_cube.forced_offer``: no cube that cannot matter, the
-    free double at once).  Beyond GNU Backgammon's 25 points,
-    and with ``score_aware=false``, the money judgement above.  Reference engine only.
+    free double at once).  Beyond GNU Backgammon's 25 points, and with ``score_aware=false``, the
+    money judgement above.  Reference engine only.
     """
 
     name = "gnubg"

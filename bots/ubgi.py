@@ -208,6 +208,7 @@ class EngineProcess:
         self.legacy = True
         self.identity: Identity | None = None
         self.sessions = False  # a v0.1 engine that takes newsession/setscore/setcube/setturn
+        self.game_keys: list[str] = []  # the game.* keys it declared, in GAME_KEYS order
 
     @property
     def pid(self) -> int | None:
@@ -385,7 +386,8 @@ class EngineProcess:
                 self.send(line)
             self.sessions = not any(isinstance(message, Error) for message, _ in self._barrier(deadline, "newsession"))
         take = ubgi.TAKE_KEY in self.keys
-        context = ("xgid" if xgid else "game keys" if any(name in self.keys for name in ubgi.GAME_KEYS)
+        self.game_keys = [name for name in ubgi.GAME_KEYS if name in self.keys]
+        context = ("xgid" if xgid else "game keys" if self.game_keys
                    else "v0.1 session lines" if self.sessions else "none (money play, centred cube)")
         executable, digest, files = _fingerprint(spec)
         self.identity = Identity(
@@ -709,7 +711,6 @@ class UbgiPlayer:
         self.forfeits = 0
         self._sent: dict[str, str] = {}
         self._sent_values = None  # the game values last sent, as Situation.game_values shares them
-        self._declared = (None, [])  # (process, the game.* keys it declared)
         self._forks: list[UbgiPlayer] = []
         self._lock = threading.Lock()
 
@@ -929,9 +930,7 @@ class UbgiPlayer:
     def _context_lines(self, situation: Situation) -> list[str]:
         process = self.process
         lines = situation.position_lines(xgid=self.identity.xgid)
-        if self._declared[0] is not process:
-            self._declared = (process, [name for name in ubgi.GAME_KEYS if name in process.keys])
-        declared = self._declared[1]
+        declared = process.game_keys
         if declared:
             values = situation.game_values()
             if values is not self._sent_values:  # the same shared mapping: nothing changed

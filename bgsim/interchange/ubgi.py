@@ -1388,8 +1388,8 @@ class Situation:
         """Every ``game.*`` key of :data:`GAME_KEYS` with its value here, as ``set`` writes it
         (read-only and shared: the values of one context are made once, and a controller that
         sees the same mapping again knows nothing changed)."""
-        return (_game_values(self.variant, self.match_to, tuple(self.score), self.crawford, self.cube_value,
-                                 self.cube_owner, self.jacoby, self.beaver, self.max_cube))
+        return _game_values(self.variant, self.match_to, tuple(self.score), self.crawford, self.cube_value,
+                            self.cube_owner, self.jacoby, self.beaver, self.max_cube)
 
     def session_lines(self) -> list[str]:
         """v0.1's context lines for this decision (player 0 is the side on roll)."""

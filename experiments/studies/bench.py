@@ -300,8 +300,9 @@ def run_compile_bench(out: str | Path = RUNS, against_python: str | None = None)
     machine = run["machine"]
     print(f"bgsim bench --compile-only of {machine['git_commit']}{'' if machine['git_clean'] else ' (uncommitted changes)'} "
           f"(load average {', '.join(f'{x:.1f}' for x in machine['load_average_at_start'])})")
-    if start_warning(machine):
-        print(start_warning(machine))
+    warning = start_warning(machine)
+    if warning:
+        print(warning)
     if against_python:
         against = Against(against_python)  # its commit, and that it imports bgsim
         run["against"] = {"python": against.python, "root": against.root, "git_commit": against.commit,
@@ -350,8 +351,9 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
           f"(load average {', '.join(f'{x:.1f}' for x in machine['load_average_at_start'])})")
     for process in machine["busy_at_start"]:
         print(f"  also running: {process['cpu_percent']}% {process['command'][:100]}")
-    if start_warning(machine) and compile_times_too:
-        print(start_warning(machine))
+    warning = start_warning(machine)
+    if warning and compile_times_too:
+        print(warning)
     if against is not None:
         run["against"] = {"python": against.python, "root": against.root, "git_commit": against.commit,
                           "git_clean": against.clean}
