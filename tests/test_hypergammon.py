@@ -245,6 +245,40 @@ def test_gnu_backgammon_s_convention_skips_the_opponent_s_cube_after_a_dance():
     assert answers[True][:5] == pytest.approx(answers[False][:5])
 
 
+def test_a_sweep_reads_from_the_successor_table_the_plays_it_would_generate():
+    """The build makes each state's plays once (the successor table, in pieces on threads) and
+    every sweep reads them: a sweep over the table gives every state the values of one step that
+    generates its plays now, and the table made in pieces is the table made in one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bgsim.fast import hypergammon as kernels
+    from bgsim.fast.moves import new_buffers
+
+    found = database.positions(2)
+    rng = np.random.default_rng(11)
+    values = rng.uniform(-0.5, 0.5, size=(found.positions ** 2, kernels.NVALUES))
+    values[:, :5] = rng.uniform(0.0, 0.3, size=(len(values), 5))
+    states = found.contact
+    with ThreadPoolExecutor(2) as pool:
+        table = database.successors(states, found, pool, threads=2)
+        whole = database.successors(states, found, pool, threads=1)
+    for name in ("starts", "roll_counts", "targets"):
+        assert np.array_equal(getattr(table, name), getattr(whole, name)), name
+    assert len(table.starts) == len(states) + 1 and table.starts[-1] == len(table.targets)
+    swept = np.empty((len(states), kernels.NVALUES))
+    out = np.zeros(kernels.NVALUES)
+    plays, keys, slots, hashes, order = new_buffers()
+    board = np.zeros(32, dtype=np.int8)
+    for dance in (False, True):
+        kernels.sweep_level(values, states, 0, len(states), 0, table.starts, table.roll_counts, table.targets,
+                            found.positions, dance, swept)
+        for i in rng.choice(len(states), 400, replace=False):
+            state = states[i]
+            kernels.state_values(state // found.positions, state % found.positions, values, found.counts,
+                                 found.keys, found.positions, 2, dance, out, board, plays, keys, slots, hashes, order)
+            assert np.array_equal(out, swept[i]), (dance, state)
+
+
 def test_eval_answers_hypergammon_exactly_and_bad_input_in_one_line(solved, capsys):
     from experiments import cli
 

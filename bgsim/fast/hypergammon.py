@@ -26,7 +26,10 @@ chances turned: our win is their loss); a play that bears off the last checker s
 (gammon: the loser has borne off none; backgammon: and has a checker on the bar or in the
 winner's home board; 1 for ``jacoby``); a roll with no legal play passes the turn, and the
 opponent gets its own cube decision.  The plays are ``bgsim.fast.moves.generate``'s, the game
-loop's own.  States are swept by increasing total pip count: a play that hits nothing lowers the
+loop's own, generated once per build: a *successor table* (``successor_table``) keeps every
+state's plays as the states they reach, in canonical order, and each sweep reads them from it
+(``sweep_level``; ``state_values`` generates them for a single state, the same numbers).  States
+are swept by increasing total pip count: a play that hits nothing lowers the
 total, so it reads a state already updated in this sweep (Gauss-Seidel); the states of one total
 are computed from the values before the sweep and written together (Jacobi within a level), so
 that a sweep's result does not depend on how its levels are split among threads.  A race (no
@@ -271,22 +274,65 @@ def _equity_after(values, after):
             + values[after, LOSE_BACKGAMMON] - values[after, WIN_BACKGAMMON])
 
 
+# The most plays a roll has in 3-checker hypergammon is far below this (a uint8 counts them).
+MAX_ROLL_PLAYS = 255
+MAX_STATE_PLAYS = 21 * MAX_ROLL_PLAYS
+
+
 @jit
-def state_values(own, opponent, values, counts, keys, positions, checkers, gnubg_dance, out,
-                 board, plays, play_keys, slots, table, order):
-    """The nine values of the state (``own`` on roll, ``opponent``) from ``values`` by one step
-    of the recursion (module doc), into ``out``; the rest are the move generator's buffers
-    (``bgsim.fast.moves.new_buffers``) and a board of ``BOARD_BYTES``."""
+def _canonical_order(plays, play_keys, count, order):
+    """``order[:count]``: the plays' indices in canonical order (insertion sort: a roll of
+    hypergammon has a few dozen plays at most)."""
+    for play in range(count):
+        j = play
+        while j > 0 and play_before(plays, play_keys, play, order[j - 1]):
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = play
+
+
+@jit
+def state_successors(own, opponent, counts, keys, positions, checkers, targets, at, roll_counts,
+                     board, plays, play_keys, slots, table, order):
+    """What each roll's plays of the state (``own`` on roll, ``opponent``) reach: for each of the
+    21 rolls its number of distinct plays into ``roll_counts[roll]``, and from ``targets[at]`` on
+    each play's state with the opponent on roll, in canonical order, or minus the points it scores
+    when it bears off the last checker (1, 2 or 3).  The plays are the game loop's own
+    (``bgsim.fast.moves.generate``); returns the index after the last target written."""
     fill_board(board, counts, own, opponent)
+    ranked = stack_empty(MAX_PLAYS, np.int64)
+    for roll in range(ROLLS.shape[0]):
+        count = generate(board, ROLLS[roll, 0], ROLLS[roll, 1], plays, play_keys, slots, table, order)
+        if count > MAX_ROLL_PLAYS:
+            raise ValueError("a hypergammon roll has more plays than a successor table counts")
+        roll_counts[roll] = count
+        _canonical_order(plays, play_keys, count, ranked)
+        for j in range(count):
+            play = ranked[j]
+            mine = keys[own_key(plays[play])]
+            if mine == 0:  # the last checker off: a win of 1, 2 or 3 points
+                targets[at] = -np.int64(_points(plays, play, checkers))
+            else:
+                theirs_now = opponent
+                if plays[play, 0] != board[0]:  # a hit: the opponent has another checker on the bar
+                    theirs_now = keys[opponent_key(plays[play])]
+                targets[at] = theirs_now * positions + mine
+            at += 1
+    return at
+
+
+@jit
+def values_from(own, opponent, values, targets, at, roll_counts, positions, gnubg_dance, out):
+    """The nine values of the state (``own`` on roll, ``opponent``) from ``values`` by one step
+    of the recursion (module doc), into ``out``, its plays' states read from ``targets[at:]`` and
+    ``roll_counts`` as :func:`state_successors` wrote them."""
     for k in range(NVALUES):
         out[k] = 0.0
     theirs = stack_empty(4, np.float64)  # the opponent's cube equities after a play
     best = stack_empty(NVALUES, np.float64)
-    equities = stack_empty(MAX_PLAYS, np.float64)  # each play's cubeless equity
-    reached = stack_empty(MAX_PLAYS, np.int64)  # the state each play leaves, minus its points if it wins
     for roll in range(ROLLS.shape[0]):
         weight = ROLL_WEIGHTS[roll]
-        count = generate(board, ROLLS[roll, 0], ROLLS[roll, 1], plays, play_keys, slots, table, order)
+        count = np.int64(roll_counts[roll])
         if count == 0:  # the roll passes the turn: the opponent on roll at the same positions
             back = opponent * positions + own
             best[WIN] = 1.0 - values[back, WIN]
@@ -309,36 +355,31 @@ def state_values(own, opponent, values, counts, keys, positions, checkers, gnubg
             best_equity = -np.inf
             for k in range(PROBABILITIES, NVALUES):
                 best[k] = -np.inf
-            for play in range(count):
-                mine = keys[own_key(plays[play])]
-                if mine == 0:  # the last checker off: a win of 1, 2 or 3 points
-                    points = _points(plays, play, checkers)
+            for j in range(count):
+                after = np.int64(targets[at + j])
+                if after < 0:  # the last checker off: a win of 1, 2 or 3 points
+                    points = np.float64(-after)
                     equity = points
-                    reached[play] = -np.int64(points)
                     best[CENTRED] = max(best[CENTRED], points)
                     best[OWNED] = max(best[OWNED], points)
                     best[OPPONENT] = max(best[OPPONENT], points)
                     best[JACOBY] = max(best[JACOBY], 1.0)
                 else:
-                    theirs_now = opponent
-                    if plays[play, 0] != board[0]:  # a hit: the opponent has another checker on the bar
-                        theirs_now = keys[opponent_key(plays[play])]
-                    after = theirs_now * positions + mine
-                    reached[play] = after
                     equity = _equity_after(values, after)
                     _opponent_equities(values, after, theirs)
                     best[CENTRED] = max(best[CENTRED], -theirs[0])
                     best[OWNED] = max(best[OWNED], -theirs[2])  # ours: theirs is owned by the other side
                     best[OPPONENT] = max(best[OPPONENT], -theirs[1])
                     best[JACOBY] = max(best[JACOBY], -theirs[3])
-                equities[play] = equity
                 best_equity = max(best_equity, equity)
-            # the chances of the first play in canonical order within TIE of the best equity
-            chosen = -1
-            for play in range(count):
-                if equities[play] >= best_equity - TIE and (chosen < 0 or play_before(plays, play_keys, play, chosen)):
-                    chosen = play
-            after = reached[chosen]
+            # the chances of the first play in canonical order (the targets' order) within TIE
+            # of the best equity
+            after = np.int64(-1)
+            for j in range(count):
+                after = np.int64(targets[at + j])
+                equity = np.float64(-after) if after < 0 else _equity_after(values, after)
+                if equity >= best_equity - TIE:
+                    break
             if after < 0:
                 points = -after
                 best[WIN] = 1.0
@@ -352,24 +393,72 @@ def state_values(own, opponent, values, counts, keys, positions, checkers, gnubg
                 best[WIN_BACKGAMMON] = values[after, LOSE_BACKGAMMON]
                 best[LOSE_GAMMON] = values[after, WIN_GAMMON]
                 best[LOSE_BACKGAMMON] = values[after, WIN_BACKGAMMON]
+            at += count
         for k in range(NVALUES):
             out[k] += weight * best[k]
     for k in range(NVALUES):
         out[k] /= 36.0
 
 
+@jit
+def state_values(own, opponent, values, counts, keys, positions, checkers, gnubg_dance, out,
+                 board, plays, play_keys, slots, table, order):
+    """The nine values of the state (``own`` on roll, ``opponent``) from ``values`` by one step
+    of the recursion, its plays generated now (:func:`state_successors`, :func:`values_from`);
+    the rest are the move generator's buffers (``bgsim.fast.moves.new_buffers``) and a board of
+    ``BOARD_BYTES``."""
+    targets = stack_empty(MAX_STATE_PLAYS, np.int64)
+    roll_counts = stack_empty(21, np.int64)
+    state_successors(own, opponent, counts, keys, positions, checkers, targets, 0, roll_counts, board, plays,
+                     play_keys, slots, table, order)
+    values_from(own, opponent, values, targets, 0, roll_counts, positions, gnubg_dance, out)
+
+
 @alloc_jit
-def sweep_level(values, states, first, last, counts, keys, checkers, gnubg_dance, scratch):
-    """One level's states ``states[first:last]`` by one step of the recursion, into ``scratch``
-    (a row each, from 0): nothing is written to ``values``."""
+def successor_table(states, first, last, counts, keys, checkers):
+    """The successor table of ``states[first:last]`` (row ``i - first`` for state ``states[i]``):
+    ``(starts, roll_counts, targets)``, the state's targets (:func:`state_successors`) from
+    ``targets[starts[row]]``, its rolls' play counts in ``roll_counts[row]``.  A sweep then reads
+    a state's plays from memory instead of generating 21 rolls' plays again (``sweep_level``)."""
     plays, play_keys, slots, table, order = new_buffers()
     board = np.zeros(BOARD_BYTES, dtype=np.int8)
-    out = np.empty(NVALUES)
     positions = counts.shape[0]
+    rows = last - first
+    starts = np.empty(rows + 1, dtype=np.int64)
+    roll_counts = np.empty((rows, ROLLS.shape[0]), dtype=np.uint8)
+    targets = np.empty(max(1024, rows * 16), dtype=np.int32)
+    work = np.empty(MAX_STATE_PLAYS, dtype=np.int64)
+    work_counts = np.empty(ROLLS.shape[0], dtype=np.int64)
+    at = 0
+    for row in range(rows):
+        state = states[first + row]
+        starts[row] = at
+        count = state_successors(state // positions, state % positions, counts, keys, positions, checkers, work, 0,
+                                 work_counts, board, plays, play_keys, slots, table, order)
+        if at + count > targets.shape[0]:
+            grown = np.empty(max(2 * targets.shape[0], at + count), dtype=np.int32)
+            grown[:at] = targets[:at]
+            targets = grown
+        for j in range(count):
+            targets[at + j] = work[j]
+        for roll in range(ROLLS.shape[0]):
+            roll_counts[row, roll] = work_counts[roll]
+        at += count
+    starts[rows] = at
+    return starts, roll_counts, targets[:at].copy()
+
+
+@jit
+def sweep_level(values, states, first, last, base, starts, roll_counts, targets, positions, gnubg_dance, scratch):
+    """One level's states ``states[first:last]`` by one step of the recursion, into ``scratch``
+    (a row each, from 0), their plays read from the successor table of ``states[base:]``
+    (:func:`successor_table`): nothing is written to ``values``."""
+    out = stack_empty(NVALUES, np.float64)
     for i in range(first, last):
         state = states[i]
-        state_values(state // positions, state % positions, values, counts, keys, positions, checkers,
-                     gnubg_dance, out, board, plays, play_keys, slots, table, order)
+        row = i - base
+        values_from(state // positions, state % positions, values, targets, starts[row], roll_counts[row],
+                    positions, gnubg_dance, out)
         for k in range(NVALUES):
             scratch[i - first, k] = out[k]
 

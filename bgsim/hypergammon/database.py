@@ -160,7 +160,44 @@ def sweeps_left(changes: list[float], threshold: float) -> float:
     return math.ceil(math.log(threshold / changes[-1]) / math.log(rate))
 
 
-def _sweep(values, states, starts, found: Positions, gnubg_dance: bool, scratch, pool, threads: int) -> float:
+@dataclass(frozen=True)
+class Successors:
+    """The successor table of a kind of states (``bgsim.fast.hypergammon.successor_table``):
+    every state's plays, as the states they reach, made once per build so that a sweep reads them
+    from memory (3 checkers: about 115 a state, 3.4 GB for the contact states)."""
+
+    starts: np.ndarray
+    roll_counts: np.ndarray
+    targets: np.ndarray
+
+    @property
+    def nbytes(self) -> int:
+        return self.starts.nbytes + self.roll_counts.nbytes + self.targets.nbytes
+
+
+TABLE_CHUNKS = 64  # pieces a table is made in, shared among the threads
+
+
+def successors(states, found: Positions, pool, threads: int) -> Successors:
+    """The successor table of ``states``, made in pieces on ``threads`` (the same table whatever
+    the split)."""
+    kernels = _kernels()
+    pieces = max(1, min(TABLE_CHUNKS if threads > 1 else 1, len(states) // SMALL_LEVEL))
+    bounds = np.linspace(0, len(states), pieces + 1).astype(np.int64)
+    jobs = [pool.submit(kernels.successor_table, states, int(a), int(b), found.counts, found.keys, found.checkers)
+            for a, b in zip(bounds[:-1], bounds[1:])]
+    made = [job.result() for job in jobs]
+    if len(made) == 1:
+        return Successors(*made[0])
+    offsets = np.cumsum([0] + [len(piece[2]) for piece in made])
+    starts = np.concatenate([piece[0][:-1] + offset for piece, offset in zip(made, offsets)] + [offsets[-1:]])
+    roll_counts = np.concatenate([piece[1] for piece in made])
+    targets = np.concatenate([piece[2] for piece in made])
+    return Successors(starts, roll_counts, targets)
+
+
+def _sweep(values, states, starts, table: Successors, found: Positions, gnubg_dance: bool, scratch, pool,
+           threads: int) -> float:
     """One pass over ``states`` level by level: each level computed from the values before it
     (split among ``threads``, which changes nothing in the result), then written."""
     kernels = _kernels()
@@ -170,15 +207,14 @@ def _sweep(values, states, starts, found: Positions, gnubg_dance: bool, scratch,
         if first == last:
             continue
         if threads == 1 or last - first < SMALL_LEVEL:
-            kernels.sweep_level(values, states, first, last, found.counts, found.keys, found.checkers,
-                                gnubg_dance, scratch)
+            bounds = np.array([first, last])
         else:
             bounds = np.linspace(first, last, threads + 1).astype(np.int64)
-            jobs = [pool.submit(kernels.sweep_level, values, states, int(a), int(b), found.counts, found.keys,
-                                found.checkers, gnubg_dance, scratch[int(a) - first:])
-                    for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-            for job in jobs:
-                job.result()
+        jobs = [pool.submit(kernels.sweep_level, values, states, int(a), int(b), 0, table.starts, table.roll_counts,
+                            table.targets, found.positions, gnubg_dance, scratch[int(a) - first:])
+                for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+        for job in jobs:
+            job.result()
         change = max(change, kernels.write_level(values, states, first, last, scratch))
     return change
 
@@ -236,16 +272,19 @@ def build(checkers: int, threshold: float = DEFAULT_THRESHOLD, folder: Path | No
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         if not resumed:  # sweep 0: the races, exactly, in one pass; a checkpoint holds them done
             sweep_started = time.perf_counter()
-            change = _sweep(values, found.races, found.race_starts, found, gnubg_dance, scratch, pool, threads)
+            races = successors(found.races, found, pool, threads)
+            change = _sweep(values, found.races, found.race_starts, races, found, gnubg_dance, scratch, pool, threads)
+            del races
             keep()
             if on_sweep is not None:
                 on_sweep(Progress(0, change, time.perf_counter() - sweep_started, [], False))
+        contact = successors(found.contact, found, pool, threads) if not changes or changes[-1] >= threshold else None
         while not changes or changes[-1] >= threshold:
             if len(changes) >= max_sweeps:
                 raise RuntimeError(f"hypergammon{checkers} did not converge to {threshold:g} in {max_sweeps} sweeps")
             sweep_started = time.perf_counter()
-            changes.append(_sweep(values, found.contact, found.contact_starts, found, gnubg_dance, scratch, pool,
-                                  threads))
+            changes.append(_sweep(values, found.contact, found.contact_starts, contact, found, gnubg_dance, scratch,
+                                  pool, threads))
             keep()
             if on_sweep is not None:
                 on_sweep(Progress(len(changes), changes[-1], time.perf_counter() - sweep_started, list(changes),

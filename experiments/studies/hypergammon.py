@@ -40,10 +40,12 @@ GNUBG_RECORD = 28  # 5 chances and 4 equities of 3 bytes each, and a byte of pad
 GNUBG_THRESHOLD = 1e-5  # makehyper's default convergence threshold
 # GNU Backgammon's equities in its file's order, and where each is in bgsim's VALUES
 GNUBG_EQUITIES = ("owned", "centred", "jacoby", "opponent")
-# The pace of the committed build (results/hypergammon/: CPU seconds a state a sweep on one core
-# of the 2-core machine, and the sweeps each size took to the default threshold), for the estimate
-# said before a build starts; the build measures its own pace after its first sweep.
-STATE_SECONDS = {1: 2.0e-6, 2: 6.0e-6, 3: 2.2e-5}
+# The pace of the committed build (results/hypergammon/: CPU seconds a state on one core of the
+# 2-core machine to make its successor table, once per build, and to sweep it, and the sweeps each
+# size took to the default threshold), for the estimate said before a build starts; the build
+# measures its own pace after its first sweep.
+TABLE_SECONDS = {1: 3.0e-6, 2: 9.0e-6, 3: 1.9e-5}
+STATE_SECONDS = {1: 3.0e-7, 2: 1.2e-6, 3: 4.5e-6}
 SWEEPS = {1: 15, 2: 43, 3: 60}
 
 
@@ -57,8 +59,9 @@ def estimated_seconds(checkers: int, threads: int = 1) -> float:
     """Rough seconds to build the solution of ``checkers`` here, before any sweep is measured."""
     database = _database()
     found = database.positions(checkers)
-    sweep = len(found.contact) * STATE_SECONDS[checkers]
-    return (len(found.races) * STATE_SECONDS[checkers] + SWEEPS[checkers] * sweep) / max(1, threads)
+    tables = found.states * TABLE_SECONDS[checkers]
+    sweeps = (len(found.races) + SWEEPS[checkers] * len(found.contact)) * STATE_SECONDS[checkers]
+    return (tables + sweeps) / max(1, threads)
 
 
 def announce_build(checkers: int, log: Callable[[str], None], threads: int = 1) -> None:
