@@ -1,13 +1,14 @@
 """Hypergammon solved: the solution against hand-worked positions, its own recursion, GNU
 Backgammon's makehyper, and the uses that read it (eval, exact in both engines, the audit,
 rollouts).  Only 1- and 2-checker solutions are built (seconds, and half a minute of CPU, once a
-machine in the user's cache folder as every use builds them); never the 3-checker one (hours)."""
+machine in the user's cache folder as every use builds them); never the 3-checker one (half an hour)."""
 
 from __future__ import annotations
 
 import json
 import random
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -213,6 +214,31 @@ def test_one_checker_solution_matches_gnu_backgammon_s_makehyper(gnubg, solved):
         assert entry["equities_agree"] == entry["states"] == 601
         assert entry["largest_equity_difference"] < 2e-6
         assert entry["other_chances_other_equity"] == 0
+
+
+def test_one_step_of_makehyper_from_bgsim_s_solution_moves_only_tied_chances(gnubg, solved, tmp_path):
+    """How 3 checkers are checked (makehyper's own build takes hours): one iteration of makehyper's
+    recursion from bgsim's solution (its file format, bgsim's values under its convention).  From
+    bgsim's 2-checker solution no equity moves by more than the files' rounding, and the chances
+    only where two plays tie; a start with one value moved by 0.01 moves back by about as much."""
+    from bgsim.fast.hypergammon import CENTRED
+    from experiments.studies.hypergammon import compare_with_gnubg, gnubg_step, read_gnubg, write_gnubg
+
+    summary = compare_with_gnubg(2, sample=20, log=lambda text: None, makehyper_start="bgsim")
+    assert summary["agrees"] and summary["makehyper"]["iterations"] == 1
+    entry = summary["bgsim_gnubg_convention"]
+    assert entry["equities_agree"] == entry["states"] and entry["largest_equity_difference"] < 2e-6
+    assert entry["other_chances_other_equity"] == 0 and entry["other_chances_same_equity"] > 0  # ties
+
+    convention = database.solution(2, gnubg_dance=True)
+    found = database.positions(2)
+    moved = convention.values.copy()
+    state = found.contact[len(found.contact) // 2]
+    moved[state, CENTRED] += 0.01
+    step = gnubg_step(2, tmp_path, write_gnubg(tmp_path / "moved.bd", 2, moved))
+    centred = read_gnubg(Path(step["file"]), 2)[1][state, 0]  # bgsim's order: centred first
+    assert step["norm_of_delta"] > 9e-3
+    assert abs(centred - convention.values[state, CENTRED]) < 1e-3
 
 
 def test_gnu_backgammon_s_convention_skips_the_opponent_s_cube_after_a_dance():
@@ -440,7 +466,7 @@ def test_gnu_backgammon_s_file_is_a_fixed_point_of_bgsim_s_recursion_under_its_c
 
 
 def test_three_checkers_are_built_only_when_asked(tmp_path, monkeypatch, capsys):
-    """A 3-checker solution takes hours: every use before `bgsim bearoff build --variant
+    """A 3-checker solution takes half an hour: every use before `bgsim bearoff build --variant
     hypergammon3` is refused in one line, in both engines, in eval, in the audit (before it
     samples or writes anything) and in the check against makehyper, and nothing is built."""
     from bgsim import fast
@@ -465,10 +491,17 @@ def test_three_checkers_are_built_only_when_asked(tmp_path, monkeypatch, capsys)
     assert not (tmp_path / "audit").exists()  # refused before sampling: nothing written
 
     def makehyper(*args):
-        raise AssertionError("makehyper -c 3 (hours) ran for a check that cannot be made")
+        raise AssertionError("makehyper -c 3 ran for a check that cannot be made")
 
     monkeypatch.setattr("experiments.studies.hypergammon.make_gnubg", makehyper)
+    monkeypatch.setattr("experiments.studies.hypergammon.gnubg_step", makehyper)
     assert cli.main(["bearoff", "check", "--variant", "hypergammon3"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "not built yet" in err
     assert not list(tmp_path.glob("hypergammon3*"))
+    for words, why in ((["--makehyper-start", "bgsim"], "--makehyper-start has no effect without --variant"),
+                       (["--variant", "hypergammon2", "--makehyper-start", "zero", "--gnubg-file", "x.bd"],
+                        "--makehyper-start says how makehyper makes its file: not with --gnubg-file")):
+        assert cli.main(["bearoff", "check", *words]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and why in err, err

@@ -161,7 +161,7 @@ def values_of(position: Position, folder=None) -> tuple[float, ...]:
 
 def evaluate(position: Position, folder=None) -> Evaluation:
     """The exact evaluation of a position of hypergammon (1 to 3 checkers); the solution is built
-    into the cache folder on first use (seconds for 1 and 2 checkers, hours for 3).  A position of
+    into the cache folder on first use (seconds for 1 and 2 checkers; 3, about half an hour, only when asked).  A position of
     another game, or a finished one, is a ValueError."""
     values = values_of(position, folder)
     probabilities = values[:5]

@@ -3,8 +3,8 @@
 Reading is plain numpy: the file (``bgsim.bearoff.store``), GNU Backgammon's numbering
 (``bgsim.hypergammon.number_of``), the values and the exact bots' decision table.  Computing the
 values is not: value iteration over every state, 21 rolls and every play each sweep, 43 sweeps
-for the 106,552 states of 2-checker hypergammon and about as many for the 8 million of 3
-checkers -- a minute and hours in the kernels of ``bgsim/fast/hypergammon.py``, far longer in
+for the 106,552 states of 2-checker hypergammon and more for the 8 million of 3 checkers --
+seconds and about half an hour in the kernels of ``bgsim/fast/hypergammon.py``, far longer in
 plain Python.  The plain recursion is kept as the source of truth the kernels are held to
 (``bgsim.hypergammon.reference``: one step of it on the stored values gives them back, and it
 solves 1-checker hypergammon on its own), and each file keeps the hash of the kernels that

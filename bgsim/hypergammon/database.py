@@ -38,7 +38,7 @@ from .building import kernels as _kernels
 
 FORMAT = 1
 KIND = "hypergammon"
-# built on first use (seconds, a minute); a 3-checker solution takes hours: it is built only when
+# built on first use (seconds); a 3-checker solution takes about half an hour: it is built only when
 # asked for (bgsim bearoff build --variant hypergammon3), and a use before that is refused
 FIRST_USE = (1, 2)
 PARTIAL = "hypergammon-partial"
@@ -307,7 +307,7 @@ def check_ready(checkers: int, folder: Path | None = None, gnubg_dance: bool = F
     """NotBuilt (one line) unless the solution is current in the cache folder or built on first use."""
     if checkers not in FIRST_USE and not is_built(checkers, folder, gnubg_dance=gnubg_dance):
         raise NotBuilt(f"hypergammon{checkers}'s solution is not built yet: `bgsim bearoff build --variant "
-                       f"hypergammon{checkers}` builds it (hours; a Ctrl-C keeps its last sweep), or play "
+                       f"hypergammon{checkers}` builds it (about half an hour; a Ctrl-C keeps its last sweep), or play "
                        "exact(tables=false)")
 
 

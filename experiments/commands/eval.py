@@ -62,7 +62,7 @@ def register(subparsers) -> None:
     build.add_argument("--force", action="store_true", help="rebuild even when the files are current")
     build.add_argument("--variant", default=None, metavar="NAME",
                        help="hypergammon1, hypergammon2 or hypergammon3: build that game's exact solution instead "
-                       "(minutes for 2 checkers, hours for 3; a Ctrl-C keeps its last sweep and the next build goes "
+                       "(seconds for 2 checkers, about half an hour for 3; a Ctrl-C keeps its last sweep and the next build goes "
                        "on from it; default: the bear-off databases)")
     threads_flag(build, "with --variant: threads of the solver (the solution does not depend on them)")
     progress_flag(build)
@@ -83,7 +83,12 @@ def register(subparsers) -> None:
                        "Backgammon's makehyper file instead, every state (default: the bear-off databases)")
     check.add_argument("--gnubg-file", type=Path, default=None, metavar="FILE",
                        help="with --variant: makehyper's file to compare with, every state (default: run makehyper "
-                       "now: seconds for 1 checker, a minute for 2, a day for 3)")
+                       "now, as --makehyper-start says)")
+    check.add_argument("--makehyper-start", choices=("zero", "bgsim"), default=None,
+                       help="with --variant and no --gnubg-file: makehyper builds its file from its own start "
+                       "(zero: seconds for 1 checker, a minute for 2, hours for 3) or takes one step of its "
+                       "recursion from bgsim's solution under its convention (bgsim: minutes for 3) (default: "
+                       "zero up to 2 checkers, bgsim for 3)")
     json_flag(check)
     check.set_defaults(handler=run_check)
     tables.set_defaults(handler=lambda args: (tables.print_help(), 2)[1])
@@ -292,7 +297,7 @@ def run_check(args) -> int:
     if hypergammon is not None:
         # --positions' default is the bear-off check's; its old spelling hides whether it was given
         return check_hypergammon(args, hypergammon, args.positions != CHECK_PAIRS)
-    refuse_given(args, ["gnubg_file"], "without --variant", "it is a makehyper file of hypergammon")
+    refuse_given(args, ["gnubg_file", "makehyper_start"], "without --variant", "makehyper is hypergammon's solver")
     summary = compare_with_gnubg(args.positions, args.seed)
     if args.json:
         print(json.dumps(summary, indent=2))

@@ -57,12 +57,19 @@ def run_check(args, checkers: int, positions_given: bool) -> int:
     from experiments.studies.hypergammon import compare_with_gnubg
 
     sample = args.positions if positions_given else SAMPLE
-    summary = compare_with_gnubg(checkers, args.gnubg_file, sample, args.seed, _log)
+    if args.makehyper_start is not None and args.gnubg_file is not None:
+        raise ValueError("--makehyper-start says how makehyper makes its file: not with --gnubg-file")
+    summary = compare_with_gnubg(checkers, args.gnubg_file, sample, args.seed, _log,
+                                 makehyper_start=args.makehyper_start)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
         print(f"{summary['variant']} against GNU Backgammon's makehyper file, {summary['bgsim']['states']:,} states, "
               f"tolerance {summary['tolerance']:.2g}")
+        made = summary.get("makehyper", {})
+        if made.get("start") == "bgsim":
+            print(f"  makehyper's file: one iteration of its recursion from bgsim's solution under its convention "
+                  f"(largest change of a value {made['norm_of_delta']:.1e}; the differences below are that step's)")
         point = summary["fixed_point"]
         print(f"  GNU Backgammon's values at {point['states']} random states are {'' if point['fixed_point'] else 'NOT '}"
               f"a fixed point of bgsim's recursion under its convention (largest residual "

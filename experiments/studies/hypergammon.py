@@ -206,6 +206,85 @@ def make_gnubg(checkers: int, folder: Path) -> dict:
     return {"file": str(path), "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "iterations": iterations}
 
 
+def _quantized(numbers: np.ndarray) -> np.ndarray:
+    """Numbers within 0..1 as makehyper's three little-endian bytes, truncated as makehyper
+    writes them."""
+    units = np.clip(np.floor(numbers * 16777215.0), 0, 16777215).astype(np.uint32)
+    return np.stack([units & 0xFF, (units >> 8) & 0xFF, (units >> 16) & 0xFF], axis=-1).astype(np.uint8)
+
+
+def write_gnubg(path: Path, checkers: int, values: np.ndarray) -> Path:
+    """``values`` (bgsim's nine a state, every state numbered as :func:`read_gnubg` numbers them)
+    as a makehyper file, which makehyper can start from (``-r``).  The finished games (a side with
+    no checker left) hold what makehyper gives them, from bgsim's scoring: the side with none left
+    won 1, 2 (the loser bore off none) or 3 points (and has one on the bar or in the winner's home
+    board), 1 with the Jacoby rule; a state where both sides hold a point, none (makehyper skips
+    it, as its own files do: nought); the rest bgsim's values."""
+    from bgsim.fast.hypergammon import (BINOMIALS, CENTRED, JACOBY, OPPONENT, OWNED, position_count,
+                                        side_positions)
+
+    positions = position_count(checkers)
+    if values.shape != (positions * positions, 9):
+        raise ValueError(f"{checkers}-checker hypergammon has {positions * positions:,} states of 9 values, "
+                         f"got an array of shape {values.shape}")
+    counts, _ = side_positions(checkers, BINOMIALS)
+    chances = np.array(values[:, :5], dtype=np.float64)
+    equities = np.array(values[:, [OWNED, CENTRED, JACOBY, OPPONENT]], dtype=np.float64)  # the file's order
+    on = counts.sum(axis=1)
+    back = counts[:, 18:].sum(axis=1) > 0  # points 19..24 of its own count (the winner's home) or the bar
+    points = np.where(on < checkers, 1.0, np.where(back, 3.0, 2.0))  # the loser's position: what it loses
+    bits = np.int64(1) << np.arange(24, dtype=np.int64)
+    held = (counts[:, :24] > 0).astype(np.int64) @ bits  # its points 1..24
+    mirrored = (counts[:, 23::-1] > 0).astype(np.int64) @ bits  # the same, in the other side's numbering
+    for own in range(positions):
+        rows = slice(own * positions, (own + 1) * positions)
+        clash = (held[own] & mirrored) != 0  # our point k is its point 25 - k
+        chances[rows][clash] = 0.0
+        equities[rows][clash] = 0.0
+        if own == 0:  # the side on roll has none left: it has won (both none: as makehyper, a loss of 1)
+            chances[rows] = 0.0
+            chances[rows, 0] = 1.0
+            chances[rows, 1] = points >= 2
+            chances[rows, 2] = points >= 3
+            equities[rows] = points[:, None]
+            equities[rows, 2] = 1.0
+            chances[0] = 0.0
+            equities[0] = -1.0
+        else:  # the opponent has none left (state own * positions): it has won
+            chances[own * positions] = [0.0, 0.0, 0.0, points[own] >= 2, points[own] >= 3]
+            equities[own * positions] = -points[own]
+            equities[own * positions, 2] = -1.0
+    records = np.zeros((positions * positions, GNUBG_RECORD), dtype=np.uint8)
+    records[:, :15] = _quantized(chances).reshape(-1, 15)
+    records[:, 15:27] = _quantized(equities / 6.0 + 0.5).reshape(-1, 12)
+    path = Path(path)
+    with open(path, "wb") as handle:
+        handle.write(f"gnubg-H{checkers}".encode().ljust(GNUBG_HEADER - 1, b"x") + b"\n")
+        handle.write(records.tobytes())
+    return path
+
+
+def gnubg_step(checkers: int, folder: Path, start: Path) -> dict:
+    """One iteration of makehyper's recursion from ``start`` (a makehyper file,
+    :func:`write_gnubg`), into a file in ``folder``: makehyper restarted from it with a threshold of
+    1, which its first iteration meets unless some value moves by more than 1.  Its largest change
+    of a value in that iteration (its "norm of delta"), the file, and its wall and CPU seconds."""
+    if not Path(MAKEHYPER).exists() and not shutil.which("makehyper"):
+        raise ValueError("the check needs GNU Backgammon's makehyper (Debian/Ubuntu: apt-get install gnubg)")
+    program = MAKEHYPER if Path(MAKEHYPER).exists() else shutil.which("makehyper")
+    path = Path(folder) / f"hyper{checkers}.bd"
+    cpu, wall = _cpu_of_children(), time.perf_counter()
+    finished = subprocess.run([program, "-c", str(checkers), "-n", "-t", "1", "-r", str(start), "-f", str(path)],
+                              cwd=folder, capture_output=True, text=True)
+    wall, cpu = time.perf_counter() - wall, _cpu_of_children() - cpu
+    norms = [float(line.split(":", 1)[1]) for line in finished.stdout.replace("\r", "\n").splitlines()
+             if line.startswith("norm of delta:")]
+    if finished.returncode != 0 or not norms or not path.exists():
+        raise RuntimeError(f"makehyper -c {checkers} -r {start} failed: {finished.stderr.strip()[-300:]}")
+    return {"file": str(path), "start": "bgsim", "iterations": len(norms), "norm_of_delta": norms[0],
+            "wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
+
+
 def _cubeless(chances: np.ndarray) -> np.ndarray:
     return 2.0 * chances[:, 0] - 1.0 + chances[:, 1] - chances[:, 3] + chances[:, 2] - chances[:, 4]
 
@@ -237,23 +316,43 @@ def _differences(ours: np.ndarray, theirs_chances: np.ndarray, theirs_equities: 
 
 def compare_with_gnubg(checkers: int, gnubg_file: Path | None = None, sample: int = 200, seed: int = 1,
                        log: Callable[[str], None] = print, folder: Path | None = None,
-                       convention: bool | None = None) -> dict:
+                       convention: bool | None = None, makehyper_start: str | None = None) -> dict:
     """bgsim's solution of ``checkers`` against GNU Backgammon's file (``gnubg_file``, else made
     now by makehyper in a temporary folder), state by state: the largest difference of each value
     and how many states agree within the tolerance (the thresholds and the files' rounding), for
-    the true solution and, with ``convention`` (default: up to 2 checkers, whose build takes a
-    minute; 3 take hours), for bgsim's solution under GNU Backgammon's convention for a roll
-    without a play (module doc).  And on ``sample`` random states, whether GNU Backgammon's own
-    values are a fixed point of bgsim's recursion under that convention (:func:`check_sample`)."""
+    the true solution and, with ``convention`` (default: always but with a 3-checker file given),
+    for bgsim's solution under GNU Backgammon's convention for a roll without a play (module doc).
+    And on ``sample`` random states, whether GNU Backgammon's own values are a fixed point of
+    bgsim's recursion under that convention (:func:`check_sample`).
+
+    makehyper makes its file from its own start (``makehyper_start`` ``"zero"``, the default up
+    to 2 checkers: seconds, a minute) or, for 3 checkers, whose build takes makehyper hours, by one
+    iteration of its recursion from bgsim's solution under its convention (``"bgsim"``, the
+    default there: :func:`gnubg_step`, minutes).  Then the differences are how far one step of
+    GNU Backgammon's recursion moves bgsim's values: bgsim's solution is GNU Backgammon's fixed
+    point within them (a value moved by 0.01 moves back by about as much: tests/test_hypergammon.py),
+    but for the chances where two plays tie (makehyper keeps the last such play it generates,
+    bgsim the first in canonical order), which ``other_chances_same_equity`` counts.
+    """
     from bgsim.fast.hypergammon import VALUES
 
     database = _database()
     database.check_checkers(checkers)
     database.check_ready(checkers, folder)  # 3 checkers not built: its line before hours of makehyper
-    convention = checkers <= 2 if convention is None else convention
+    makehyper_start = makehyper_start or ("bgsim" if checkers == 3 else "zero")
+    if makehyper_start not in ("zero", "bgsim"):
+        raise ValueError(f"makehyper starts from zero or from bgsim's solution, not {makehyper_start!r}")
+    convention = (checkers <= 2 or gnubg_file is None) if convention is None else convention
     summary: dict = {"variant": f"hypergammon{checkers}", "values": list(VALUES)}
     with tempfile.TemporaryDirectory(prefix="bgsim-makehyper-") as temporary:
-        if gnubg_file is None:
+        if gnubg_file is None and makehyper_start == "bgsim":
+            start = write_gnubg(Path(temporary) / f"bgsim{checkers}.bd", checkers,
+                                _convention_solution(checkers, folder, log).values)
+            log(f"running one iteration of GNU Backgammon's makehyper -c {checkers} from bgsim's solution under its "
+                "convention")
+            summary["makehyper"] = made = gnubg_step(checkers, Path(temporary), start)
+            gnubg_file = Path(made["file"])
+        elif gnubg_file is None:
             log(f"running GNU Backgammon's makehyper -c {checkers} (its threshold {GNUBG_THRESHOLD:g})")
             summary["makehyper"] = made = make_gnubg(checkers, Path(temporary))
             gnubg_file = Path(made["file"])
@@ -267,7 +366,8 @@ def compare_with_gnubg(checkers: int, gnubg_file: Path | None = None, sample: in
     tolerance = 10 * GNUBG_THRESHOLD + 6.0 / 2 ** 24
     summary["tolerance"] = tolerance
     for name, dance in (("bgsim", False), ("bgsim_gnubg_convention", True)) if convention else (("bgsim", False),):
-        solved = database.solution(checkers, folder, gnubg_dance=dance)
+        solved = database.solution(checkers, folder, gnubg_dance=dance) if not dance else \
+            _convention_solution(checkers, folder, log)
         summary[name] = {"header": {key: solved.header.get(key) for key in
                                     ("threshold", "sweeps", "last_change", "error_bound", "gnubg_dance", "code")},
                          **_differences(solved.values, chances, equities, states, tolerance)}
@@ -277,6 +377,18 @@ def compare_with_gnubg(checkers: int, gnubg_file: Path | None = None, sample: in
         agrees = agrees and entry["equities_agree"] == entry["states"] and entry["other_chances_other_equity"] == 0
     summary["agrees"] = agrees
     return summary
+
+
+def _convention_solution(checkers: int, folder: Path | None, log: Callable[[str], None]):
+    """bgsim's solution under GNU Backgammon's convention, built now if it is not (3 checkers:
+    about as long as the true one's build, said before it starts)."""
+    from experiments.running.progress import duration
+
+    database = _database()
+    if checkers not in database.FIRST_USE and not database.is_built(checkers, folder, gnubg_dance=True):
+        log(f"building hypergammon{checkers}'s solution under GNU Backgammon's convention first (about "
+            f"{duration(estimated_seconds(checkers))}; a Ctrl-C keeps its last sweep)")
+    return database.solution(checkers, folder, gnubg_dance=True, build_now=True)
 
 
 def time_builds(checkers: int = 2, rounds: int = 2, log: Callable[[str], None] = print) -> dict:
