@@ -514,11 +514,21 @@ def results_summary(folder: Path) -> str:
                      f"{build['threshold']:g} | {build['last_change']:.1e} | {build['error_bound']:.1e} | "
                      f"{build['total_build_s']:.1f} | {build['bytes'] / 2**20:.1f} |")
     lines += ["", "## Against GNU Backgammon's makehyper", "",
-              "| variant | states | GNU's values a fixed point of bgsim's recursion (its convention) | solution | "
-              "equities agree | largest equity difference | chances agree | other chances, same equity | "
-              "other chances, other equity |", "|---|---:|---|---|---:|---:|---:|---:|---:|"]
+              "GNU's file: makehyper's own build from its zero start, or (3 checkers, whose own build takes "
+              "hours) one iteration of its recursion from bgsim's solution under its convention, where the "
+              "differences are how far that step moves bgsim's values (`gnubg_step`).", "",
+              "| variant | GNU's file | states | GNU's values a fixed point of bgsim's recursion (its convention) | "
+              "solution | equities agree | largest equity difference | chances agree | other chances, same equity | "
+              "other chances, other equity |", "|---|---|---:|---|---|---:|---:|---:|---:|---:|"]
     for path in sorted(folder.glob("gnubg_check_*.json")):
         check = json.loads(path.read_text())
+        made = check.get("makehyper", {})
+        if made.get("start") == "bgsim":
+            source = f"one step from bgsim's (norm of delta {made['norm_of_delta']:.1e})"
+        elif made:
+            source = f"its build ({made['iterations']} iterations)"
+        else:
+            source = "given"
         point = check["fixed_point"]
         residual = max(point["largest_cubeful_residual"], point["largest_cubeless_residual"])
         for name, what in (("bgsim_gnubg_convention", "bgsim, GNU's convention for a roll without a play"),
@@ -526,7 +536,7 @@ def results_summary(folder: Path) -> str:
             if name not in check:
                 continue
             entry = check[name]
-            lines.append(f"| {check['variant']} | {entry['states']:,} | {'yes' if point['fixed_point'] else 'no'} "
+            lines.append(f"| {check['variant']} | {source} | {entry['states']:,} | {'yes' if point['fixed_point'] else 'no'} "
                          f"({point['states']} states, residual {residual:.1e}) | {what} | {entry['equities_agree']:,} | "
                          f"{entry['largest_equity_difference']:.1e} | {entry['chances_agree']:,} | "
                          f"{entry['other_chances_same_equity']:,} | {entry['other_chances_other_equity']:,} |")
