@@ -45,8 +45,8 @@ GNUBG_EQUITIES = ("owned", "centred", "jacoby", "opponent")
 # size took to the default threshold), for the estimate said before a build starts; the build
 # measures its own pace after its first sweep.
 TABLE_SECONDS = {1: 3.0e-6, 2: 9.0e-6, 3: 1.9e-5}
-STATE_SECONDS = {1: 3.0e-7, 2: 1.2e-6, 3: 4.5e-6}
-SWEEPS = {1: 15, 2: 43, 3: 60}
+STATE_SECONDS = {1: 3.0e-7, 2: 1.5e-6, 3: 3.3e-6}
+SWEEPS = {1: 15, 2: 43, 3: 62}
 
 
 def _database():
