@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from .compile import alloc_jit, jit, stack_empty
-from .moves import BOARD_BYTES, MAX_PLAYS, generate, new_buffers, play_before
+from .moves import BOARD_BYTES, MAX_PLAYS, canonical_order, generate, new_buffers, play_before
 
 POINTS = 25  # points 1..24 and the bar
 BAR = 24  # its index in a side's counts
@@ -280,18 +280,6 @@ MAX_STATE_PLAYS = 21 * MAX_ROLL_PLAYS
 
 
 @jit
-def _canonical_order(plays, play_keys, count, order):
-    """``order[:count]``: the plays' indices in canonical order (insertion sort: a roll of
-    hypergammon has a few dozen plays at most)."""
-    for play in range(count):
-        j = play
-        while j > 0 and play_before(plays, play_keys, play, order[j - 1]):
-            order[j] = order[j - 1]
-            j -= 1
-        order[j] = play
-
-
-@jit
 def state_successors(own, opponent, counts, keys, positions, checkers, targets, at, roll_counts,
                      board, plays, play_keys, slots, table, order):
     """What each roll's plays of the state (``own`` on roll, ``opponent``) reach: for each of the
@@ -306,7 +294,7 @@ def state_successors(own, opponent, counts, keys, positions, checkers, targets, 
         if count > MAX_ROLL_PLAYS:
             raise ValueError("a hypergammon roll has more plays than a successor table counts")
         roll_counts[roll] = count
-        _canonical_order(plays, play_keys, count, ranked)
+        canonical_order(plays, play_keys, count, ranked)
         for j in range(count):
             play = ranked[j]
             mine = keys[own_key(plays[play])]

@@ -189,21 +189,28 @@ def _cpu_of_children() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def make_gnubg(checkers: int, folder: Path) -> dict:
-    """Run GNU Backgammon's makehyper for ``checkers`` into ``folder``: the file, and its wall and
-    CPU seconds."""
+def _run_makehyper(checkers: int, folder: Path, options: list[str]):
+    """makehyper ``-c checkers -n`` with ``options``, writing ``folder/hyper<N>.bd``: what it
+    printed, the file, and its wall and CPU seconds (RuntimeError if it failed)."""
     if not Path(MAKEHYPER).exists() and not shutil.which("makehyper"):
         raise ValueError("the check needs GNU Backgammon's makehyper (Debian/Ubuntu: apt-get install gnubg)")
     program = MAKEHYPER if Path(MAKEHYPER).exists() else shutil.which("makehyper")
     path = Path(folder) / f"hyper{checkers}.bd"
     cpu, wall = _cpu_of_children(), time.perf_counter()
-    finished = subprocess.run([program, "-c", str(checkers), "-n", "-f", str(path)], cwd=folder,
+    finished = subprocess.run([program, "-c", str(checkers), "-n", *options, "-f", str(path)], cwd=folder,
                               capture_output=True, text=True)
     wall, cpu = time.perf_counter() - wall, _cpu_of_children() - cpu
     if finished.returncode != 0 or not path.exists():
-        raise RuntimeError(f"makehyper -c {checkers} failed: {finished.stderr.strip()[-300:]}")
-    iterations = sum(1 for line in finished.stdout.replace("\r", "\n").splitlines() if line.startswith("*** Iteration"))
-    return {"file": str(path), "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "iterations": iterations}
+        raise RuntimeError(f"makehyper -c {checkers} {' '.join(options)} failed: {finished.stderr.strip()[-300:]}")
+    return finished.stdout.replace("\r", "\n").splitlines(), path, round(wall, 2), round(cpu, 2)
+
+
+def make_gnubg(checkers: int, folder: Path) -> dict:
+    """Run GNU Backgammon's makehyper for ``checkers`` into ``folder``: the file, and its wall and
+    CPU seconds."""
+    lines, path, wall, cpu = _run_makehyper(checkers, folder, [])
+    iterations = sum(1 for line in lines if line.startswith("*** Iteration"))
+    return {"file": str(path), "wall_s": wall, "cpu_s": cpu, "iterations": iterations}
 
 
 def _quantized(numbers: np.ndarray) -> np.ndarray:
@@ -269,20 +276,12 @@ def gnubg_step(checkers: int, folder: Path, start: Path) -> dict:
     :func:`write_gnubg`), into a file in ``folder``: makehyper restarted from it with a threshold of
     1, which its first iteration meets unless some value moves by more than 1.  Its largest change
     of a value in that iteration (its "norm of delta"), the file, and its wall and CPU seconds."""
-    if not Path(MAKEHYPER).exists() and not shutil.which("makehyper"):
-        raise ValueError("the check needs GNU Backgammon's makehyper (Debian/Ubuntu: apt-get install gnubg)")
-    program = MAKEHYPER if Path(MAKEHYPER).exists() else shutil.which("makehyper")
-    path = Path(folder) / f"hyper{checkers}.bd"
-    cpu, wall = _cpu_of_children(), time.perf_counter()
-    finished = subprocess.run([program, "-c", str(checkers), "-n", "-t", "1", "-r", str(start), "-f", str(path)],
-                              cwd=folder, capture_output=True, text=True)
-    wall, cpu = time.perf_counter() - wall, _cpu_of_children() - cpu
-    norms = [float(line.split(":", 1)[1]) for line in finished.stdout.replace("\r", "\n").splitlines()
-             if line.startswith("norm of delta:")]
-    if finished.returncode != 0 or not norms or not path.exists():
-        raise RuntimeError(f"makehyper -c {checkers} -r {start} failed: {finished.stderr.strip()[-300:]}")
+    lines, path, wall, cpu = _run_makehyper(checkers, folder, ["-t", "1", "-r", str(start)])
+    norms = [float(line.split(":", 1)[1]) for line in lines if line.startswith("norm of delta:")]
+    if not norms:
+        raise RuntimeError(f"makehyper -c {checkers} -r {start} printed no iteration")
     return {"file": str(path), "start": "bgsim", "iterations": len(norms), "norm_of_delta": norms[0],
-            "wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
+            "wall_s": wall, "cpu_s": cpu}
 
 
 def _cubeless(chances: np.ndarray) -> np.ndarray:
