@@ -216,6 +216,29 @@ def test_one_checker_solution_matches_gnu_backgammon_s_makehyper(gnubg, solved):
         assert entry["other_chances_other_equity"] == 0
 
 
+def test_bearoff_check_keeps_the_sample_of_gnu_backgammon_s_values_it_checked(gnubg, solved, tmp_path, capsys):
+    """`bgsim bearoff check --variant hypergammonN --keep-sample FILE` saves the states it checked
+    with makehyper's values there and one roll on (how tests/data/hypergammon was made); the saved
+    sample checks again without makehyper, and a FILE that exists is refused before makehyper runs."""
+    from experiments import cli
+    from experiments.studies.hypergammon import check_sample
+
+    kept = tmp_path / "gnubg1_sample.npz"
+    assert cli.main(["bearoff", "check", "--variant", "hypergammon1", "--positions", "12",
+                     "--keep-sample", str(kept)]) == 0
+    sample = dict(np.load(kept))
+    assert int(sample["checkers"][0]) == 1 and len(sample["states"]) == 12
+    assert set(sample["states"]) <= set(sample["known"])
+    assert check_sample(sample)["fixed_point"]
+    assert not list(tmp_path.glob("*.partial*"))
+    capsys.readouterr()
+    before = kept.read_bytes()
+    assert cli.main(["bearoff", "check", "--variant", "hypergammon1", "--keep-sample", str(kept)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"bgsim: error: --keep-sample {kept}: exists"
+    assert kept.read_bytes() == before
+
+
 def test_one_step_of_makehyper_from_bgsim_s_solution_moves_only_tied_chances(gnubg, solved, tmp_path):
     """How 3 checkers are checked (makehyper's own build takes hours): one iteration of makehyper's
     recursion from bgsim's solution (its file format, bgsim's values under its convention).  From

@@ -89,6 +89,10 @@ def register(subparsers) -> None:
                        "(zero: seconds for 1 checker, a minute for 2, hours for 3) or takes one step of its "
                        "recursion from bgsim's solution under its convention (bgsim: minutes for 3) (default: "
                        "zero up to 2 checkers, bgsim for 3)")
+    check.add_argument("--keep-sample", type=Path, default=None, metavar="FILE",
+                       help="with --variant: also save the checked states' GNU Backgammon values (and those of "
+                       "every state one roll leads to) as FILE (.npz), which the tests check without makehyper "
+                       "(tests/data/hypergammon); refused if FILE exists")
     json_flag(check)
     check.set_defaults(handler=run_check)
     tables.set_defaults(handler=lambda args: (tables.print_help(), 2)[1])

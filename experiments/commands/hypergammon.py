@@ -59,8 +59,13 @@ def run_check(args, checkers: int, positions_given: bool) -> int:
     sample = args.positions if positions_given else SAMPLE
     if args.makehyper_start is not None and args.gnubg_file is not None:
         raise ValueError("--makehyper-start says how makehyper makes its file: not with --gnubg-file")
+    keep = args.keep_sample
+    if keep is not None and (keep.exists() or keep.suffix != ".npz" or not keep.parent.is_dir()):
+        why = "exists" if keep.exists() else "is not a .npz file name" if keep.suffix != ".npz" else \
+            "is in a folder that does not exist"
+        raise ValueError(f"--keep-sample {keep}: {why}")  # before minutes of makehyper
     summary = compare_with_gnubg(checkers, args.gnubg_file, sample, args.seed, _log,
-                                 makehyper_start=args.makehyper_start)
+                                 makehyper_start=args.makehyper_start, keep_sample=keep)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:

@@ -315,14 +315,16 @@ def _differences(ours: np.ndarray, theirs_chances: np.ndarray, theirs_equities: 
 
 def compare_with_gnubg(checkers: int, gnubg_file: Path | None = None, sample: int = 200, seed: int = 1,
                        log: Callable[[str], None] = print, folder: Path | None = None,
-                       convention: bool | None = None, makehyper_start: str | None = None) -> dict:
+                       convention: bool | None = None, makehyper_start: str | None = None,
+                       keep_sample: Path | None = None) -> dict:
     """bgsim's solution of ``checkers`` against GNU Backgammon's file (``gnubg_file``, else made
     now by makehyper in a temporary folder), state by state: the largest difference of each value
     and how many states agree within the tolerance (the thresholds and the files' rounding), for
     the true solution and, with ``convention`` (default: always but with a 3-checker file given),
     for bgsim's solution under GNU Backgammon's convention for a roll without a play (module doc).
     And on ``sample`` random states, whether GNU Backgammon's own values are a fixed point of
-    bgsim's recursion under that convention (:func:`check_sample`).
+    bgsim's recursion under that convention (:func:`check_sample`); with ``keep_sample``, that
+    sample (:func:`gnubg_sample`) is saved there as well, for the tests.
 
     makehyper makes its file from its own start (``makehyper_start`` ``"zero"``, the default up
     to 2 checkers: seconds, a minute) or, for 3 checkers, whose build takes makehyper hours, by one
@@ -357,7 +359,11 @@ def compare_with_gnubg(checkers: int, gnubg_file: Path | None = None, sample: in
             gnubg_file = Path(made["file"])
         chances, equities = read_gnubg(gnubg_file, checkers)
         log(f"GNU Backgammon's values at {sample} random states against one step of bgsim's recursion")
-        summary["fixed_point"] = check_sample(gnubg_sample(gnubg_file, checkers, sample, seed))
+        kept = gnubg_sample(gnubg_file, checkers, sample, seed)
+        summary["fixed_point"] = check_sample(kept)
+        if keep_sample is not None:
+            save_sample(kept, Path(keep_sample))
+            summary["sample_file"] = str(keep_sample)
     found = database.positions(checkers)
     states = np.concatenate([found.races, found.contact])
     # the thresholds bound the changes of a sweep, not the distance to the fixed point: the
@@ -455,6 +461,15 @@ def gnubg_sample(gnubg_file: Path, checkers: int, count: int, seed: int = 1) -> 
     known = np.array(sorted(known), dtype=np.int64)
     return {"checkers": np.array([checkers]), "states": states.astype(np.int64), "known": known,
             "chances": chances[known].astype(np.float32), "equities": equities[known].astype(np.float32)}
+
+
+def save_sample(sample: dict[str, np.ndarray], path: Path) -> Path:
+    """``sample`` (:func:`gnubg_sample`) as a compressed .npz at ``path``, written whole or not at
+    all (a temporary file renamed)."""
+    partial = path.with_name(path.name + ".partial.npz")
+    np.savez_compressed(partial, **sample)
+    partial.replace(path)
+    return path
 
 
 def check_sample(sample: dict, tolerance: float = 5e-5, gnubg_dance: bool = True) -> dict:
