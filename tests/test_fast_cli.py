@@ -189,6 +189,21 @@ def test_ratios_set_this_checkout_against_the_other_and_per_cpu_second():
     assert not any(name.startswith("against_") for name in out)
 
 
+def test_against_ratios_set_worker_against_worker_where_this_checkout_had_one():
+    """With --against, this checkout's figure in a fresh worker is what is set against the other
+    checkout's (its in-process figure, after every other contender, is reported beside it)."""
+    figures = {"fast_nn_1thread": {"per_s": 240.0, "plies_per_s": 0.0, "per_cpu_s": 240.0},
+               "worker_fast_nn_1thread": {"per_s": 300.0, "plies_per_s": 0.0, "per_cpu_s": 300.0},
+               "against_fast_nn_1thread": {"per_s": 300.0, "plies_per_s": 0.0, "per_cpu_s": 250.0},
+               "gnubg_nn_best_move": {"per_s": 100.0, "plies_per_s": 0.0, "per_cpu_s": 80.0}}
+    out = ratios(figures)
+    assert out["fast_nn_1thread_vs_against"] == 1.0
+    assert out["fast_nn_1thread_vs_against_per_cpu"] == 1.2
+    assert out["fast_nn_1thread_in_process_vs_worker"] == 0.8
+    assert out["fast_nn_1thread_vs_gnubg_nn_best_move"] == 2.4  # the in-process figure, as before
+    assert not any(name.startswith(("against_", "worker_")) for name in out)
+
+
 def test_the_bench_runs_another_checkouts_engine_in_a_worker():
     import sys
 

@@ -27,7 +27,10 @@ machine shared with other work slows all of them alike and the ratios stay meani
   again once the cache is filled), both up to the first finished game;
 * with ``--against PYTHON``: another checkout's engine (the interpreter of its virtual
   environment), in a worker process, in the same interleaved rounds, so that one commit is
-  measured against another side by side and never from two moments of a shared machine;
+  measured against another side by side and never from two moments of a shared machine; this
+  checkout runs the same questions in a fresh worker of its own (``worker_*``), and the ratios
+  set worker against worker (``*_in_process_vs_worker`` says what the bench's own process,
+  which has played every other contender, gets instead);
 * with ``--profile``: where the time goes (``bgsim.fast.timing.profile``: the game loop of
   ``random``, ``heuristic+pipdiff`` and ``nn`` by phase, duplicate removal, ``nn``'s output
   layer) and what a cold compile spends its time on (by kernel module and function, and by
@@ -58,6 +61,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -241,12 +245,17 @@ def measure(games: int, rounds: int, seed: int, log=print, against: Against | No
             "rollout_nn_1thread": dict(kind="rollout", player="nn", trials=ROLLOUT_TRIALS, threads=1),
             "rollout_nn_all": dict(kind="rollout", player="nn", trials=ROLLOUT_TRIALS, threads=cores),
         }
+        # this checkout in a worker of its own too: the ratio sets worker against worker, as a
+        # process that has played every other contender runs nn slower than a fresh one
+        ours = Against(sys.executable, cwd=Path(__file__).resolve().parents[2])
         for name, question in theirs.items():
-            against.ask(**dict(question, seed=seed, games=20, trials=36))  # compiled before timing
+            for worker in (ours, against):
+                worker.ask(**dict(question, seed=seed, games=20, trials=36))  # compiled before timing
         interleaved = []
         for name, run in contenders:
             interleaved.append((name, run))
             if name in theirs:
+                interleaved.append(("worker_" + name, lambda question=theirs[name]: ours.ask(**question, seed=seed)))
                 interleaved.append(("against_" + name,
                                     lambda question=theirs[name]: against.ask(**question, seed=seed)))
         contenders = interleaved
@@ -263,6 +272,8 @@ def measure(games: int, rounds: int, seed: int, log=print, against: Against | No
                 figures = (*figures, (time.process_time() - cpu) / (time.perf_counter() - started))
             keep(name, figures)
         log(f"  round {round_number + 1}/{rounds} done")
+    if against is not None:
+        ours.close()
     figures = {}
     for name, value in best.items():
         figures[name] = {"per_s": round(value[0], 2), "plies_per_s": round(value[1], 1)}

@@ -46,12 +46,14 @@ for line in sys.stdin:
 class Against:
     """Another checkout's engine in a worker process (``python``: that checkout's interpreter)."""
 
-    def __init__(self, python: str) -> None:
+    def __init__(self, python: str, cwd: Path | None = None) -> None:
+        """``cwd``: where the worker starts (default a temporary folder, so that another
+        checkout's interpreter cannot import this one's modules from the working directory)."""
         if not Path(python).is_file():
             raise ValueError(f"--against: no Python at {python}")
         self.python = python
         self.process = subprocess.Popen([python, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, cwd=tempfile.gettempdir())
+                                        text=True, cwd=cwd or tempfile.gettempdir())
         ready = self.process.stdout.readline()
         if not ready:
             raise ValueError(f"--against: {python} could not import bgsim and bots")

@@ -57,16 +57,19 @@ def ratios(figures: dict) -> dict:
     for outside in ("gnubg_nn_random", "openspiel_random"):
         if get(outside):
             for name in figures:
-                if (name.endswith(("_1thread", "_all")) or name == "reference_random") and not name.startswith("against_"):
+                if (name.endswith(("_1thread", "_all")) or name == "reference_random") and not name.startswith(("against_", "worker_")):
                     out[f"{name}_vs_{outside}"] = get(name) / get(outside)
                     if name.endswith("_1thread") and cpu(name) and cpu(outside):
                         out[f"{name}_vs_{outside}_per_cpu"] = cpu(name) / cpu(outside)
     for name in figures:  # this checkout against the other one (--against), side by side
-        theirs = "against_" + name
-        if get(name) and get(theirs):
-            out[f"{name}_vs_against"] = get(name) / get(theirs)
-            if name.endswith("_1thread") and cpu(name) and cpu(theirs):
-                out[f"{name}_vs_against_per_cpu"] = cpu(name) / cpu(theirs)
+        theirs, worker = "against_" + name, "worker_" + name
+        ours = worker if get(worker) else name  # both in fresh workers where this checkout had one
+        if get(ours) and get(theirs):
+            out[f"{name}_vs_against"] = get(ours) / get(theirs)
+            if name.endswith("_1thread") and cpu(ours) and cpu(theirs):
+                out[f"{name}_vs_against_per_cpu"] = cpu(ours) / cpu(theirs)
+        if get(worker) and get(name):  # what playing every contender in one process costs
+            out[f"{name}_in_process_vs_worker"] = get(name) / get(worker)
     return {name: round(value, 2) for name, value in out.items()}
 
 
