@@ -472,16 +472,19 @@ def test_a_rollout_of_perfect_play_estimates_the_exact_chances(solved):
     assert found.position_id == position.position_string
 
 
-def test_gnu_backgammon_s_file_is_a_fixed_point_of_bgsim_s_recursion_under_its_convention():
-    """A sample of makehyper's 2-checker file (its values at 150 states and at every state a roll
-    leads to, tests/data/hypergammon): one step of bgsim's reference recursion, with GNU
-    Backgammon's convention for a roll without a play, from GNU Backgammon's own values gives them
-    back, so its rules, plays and scores are bgsim's; with bgsim's own convention it does not."""
+@pytest.mark.parametrize("checkers", [2, 3])
+def test_gnu_backgammon_s_file_is_a_fixed_point_of_bgsim_s_recursion_under_its_convention(checkers):
+    """A sample of makehyper's 2- and 3-checker files (its values at 150 states and at every state
+    a roll leads to, tests/data/hypergammon, README there): one step of bgsim's reference
+    recursion, with GNU Backgammon's convention for a roll without a play, from GNU Backgammon's
+    own values gives them back, so its rules, plays and scores are bgsim's; with bgsim's own
+    convention it does not."""
     from pathlib import Path
 
     from experiments.studies.hypergammon import check_sample
 
-    sample = dict(np.load(Path(__file__).parent / "data" / "hypergammon" / "gnubg2_sample.npz"))
+    sample = dict(np.load(Path(__file__).parent / "data" / "hypergammon" / f"gnubg{checkers}_sample.npz"))
+    assert int(sample["checkers"][0]) == checkers
     found = check_sample(sample)
     assert found["fixed_point"] and found["states"] == 150, found
     assert found["largest_cubeful_residual"] < 2e-6
