@@ -245,8 +245,8 @@ def measure(games: int, rounds: int, seed: int, log=print, against: Against | No
             "rollout_nn_1thread": dict(kind="rollout", player="nn", trials=ROLLOUT_TRIALS, threads=1),
             "rollout_nn_all": dict(kind="rollout", player="nn", trials=ROLLOUT_TRIALS, threads=cores),
         }
-        # this checkout in a worker of its own too: the ratio sets worker against worker, as a
-        # process that has played every other contender runs nn slower than a fresh one
+        # this checkout in a worker of its own too, so that the ratio sets one harness against
+        # the same harness (the bench's own process has played every other contender first)
         ours = Against(sys.executable, cwd=Path(__file__).resolve().parents[2])
         for name, question in theirs.items():
             for worker in (ours, against):
@@ -396,7 +396,7 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
         if "cores_used" in figure:
             plies += f"  ({figure['cores_used']:.2f} cores busy, {figure['per_cpu_s']:,.1f} per CPU-second)"
         unit = ("generations/s" if name.endswith("generations")
-                else "trials/s" if name.startswith(("rollout", "against_rollout")) else "games/s")
+                else "trials/s" if name.startswith(("rollout", "against_rollout", "worker_rollout")) else "games/s")
         print(f"  {name:<{width}}  {figure['per_s']:>12,.1f} {unit}{plies}")
     for line in ubgi_report_lines(run["ubgi"]):
         print(line)
