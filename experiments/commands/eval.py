@@ -92,7 +92,7 @@ def register(subparsers) -> None:
     check.add_argument("--keep-sample", type=Path, default=None, metavar="FILE",
                        help="with --variant: also save the checked states' GNU Backgammon values (and those of "
                        "every state one roll leads to) as FILE (.npz), which the tests check without makehyper "
-                       "(tests/data/hypergammon); refused if FILE exists")
+                       "(tests/data/hypergammon); refused if FILE exists (default: none kept)")
     json_flag(check)
     check.set_defaults(handler=run_check)
     tables.set_defaults(handler=lambda args: (tables.print_help(), 2)[1])
