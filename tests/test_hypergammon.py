@@ -230,7 +230,7 @@ def test_bearoff_check_keeps_the_sample_of_gnu_backgammon_s_values_it_checked(gn
     assert int(sample["checkers"][0]) == 1 and len(sample["states"]) == 12
     assert set(sample["states"]) <= set(sample["known"])
     assert check_sample(sample)["fixed_point"]
-    assert not list(tmp_path.glob("*.partial*"))
+    assert not list(tmp_path.glob("*.partial*")) and not list(tmp_path.glob(".*.tmp"))  # written whole
     capsys.readouterr()
     before = kept.read_bytes()
     assert cli.main(["bearoff", "check", "--variant", "hypergammon1", "--keep-sample", str(kept)]) == 2

@@ -152,6 +152,19 @@ def write_text(text: str, path: Path) -> None:
     write_atomic(path, lambda temporary: temporary.write_text(text, encoding="utf-8"), sync=False)
 
 
+def write_npz(path: Path, arrays: dict, compressed: bool = False) -> None:
+    """numpy's ``arrays`` as an .npz at ``path``, whole or not at all (:func:`write_atomic`)."""
+    import numpy as np
+
+    save = np.savez_compressed if compressed else np.savez
+
+    def write(temporary: Path) -> None:
+        with open(temporary, "wb") as handle:  # a handle: np.savez would add ".npz" to a name
+            save(handle, **arrays)
+
+    write_atomic(path, write)
+
+
 def write_json(data: dict, path: Path) -> None:
     write_text(json.dumps(data, indent=2, default=_json_default) + "\n", path)
 

@@ -184,7 +184,10 @@ def _reference_generations(positions):
 # --- the machine ----------------------------------------------------------------------------
 
 
-def measure(games: int, rounds: int, seed: int, log=print, against: Against | None = None) -> dict:
+def measure(games: int, rounds: int, seed: int, log=print, against: Against | None = None,
+            ours: Against | None = None) -> dict:
+    """Every contender's best of ``rounds``; with ``against`` (another checkout's worker) and
+    ``ours`` (this checkout's, the same harness), theirs and ours right after each of our runs."""
     import numba
 
     from bots import make_player
@@ -245,9 +248,6 @@ def measure(games: int, rounds: int, seed: int, log=print, against: Against | No
             "rollout_nn_1thread": dict(kind="rollout", player="nn", trials=ROLLOUT_TRIALS, threads=1),
             "rollout_nn_all": dict(kind="rollout", player="nn", trials=ROLLOUT_TRIALS, threads=cores),
         }
-        # this checkout in a worker of its own too, so that the ratio sets one harness against
-        # the same harness (the bench's own process has played every other contender first)
-        ours = Against(sys.executable, cwd=Path(__file__).resolve().parents[2])
         for name, question in theirs.items():
             for worker in (ours, against):
                 worker.ask(**dict(question, seed=seed, games=20, trials=36))  # compiled before timing
@@ -272,8 +272,6 @@ def measure(games: int, rounds: int, seed: int, log=print, against: Against | No
                 figures = (*figures, (time.process_time() - cpu) / (time.perf_counter() - started))
             keep(name, figures)
         log(f"  round {round_number + 1}/{rounds} done")
-    if against is not None:
-        ours.close()
     figures = {}
     for name, value in best.items():
         figures[name] = {"per_s": round(value[0], 2), "plies_per_s": round(value[1], 1)}
@@ -353,6 +351,9 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
     except OSError as error:
         raise explain(error, out) from None
     against = Against(against_python) if against_python else None
+    # this checkout in a worker of its own too, so that the ratios set one harness against the
+    # same harness (the bench's own process has played every other contender first)
+    ours = Against(sys.executable, cwd=Path(__file__).resolve().parents[2]) if against_python else None
 
     run = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": describe_machine(),
            "settings": {"games": games, "rounds": rounds, "seed": seed}}
@@ -378,11 +379,12 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
             run["bearoff"] = build_times()
             print(f"bear-off databases built in {run['bearoff']['one_sided_build_s']:.1f}s (one-sided) and "
                   f"{run['bearoff']['two_sided_build_s']:.1f}s (two-sided, {run['bearoff']['two_sided_checkers']} checkers)")
-        run["figures"] = measure(games, rounds, seed, against=against)
+        run["figures"] = measure(games, rounds, seed, against=against, ours=ours)
         run["ubgi"] = measure_ubgi(max(10, games // 1000), rounds, seed)  # the UBGI controller's cost
     finally:
-        if against is not None:
-            against.close()
+        for worker in (against, ours):
+            if worker is not None:
+                worker.close()
     run["ratios"] = ratios(run["figures"])
     if profile_too:
         print("profiling")
@@ -396,7 +398,8 @@ def run_bench(games: int = 20000, rounds: int = 3, seed: int = 1, compile_times_
         if "cores_used" in figure:
             plies += f"  ({figure['cores_used']:.2f} cores busy, {figure['per_cpu_s']:,.1f} per CPU-second)"
         unit = ("generations/s" if name.endswith("generations")
-                else "trials/s" if name.startswith(("rollout", "against_rollout", "worker_rollout")) else "games/s")
+                else "trials/s" if name.removeprefix("against_").removeprefix("worker_").startswith("rollout")
+                else "games/s")
         print(f"  {name:<{width}}  {figure['per_s']:>12,.1f} {unit}{plies}")
     for line in ubgi_report_lines(run["ubgi"]):
         print(line)

@@ -68,7 +68,7 @@ def ratios(figures: dict) -> dict:
             out[f"{name}_vs_against"] = get(ours) / get(theirs)
             if name.endswith("_1thread") and cpu(ours) and cpu(theirs):
                 out[f"{name}_vs_against_per_cpu"] = cpu(ours) / cpu(theirs)
-        if get(worker) and get(name):  # what playing every contender in one process costs
+        if get(worker) and get(name):  # the bench's own process, after every other contender, against a fresh one
             out[f"{name}_in_process_vs_worker"] = get(name) / get(worker)
     return {name: round(value, 2) for name, value in out.items()}
 

@@ -465,10 +465,10 @@ def gnubg_sample(gnubg_file: Path, checkers: int, count: int, seed: int = 1) -> 
 
 def save_sample(sample: dict[str, np.ndarray], path: Path) -> Path:
     """``sample`` (:func:`gnubg_sample`) as a compressed .npz at ``path``, written whole or not at
-    all (a temporary file renamed)."""
-    partial = path.with_name(path.name + ".partial.npz")
-    np.savez_compressed(partial, **sample)
-    partial.replace(path)
+    all."""
+    from experiments.running.files import write_npz
+
+    write_npz(path, sample, compressed=True)
     return path
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.running.files import write_atomic, write_text
+from experiments.running.files import write_atomic, write_npz, write_text
 from experiments.running.workers import worker_pool
 from experiments.stats import mean_interval
 from .net import Adam, dequantize, features, init_params, loss_and_gradients, quantize
@@ -159,11 +159,7 @@ def _mean_ci(points: np.ndarray) -> tuple[float, float]:
 
 
 def _save_npz(path: Path, **arrays) -> None:
-    def write(temporary: Path) -> None:
-        with open(temporary, "wb") as handle:  # a handle: np.savez would add ".npz" to a name
-            np.savez(handle, **arrays)
-
-    write_atomic(path, write)
+    write_npz(path, arrays)
 
 
 def _save_npy(path: Path, array: np.ndarray) -> None:
