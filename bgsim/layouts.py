@@ -183,7 +183,7 @@ PUBEVAL = FastBot("pubeval", CHECKER, 3, arrays=(("race_weights", FLOAT64), ("co
                   kernel="checker.pubeval", bearoff=True, variants=EVERY_GAME, chouette=True)
 # the quantized net of bots/nn.py (see bgsim/fast/nn.py); its cube bot reads the same arrays
 NN_ARRAYS = (("tables", INT32), ("bias", INT32), ("race", INT32), ("weights2", INT32),
-             ("bias2", INT64), ("sigmoid", INT64))
+             ("bias2", INT64), ("sigmoid", INT64), ("contact", INT32))
 NN = FastBot("nn", CHECKER, 4, params=("hidden",), arrays=NN_ARRAYS, kernel="checker.nn", bearoff=True,
              variants=EVERY_GAME, chouette=True)
 # nn(plies=1), a layout of its own so that a run at 0 ply never compiles the search; keep and

@@ -23,3 +23,36 @@ def sigmoid_table() -> np.ndarray:
     """round(UNIT * sigmoid(i / 1024)) for i = -LIMIT .. LIMIT, as int64 (stored in the net file)."""
     steps = np.arange(-LIMIT, LIMIT + 1, dtype=np.float64) / 1024.0
     return np.round(UNIT / (1.0 + np.exp(-steps))).astype(np.int64)
+
+
+# The contact inputs (GNU Backgammon's nets have inputs of this kind): facts of the whole board,
+# not of one slot, each a whole number from the side on roll's board, then the same of the
+# opponent's.  Each has a row of first-layer weights multiplied by its value (``contact`` of a
+# net, (CONTACT, hidden)); a net without them (``nn-v1``) has zero rows.  The reference computes
+# them in ``bots/features.py`` (``contact_inputs``), the fast engine in ``bgsim/fast/board.py``.
+CONTACT_INPUTS = (
+    "blots",  # own blots with an opponent checker behind them (bots.features.shots_at)
+    "shots",  # the opponent's rolls of 36 that hit one of them, blocks ignored (shots_at)
+    "prime",  # the longest run of own points (two or more checkers) on points 1..24
+    "escapes",  # GNU Backgammon's escapes of the own rearmost checker (escape_table)
+)
+CONTACT = 2 * len(CONTACT_INPUTS)  # own, then the opponent's
+# the largest value of each input, own then the opponent's (check_net bounds the sums with them)
+CONTACT_MAX = (15, 36, 24, 36) * 2
+
+
+def escape_table() -> np.ndarray:
+    """GNU Backgammon's escape count of each 12-bit mask (bit i: the opponent holds the point
+    i + 1 pips in front of the checker): the rolls of 36 whose whole move (a double counted
+    as its two dice) lands on an open point with at least one die's point open on the way."""
+    table = np.zeros(4096, dtype=np.int64)
+    for mask in range(4096):
+        count = 0
+        for low in range(6):
+            for high in range(low + 1):
+                landing_open = not (mask >> (low + high + 1)) & 1
+                a_die_open = not ((mask >> low) & 1 and (mask >> high) & 1)
+                if landing_open and a_die_open:
+                    count += 1 if low == high else 2
+        table[mask] = count
+    return table

@@ -85,3 +85,46 @@ def heuristic_features(board) -> tuple[int, ...]:
         if board[point] > 0:
             back += board[point]
     return (race, off, hit, blot, shot, home, outer, anchor, prime, stack, back)
+
+
+def longest_prime(board) -> int:
+    """The longest run of consecutive points 1..24 holding two or more own checkers."""
+    longest = run = 0
+    for point in range(1, 25):
+        run = run + 1 if board[point] >= 2 else 0
+        longest = max(longest, run)
+    return longest
+
+
+def escapes(board) -> int:
+    """GNU Backgammon's escapes of the own rearmost checker (the bar counts as point 25): the
+    rolls of 36 whose whole move, a double as its two dice, lands on a point the opponent does
+    not hold, with at least one die's own point not held either.  Only the 12 points in front
+    count as held or not; beyond them, and off the board, everything is open."""
+    rear = max((slot for slot in range(1, 26) if board[slot] > 0), default=0)
+
+    def held(distance: int) -> bool:
+        point = rear - distance
+        return distance <= 12 and point >= 1 and board[point] <= -2
+
+    count = 0
+    for first in range(1, 7):
+        for second in range(1, 7):
+            if not held(first + second) and not (held(first) and held(second)):
+                count += 1
+    return count
+
+
+def turned(board) -> tuple[int, ...]:
+    """The board seen from the other side."""
+    return tuple(-board[25 - slot] for slot in range(26))
+
+
+def contact_inputs(board) -> tuple[int, ...]:
+    """The ``nn`` net's contact inputs (``bgsim.net_format.CONTACT_INPUTS``): blots, shots,
+    prime and escapes of the side on roll, then the same of the opponent."""
+    values = []
+    for side in (board, turned(board)):
+        blots, shots = shots_at(side)
+        values += [blots, shots, longest_prime(side), escapes(side)]
+    return tuple(values)

@@ -16,16 +16,19 @@ from pathlib import Path
 import numpy as np
 
 from bgsim.board import Position, is_race
-from bgsim.net_format import COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT
+from bgsim.net_format import CONTACT, CONTACT_MAX, COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT
 
 from .checker import BEAROFF, CheckerBot, best_double
+from .features import contact_inputs
 from . import match_cube
 from .cube import SCORE_AWARE, CubeBot
 from .gnubg_bots import janowski_equities, janowski_offer, janowski_response
 from .params import Param, SpecError, parse_float, parse_int
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "data" / "nn.npz"
-ARRAYS = ("tables", "bias", "race", "weights2", "bias2", "sigmoid")
+ARRAYS = ("tables", "bias", "race", "weights2", "bias2", "sigmoid", "contact")
+# a file of an older bgsim has no contact rows: its net reads none (zero rows)
+OPTIONAL = ("contact",)
 
 
 class NetError(SpecError):
@@ -35,7 +38,7 @@ class NetError(SpecError):
 class Net:
     """The integer arrays of one network (see ``bgsim/fast/nn.py``), checked on load."""
 
-    def __init__(self, tables, bias, race, weights2, bias2, sigmoid, note: str = "",
+    def __init__(self, tables, bias, race, weights2, bias2, sigmoid, contact=None, note: str = "",
                  source: str = "") -> None:
         self.tables = np.ascontiguousarray(tables, dtype=np.int32)
         self.bias = np.ascontiguousarray(bias, dtype=np.int32)
@@ -43,6 +46,9 @@ class Net:
         self.weights2 = np.ascontiguousarray(weights2, dtype=np.int32)
         self.bias2 = np.ascontiguousarray(bias2, dtype=np.int64)
         self.sigmoid = np.ascontiguousarray(sigmoid, dtype=np.int64)
+        if contact is None:
+            contact = np.zeros((CONTACT, self.bias.shape[0] if self.bias.ndim == 1 else 0), dtype=np.int32)
+        self.contact = np.ascontiguousarray(contact, dtype=np.int32)
         self.note = note
         self.source = source
         check_net(self, source or "the net")
@@ -50,7 +56,8 @@ class Net:
     def wide(self) -> tuple[np.ndarray, np.ndarray]:
         """int64 copies of the tables and output weights for the reference's numpy sums."""
         if not hasattr(self, "_wide"):
-            self._wide = (self.tables.astype(np.int64), self.weights2.astype(np.int64))
+            self._wide = (self.tables.astype(np.int64), self.weights2.astype(np.int64),
+                          self.contact.astype(np.int64))
         return self._wide
 
     @property
@@ -58,8 +65,15 @@ class Net:
         return int(self.bias.shape[0])
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        """(tables, bias, race, weights2, bias2, sigmoid): the kernels' arguments."""
-        return self.tables, self.bias, self.race, self.weights2, self.bias2, self.sigmoid
+        """(tables, bias, race, weights2, bias2, sigmoid, contact): the kernels' arguments."""
+        return self.tables, self.bias, self.race, self.weights2, self.bias2, self.sigmoid, self.contact
+
+    @property
+    def reads_contact(self) -> bool:
+        """Whether the net has contact inputs (nonzero contact rows; ``nn-v1`` has none)."""
+        if not hasattr(self, "_reads_contact"):
+            self._reads_contact = bool(np.any(self.contact))
+        return self._reads_contact
 
     def named_arrays(self) -> dict[str, np.ndarray]:
         """The arrays by the names of ``bgsim.layouts.NN`` (the same objects every call, so
@@ -72,7 +86,8 @@ class Net:
             import hashlib
 
             hasher = hashlib.sha256()
-            for array in self.arrays():
+            # zero contact rows leave the digest of a net from before them as it was recorded
+            for array in self.arrays()[:-1] + ((self.contact,) if self.reads_contact else ()):
                 hasher.update(array.tobytes())
             self._digest = hasher.hexdigest()
         return self._digest
@@ -80,7 +95,8 @@ class Net:
     def identity(self) -> dict:
         """What a results folder records of the net that played it (``run.json``'s ``nets``)."""
         source = Path(self.source).name if self.source else "(in memory)"
-        return {"file": source, "hidden": self.hidden, "sha256": self.digest(), "note": self.note[:200]}
+        return {"file": source, "hidden": self.hidden, "contact": self.reads_contact, "sha256": self.digest(),
+                "note": self.note[:200]}
 
     def save(self, path) -> None:
         """Write the net to ``path`` (``.npz`` is added when missing, as numpy does), whole or not
@@ -95,7 +111,7 @@ class Net:
             with open(temporary, "wb") as handle:
                 np.savez_compressed(handle, tables=self.tables, bias=self.bias, race=self.race,
                                     weights2=self.weights2, bias2=self.bias2, sigmoid=self.sigmoid,
-                                    note=np.array(self.note))
+                                    contact=self.contact, note=np.array(self.note))
             os.replace(temporary, path)
         except BaseException:
             temporary.unlink(missing_ok=True)
@@ -110,7 +126,7 @@ def check_net(net: Net, where: str) -> None:
     size = hidden[0]
     expected = {
         "tables": (26, COUNTS, size), "race": (size,), "weights2": (OUTPUTS, size),
-        "bias2": (OUTPUTS,), "sigmoid": (2 * LIMIT + 1,),
+        "bias2": (OUTPUTS,), "sigmoid": (2 * LIMIT + 1,), "contact": (CONTACT, size),
     }
     for name, shape in expected.items():
         actual = getattr(net, name).shape
@@ -123,7 +139,8 @@ def check_net(net: Net, where: str) -> None:
         raise NetError(f"{where}: the sigmoid table must rise from 0 to {UNIT}")
     # The largest first-layer sum in size: the kernel adds int32 rows, so keep it below 2**31.
     bound = (np.abs(net.bias.astype(np.int64)) + np.abs(net.race.astype(np.int64))
-             + np.abs(net.tables.astype(np.int64)).max(axis=1).sum(axis=0) * 2)
+             + np.abs(net.tables.astype(np.int64)).max(axis=1).sum(axis=0) * 2
+             + np.array(CONTACT_MAX, dtype=np.int64) @ np.abs(net.contact.astype(np.int64)))
     if bound.max() >= 2**31:
         raise NetError(f"{where}: weights too large for exact int32 sums")
     if size > MAX_HIDDEN:
@@ -139,10 +156,10 @@ def load_net(path) -> Net:
         raise NetError(f"net file {str(path)!r} not found")
     try:
         with np.load(path, allow_pickle=False) as data:
-            missing = [name for name in ARRAYS if name not in data.files]
+            missing = [name for name in ARRAYS if name not in data.files and name not in OPTIONAL]
             if missing:
                 raise NetError(f"net file {str(path)!r} lacks {', '.join(missing)}")
-            arrays = {name: data[name] for name in ARRAYS}
+            arrays = {name: data[name] for name in ARRAYS if name in data.files}
             note = str(data["note"]) if "note" in data.files else ""
     except NetError:
         raise
@@ -163,8 +180,8 @@ def shipped_net() -> Net:
     return _cached_net(str(DEFAULT_WEIGHTS))
 
 
-def _net_of(weights: str) -> Net:
-    return _cached_net(str(Path(weights).resolve())) if weights else shipped_net()
+def _net_of(weights: str, default: Path = DEFAULT_WEIGHTS) -> Net:
+    return _cached_net(str(Path(weights).resolve() if weights else default))
 
 
 def evaluate(net: Net, position) -> tuple[float, float, float, float, float]:
@@ -206,9 +223,11 @@ def integer_probabilities(net: Net, board) -> np.ndarray:
     opponent = -sum(count for count in board if count < 0)
     if own == 0 or opponent == 0:
         return _finished(board, won=own == 0)
-    tables, weights2 = net.wide()
+    tables, weights2, contact = net.wide()
     counts = np.asarray(board, dtype=np.int64)
     hidden = net.bias + tables[_SLOTS, counts + 15].sum(axis=0)
+    if net.reads_contact:  # zero rows add nothing: the plain reference need not count them
+        hidden += np.array(contact_inputs(board), dtype=np.int64) @ contact
     if is_race(board):
         hidden += net.race
     np.maximum(hidden, 0, out=hidden)
@@ -302,8 +321,10 @@ class NNChecker(CheckerBot):
               "the best 0-ply equity are not searched", minimum=0.0, maximum=6.0),
     )
 
+    default_weights = DEFAULT_WEIGHTS  # the net file when ``weights`` is not given
+
     def check(self) -> None:
-        self.net = _net_of(self.weights)
+        self.net = _net_of(self.weights, self.default_weights)
         self.fast_name = "nn-ahead" if self.plies else "nn"
 
     @classmethod
@@ -381,8 +402,10 @@ class NNCube(CubeBot):
     def _at_score(self, cube) -> bool:
         return bool(self.score_aware and cube.match_to and match_cube.in_table(*cube.away))
 
+    default_weights = DEFAULT_WEIGHTS
+
     def check(self) -> None:
-        self.net = _net_of(self.weights)
+        self.net = _net_of(self.weights, self.default_weights)
 
     def _equities(self, position: Position, cube):
         return janowski_equities(evaluate(self.net, position), self.x, cube.jacoby and cube.centred)

@@ -17,9 +17,10 @@ from experiments.studies.training.net import init_params, quantize
 from experiments.studies.training.selfplay import PUBEVAL, play_positions
 
 
-def _random_net(hidden=24, seed=5, scale=4.0):
-    """A net with random weights, large enough that plays get distinct values."""
-    params = init_params(hidden, seed)
+def _random_net(hidden=24, seed=5, scale=4.0, contact=False):
+    """A net with random weights, large enough that plays get distinct values (``contact``:
+    with random contact rows too, as ``nn`` has since nn-v2)."""
+    params = init_params(hidden, seed, contact=contact)
     params["w1"] *= scale
     params["w2"] *= scale
     params["b2"] += np.float32(0.5)
@@ -46,7 +47,7 @@ def positions():
 
 
 def _nets():
-    nets = [_random_net(), _zero_net()]
+    nets = [_random_net(), _zero_net(), _random_net(seed=6, contact=True)]
     if DEFAULT_WEIGHTS.is_file():
         nets.append(load_net(DEFAULT_WEIGHTS))
     return nets
@@ -88,7 +89,8 @@ def _fast_choice(net, board, roll):
     return tuple(int(v) for v in plays[index, :26])
 
 
-@pytest.mark.parametrize("which", [0, -1])  # a random net and the shipped one (if any)
+# a random net, one with contact inputs and the shipped one (if any)
+@pytest.mark.parametrize("which", [0, 2, -1])
 def test_both_engines_choose_the_same_play(positions, which):
     net = _nets()[which]
     bot = NNChecker()
@@ -188,17 +190,47 @@ def test_the_shipped_net_likes_the_start_position_evenly():
 def test_missing_or_malformed_net_files_are_one_clear_error(tmp_path):
     with pytest.raises(NetError, match="not found"):
         load_net(tmp_path / "absent.npz")
-    net = _random_net(hidden=6)
-    arrays = dict(zip(("tables", "bias", "race", "weights2", "bias2", "sigmoid"), net.arrays()))
-    arrays["weights2"] = arrays["weights2"][:, :5]
-    np.savez(tmp_path / "bad.npz", **arrays)
-    with pytest.raises(NetError, match="weights2 has shape"):
-        load_net(tmp_path / "bad.npz")
+    net = _random_net(hidden=6, contact=True)
+    arrays = dict(zip(("tables", "bias", "race", "weights2", "bias2", "sigmoid", "contact"), net.arrays()))
+    for name, wrong in [("weights2", arrays["weights2"][:, :5]), ("contact", arrays["contact"][:5]),
+                        ("contact", arrays["contact"].T)]:
+        np.savez(tmp_path / "bad.npz", **{**arrays, name: wrong})
+        with pytest.raises(NetError, match=f"{name} has shape") as caught:
+            load_net(tmp_path / "bad.npz")
+        assert "\n" not in str(caught.value)
     (tmp_path / "junk.npz").write_text("not a net")
     with pytest.raises(NetError, match="not a readable"):
         load_net(tmp_path / "junk.npz")
     with pytest.raises(SpecError, match="not found"):
         NNChecker.from_text({"weights": str(tmp_path / "absent.npz")})
+
+
+def test_a_net_file_from_before_the_contact_inputs_loads_unchanged(tmp_path, positions):
+    """nn-v1's files have no contact array: they load with zero rows, keep the digest their
+    results recorded, and play as before (the contact inputs add nothing)."""
+    net = _random_net(hidden=6)
+    old = dict(zip(("tables", "bias", "race", "weights2", "bias2", "sigmoid"), net.arrays()))
+    np.savez(tmp_path / "old.npz", **old)
+    loaded = load_net(tmp_path / "old.npz")
+    assert not loaded.reads_contact and not loaded.identity()["contact"]
+    assert loaded.contact.shape == (8, 6) and not loaded.contact.any()
+    import hashlib
+
+    assert loaded.digest() == hashlib.sha256(b"".join(a.tobytes() for a in old.values())).hexdigest()
+    with_contact = _random_net(hidden=6, contact=True)
+    assert with_contact.reads_contact and with_contact.digest() != Net(*with_contact.arrays()[:6]).digest()
+    for row in positions[:200]:
+        board = tuple(int(v) for v in row)
+        assert np.array_equal(integer_probabilities(loaded, board), integer_probabilities(net, board))
+
+
+def test_the_contact_inputs_change_the_evaluation(positions):
+    net = _random_net(hidden=16, contact=True)
+    without = Net(*net.arrays()[:6])
+    changed = sum(not np.array_equal(integer_probabilities(net, tuple(int(v) for v in row)),
+                                     integer_probabilities(without, tuple(int(v) for v in row)))
+                  for row in positions[:100])
+    assert changed > 90
 
 
 def test_another_net_file_plays(tmp_path, positions):
@@ -227,16 +259,17 @@ def test_another_net_file_plays(tmp_path, positions):
     assert fast.drop(columns=["white"]).equals(reference.drop(columns=["white"]))
 
 
-@pytest.mark.parametrize("white, black, rules", [
-    ("nn", "pubeval", Rules(cube=False)),
-    ("nn+nn", "heuristic+pipdiff", Rules()),
-    ("nn+nn(x=0.5)", "nn+nn", Rules(jacoby=True, beaver=True)),
+@pytest.mark.parametrize("white, black, rules, contact", [
+    ("nn", "pubeval", Rules(cube=False), False),
+    ("nn", "pubeval", Rules(cube=False), True),
+    ("nn+nn", "heuristic+pipdiff", Rules(), True),
+    ("nn+nn(x=0.5)", "nn+nn", Rules(jacoby=True, beaver=True), False),
 ])
-def test_whole_games_are_the_same_in_both_engines(white, black, rules, tmp_path):
+def test_whole_games_are_the_same_in_both_engines(white, black, rules, contact, tmp_path):
     from bgsim.fast.sameness import compare_frames
     from bgsim.series import play_games
 
-    net = _random_net(hidden=16, scale=2.0)
+    net = _random_net(hidden=16, scale=2.0, contact=contact)
     net.save(tmp_path / "random.npz")
     players = []
     for spec in (white, black):
@@ -264,11 +297,11 @@ def _ahead_choice(net, board, roll, keep, margin):
     return tuple(int(v) for v in plays[index, :26])
 
 
-@pytest.mark.parametrize("keep, margin", [(8, 0.16), (3, 6.0)])
-def test_the_1_ply_search_chooses_the_same_play_in_both_engines(positions, keep, margin):
+@pytest.mark.parametrize("keep, margin, contact", [(8, 0.16, False), (3, 6.0, False), (4, 0.5, True)])
+def test_the_1_ply_search_chooses_the_same_play_in_both_engines(positions, keep, margin, contact):
     """bots.nn.NNChecker(plies=1) and bgsim.fast.nn.choose_ahead, integer for integer: the same
     filter, the same replies, the same sums, the same tie-break."""
-    net = _random_net(hidden=16)
+    net = _random_net(hidden=16, contact=contact)
     bot = make_player(f"nn(plies=1,keep={keep},margin={margin})").checker
     bot.net = net
     zero_ply = NNChecker()
@@ -327,7 +360,7 @@ def test_1_ply_games_are_the_same_in_both_engines(tmp_path):
     from bgsim.fast.sameness import compare_frames
     from bgsim.series import play_games
 
-    net = _random_net(hidden=16, scale=2.0)
+    net = _random_net(hidden=16, scale=2.0, contact=True)
     net.save(tmp_path / "random.npz")
     white = make_player(f"nn(weights={tmp_path / 'random.npz'},plies=1,keep=4)+nn")
     black = make_player("pubeval+pipdiff")
@@ -351,3 +384,4 @@ def test_fast_picks_play_the_reference_games_of_nn_at_either_depth():
             quick.drop(columns=["seconds"], errors="ignore"))
     with pytest.raises(ValueError, match="not the nn"):
         fast_picks(make_player("pubeval"))
+

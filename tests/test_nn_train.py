@@ -178,10 +178,37 @@ def test_dequantize_gives_back_the_net_it_was_quantized_into():
     from bots.nn import shipped_net
     from experiments.studies.training.net import dequantize, quantize
 
-    net = shipped_net()
-    again = quantize(dequantize(net))
-    for x, y in zip(net.arrays(), again.arrays()):
-        assert np.abs(x.astype(np.int64) - y).max() <= 1
+    from experiments.studies.training.net import init_params
+
+    for net in (shipped_net(), quantize(init_params(16, 3, contact=True))):
+        again = quantize(dequantize(net))
+        assert again.reads_contact == net.reads_contact
+        for x, y in zip(net.arrays(), again.arrays()):
+            assert np.abs(x.astype(np.int64) - y).max() <= 1
+
+
+def test_the_contact_inputs_are_trained_unless_switched_off(tmp_path):
+    """Settings.contact (--contact/--no-contact): the net learns rows for the contact inputs,
+    or has none, as nn-v1; an --init net without them starts from zero rows."""
+    from bots.nn import load_net
+    from experiments.cli import main
+
+    with_contact, _ = Trainer(Settings(**{**TINY.__dict__, "rounds": 1}), tmp_path / "c", log=lambda _: None).run()
+    assert with_contact.reads_contact and with_contact.contact.shape == (8, TINY.hidden)
+    out = tmp_path / "plain.npz"
+    code = main(["train", "--no-contact", "--rounds", "1", "--positions", "800", "--samples", "512",
+                 "--hidden", "4", "--batch", "128", "--duel-deals", "5", "--out", str(out),
+                 "--folder", str(tmp_path / "plain")])
+    assert code == 0
+    plain = load_net(out)
+    assert not plain.reads_contact and "--no-contact" in plain.note
+    # a plain net grows contact rows when training goes on from it with them
+    grown, _ = Trainer(Settings(**{**TINY.__dict__, "rounds": 1, "hidden": 4, "init": str(out)}),
+                       tmp_path / "grown", log=lambda _: None).run()
+    assert grown.reads_contact
+    with pytest.raises(ValueError, match="contact"):
+        Trainer(Settings(**{**TINY.__dict__, "rounds": 1, "hidden": 8, "contact": False,
+                            "init": str(tmp_path / "c" / "net_round00.npz")}), tmp_path / "bad").run()
 
 
 def test_labels_come_back_from_their_saved_chunks(tmp_path, monkeypatch):

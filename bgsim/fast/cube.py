@@ -142,9 +142,9 @@ def _shift(offsets, float64s, view):
 def _nn_match_equities(params, offsets, float64s, int32s, int64s, board, view):
     """bots.match_cube.match_equities on the net's probabilities (bots.nn.evaluate: k / UNIT)."""
     hidden = np.int64(params[CUBE_HIDDEN])
-    tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
+    tables, bias, race, weights2, bias2, sigmoid, contact = _net(hidden, offsets, int32s, int64s)
     raw = stack_empty(OUTPUTS, np.int64)
-    evaluate(board, tables, bias, race, weights2, bias2, sigmoid, raw)
+    evaluate(board, tables, bias, race, weights2, bias2, sigmoid, contact, raw)
     probabilities = stack_empty(OUTPUTS, np.float64)
     for k in range(OUTPUTS):
         probabilities[k] = raw[k] / float(UNIT)

@@ -149,9 +149,9 @@ def cube_equities(params, offsets, float64s, int32s, int64s, board, jacoby_centr
             use_net = False
     if use_net:
         hidden = np.int64(params[HIDDEN])
-        tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
+        tables, bias, race, weights2, bias2, sigmoid, contact = _net(hidden, offsets, int32s, int64s)
         raw = np.empty(OUTPUTS, dtype=np.int64)
-        evaluate(board, tables, bias, race, weights2, bias2, sigmoid, raw)
+        evaluate(board, tables, bias, race, weights2, bias2, sigmoid, contact, raw)
         for k in range(OUTPUTS):
             probabilities[k] = raw[k] / float(UNIT)
         if not is_race(board):

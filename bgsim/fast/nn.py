@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from ..net_format import COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT, sigmoid_table  # noqa: F401
-from .board import checkers_on, is_race
+from ..net_format import CONTACT, COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT, sigmoid_table  # noqa: F401
+from .board import checkers_on, contact_inputs, is_race
 from .compile import inline_jit, jit, prefer_wide_vectors, stack_empty
 from .match_cube import janowski as _states  # the one Janowski of the fast engine
 from .moves import BOARD_BYTES, MAX_PLAYS, TABLE_SIZE, generate, play_before
@@ -41,8 +41,8 @@ AHEAD_HIDDEN = layouts.NN_AHEAD.param("hidden")
 AHEAD_KEEP = layouts.NN_AHEAD.param("keep")
 AHEAD_MARGIN = layouts.NN_AHEAD.param("margin")
 MAX_KEEP = 32  # the most plays the 1-ply search's filter keeps (bots/nn.py bounds ``keep``)
-NN_TABLES, NN_BIAS, NN_RACE, NN_WEIGHTS2, NN_BIAS2, NN_SIGMOID = (
-    layouts.NN.array(name) for name in ("tables", "bias", "race", "weights2", "bias2", "sigmoid"))
+NN_TABLES, NN_BIAS, NN_RACE, NN_WEIGHTS2, NN_BIAS2, NN_SIGMOID, NN_CONTACT = (
+    layouts.NN.array(name) for name in ("tables", "bias", "race", "weights2", "bias2", "sigmoid", "contact"))
 CUBE_HIDDEN = layouts.NN_CUBE.param("hidden")
 CUBE_X = layouts.NN_CUBE.param("x")
 # both bots' first arrays are the net, in one order (each may declare more after it)
@@ -94,7 +94,7 @@ def _equity(probabilities):
 
 
 @jit
-def evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities):
+def evaluate(board, tables, bias, race, weights2, bias2, sigmoid, contact, probabilities):
     """The five probabilities (units of 1/UNIT) of the side on roll of ``board`` (26 slots).
 
     One hidden unit at a time, so that nothing is allocated (the cube asks this every turn).
@@ -104,6 +104,10 @@ def evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities)
         _finished(board, own == 0, probabilities)
         return
     in_race = is_race(board)
+    values = stack_empty(CONTACT, np.int64)
+    reads = _reads_contact(contact)
+    if reads:
+        contact_inputs(board, values)
     logit0 = bias2[0]
     logit1 = bias2[1]
     logit2 = bias2[2]
@@ -117,6 +121,9 @@ def evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities)
                 h += tables[slot, count + 15, j]
         if in_race:
             h += race[j]
+        if reads:
+            for k in range(CONTACT):
+                h += values[k] * np.int64(contact[k, j])
         if h > 0:
             if h > ONE:
                 h = ONE
@@ -126,6 +133,17 @@ def evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities)
             logit3 += np.int64(weights2[3, j]) * h
             logit4 += np.int64(weights2[4, j]) * h
     _squash_all(logit0, logit1, logit2, logit3, logit4, sigmoid, probabilities)
+
+
+@inline_jit
+def _reads_contact(contact):
+    """Whether any contact row is nonzero (a net of ``nn-v1``'s kind has none: its plays skip
+    counting the inputs, which would add nothing)."""
+    for k in range(contact.shape[0]):
+        for j in range(contact.shape[1]):
+            if contact[k, j] != 0:
+                return True
+    return False
 
 
 @inline_jit
@@ -167,7 +185,7 @@ OUTPUT_LAYER = True
 
 
 @jit
-def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmoid, parent,
+def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmoid, contact, parent,
            hidden_sum, probabilities):
     """Index of the play with the highest cubeless equity for the mover; ties: canonical order.
 
@@ -181,7 +199,10 @@ def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmo
     changed slots (added for the count after, taken off for the count before; an empty slot's
     row is zero, ``check_net``, so a slot emptied or filled needs no case of its own, and
     unused row places hold a zero row), the race row, the clamp and the five output sums.
-    Nothing is stored per hidden unit.  The first-layer sums run in int32 (``check_net`` keeps
+    Nothing is stored per hidden unit.  The contact inputs (``bgsim.fast.board.contact_inputs``)
+    of the turned parent join its sums; a play whose result changes some of them first adds
+    the change times their rows to a copy of the parent's sums, as it does the slots beyond
+    :data:`FUSED_SLOTS`.  The first-layer sums run in int32 (``check_net`` keeps
     every sum inside int32, and a sum of int32s wrapped at every step ends where the exact sum
     does), twice as many lanes per vector instruction as int64; the output products widen to
     int64 (exact whatever the order, as integer sums are).
@@ -196,6 +217,19 @@ def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmo
             row = tables[25 - slot, 15 - count_here]
             for j in range(size):
                 parent[j] += row[j]
+    reads = _reads_contact(contact)
+    turned = stack_empty(26, np.int8)
+    parent_values = stack_empty(CONTACT, np.int64)
+    values = stack_empty(CONTACT, np.int64)
+    if reads:
+        for slot in range(26):
+            turned[slot] = -board[25 - slot]
+        contact_inputs(turned, parent_values)
+        for k in range(CONTACT):
+            value = np.int32(parent_values[k])
+            row = contact[k]
+            for j in range(size):
+                parent[j] = np.int32(parent[j] + value * row[j])
     zero = tables[0, 15]  # an empty slot's row
     weights0 = weights2[0]
     weights1 = weights2[1]
@@ -230,8 +264,17 @@ def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmo
         else:
             # bgsim.board.is_race of the play's board (``highest_own`` is 0 when none is on 1..25)
             in_race = highest_own == 0 or lowest_opponent == 99 or highest_own < lowest_opponent
+            moved = 0  # contact inputs the play changed
+            if reads:
+                for slot in range(26):
+                    turned[slot] = -plays[index, 25 - slot]
+                contact_inputs(turned, values)
+                for k in range(CONTACT):
+                    values[k] -= parent_values[k]
+                    if values[k] != 0:
+                        moved += 1
             base = parent
-            if changed > FUSED_SLOTS:
+            if changed > FUSED_SLOTS or moved > 0:
                 for j in range(size):
                     hidden_sum[j] = parent[j]
                 for k in range(FUSED_SLOTS, changed):
@@ -239,6 +282,13 @@ def choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmo
                     take = _row(tables, before_rows[k])
                     for j in range(size):
                         hidden_sum[j] = np.int32(np.int32(hidden_sum[j] + add[j]) - take[j])
+                if moved > 0:
+                    for k in range(CONTACT):
+                        if values[k] != 0:
+                            change = np.int32(values[k])
+                            row = contact[k]
+                            for j in range(size):
+                                hidden_sum[j] = np.int32(hidden_sum[j] + change * row[j])
                 base = hidden_sum
             add0 = _row(tables, after_rows[0]) if changed > 0 else zero
             add1 = _row(tables, after_rows[1]) if changed > 1 else zero
@@ -311,7 +361,8 @@ def _finished_turned(plays, index, probabilities):
 
 @inline_jit
 def _net(hidden, offsets, int32s, int64s):
-    """Views of a seat's net in the shared buffers: (tables, bias, race, weights2, bias2, sigmoid)."""
+    """Views of a seat's net in the shared buffers: (tables, bias, race, weights2, bias2, sigmoid,
+    contact)."""
     start = offsets[NN_TABLES]
     tables = int32s[start:start + 26 * COUNTS * hidden].reshape((26, COUNTS, hidden))
     start = offsets[NN_BIAS]
@@ -324,7 +375,9 @@ def _net(hidden, offsets, int32s, int64s):
     bias2 = int64s[start:start + OUTPUTS]
     start = offsets[NN_SIGMOID]
     sigmoid = int64s[start:start + 2 * LIMIT + 1]
-    return tables, bias, race, weights2, bias2, sigmoid
+    start = offsets[NN_CONTACT]
+    contact = int32s[start:start + CONTACT * hidden].reshape((CONTACT, hidden))
+    return tables, bias, race, weights2, bias2, sigmoid, contact
 
 
 @jit
@@ -336,12 +389,12 @@ def nn_choose(params, offsets, int32s, int64s, board, plays, keys, count, work):
     allocates nothing.
     """
     hidden = np.int64(params[NN_HIDDEN])
-    tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
+    tables, bias, race, weights2, bias2, sigmoid, contact = _net(hidden, offsets, int32s, int64s)
     sums = work[SCRATCH:SCRATCH + hidden].view(np.int32)
     parent = sums[:hidden]
     hidden_sum = sums[hidden:]
     probabilities = work[SCRATCH + hidden:SCRATCH + hidden + OUTPUTS]
-    return choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmoid,
+    return choose(board, plays, keys, count, tables, bias, race, weights2, bias2, sigmoid, contact,
                   parent, hidden_sum, probabilities)
 
 
@@ -350,9 +403,9 @@ def nn_choose_ahead(params, offsets, int32s, int64s, board, plays, keys, count, 
     """The ``nn`` checker bot's play at 1 ply (``plies=1``, layout ``nn-ahead``): see
     :func:`choose_ahead`."""
     hidden = np.int64(params[AHEAD_HIDDEN])
-    tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
+    tables, bias, race, weights2, bias2, sigmoid, contact = _net(hidden, offsets, int32s, int64s)
     return choose_ahead(board, plays, keys, count, np.int64(params[AHEAD_KEEP]), np.int64(params[AHEAD_MARGIN]),
-                        tables, bias, race, weights2, bias2, sigmoid, work)
+                        tables, bias, race, weights2, bias2, sigmoid, contact, work)
 
 
 @inline_jit
@@ -366,7 +419,7 @@ def _turned(source, index, out):
 
 @jit
 def choose_ahead(board, plays, keys, count, keep, margin, tables, bias, race, weights2, bias2,
-                 sigmoid, work):
+                 sigmoid, contact, work):
     """bots.nn.NNChecker's 1-ply play, integer for integer.
 
     The filter: every play's 0-ply value (the mover's cubeless equity after it, 1/UNIT), then
@@ -398,7 +451,7 @@ def choose_ahead(board, plays, keys, count, keep, margin, tables, bias, race, we
     best0 = np.int64(0)
     for index in range(count):
         _turned(plays, index, turned)
-        evaluate(turned, tables, bias, race, weights2, bias2, sigmoid, probabilities)
+        evaluate(turned, tables, bias, race, weights2, bias2, sigmoid, contact, probabilities)
         values[index] = -_equity(probabilities)
         taken[index] = False
         if index == 0 or values[index] > best0:
@@ -441,9 +494,9 @@ def choose_ahead(board, plays, keys, count, keep, margin, tables, bias, race, we
                             after[slot] = plays[index, slot] if slot < 26 else 0
                     else:
                         reply = choose(turned, replies, reply_keys, found, tables, bias, race, weights2,
-                                       bias2, sigmoid, parent, hidden_sum, probabilities)
+                                       bias2, sigmoid, contact, parent, hidden_sum, probabilities)
                         _turned(replies, reply, after)
-                    evaluate(after, tables, bias, race, weights2, bias2, sigmoid, probabilities)
+                    evaluate(after, tables, bias, race, weights2, bias2, sigmoid, contact, probabilities)
                     total += weight * _equity(probabilities)
         if best < 0 or total > best_total or (total == best_total and play_before(plays, keys, index, best)):
             best = index
@@ -470,9 +523,9 @@ def nn_cube_equities(params, offsets, int32s, int64s, board, jacoby_centred):
     """The ``nn`` cube bot's (centred, owned, opponent owns) money equities of ``board``'s
     side on roll: the net's probabilities through Janowski's formulas, cube life ``x``."""
     hidden = np.int64(params[CUBE_HIDDEN])
-    tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
+    tables, bias, race, weights2, bias2, sigmoid, contact = _net(hidden, offsets, int32s, int64s)
     probabilities = stack_empty(OUTPUTS, np.int64)
-    evaluate(board, tables, bias, race, weights2, bias2, sigmoid, probabilities)
+    evaluate(board, tables, bias, race, weights2, bias2, sigmoid, contact, probabilities)
     scale = float(UNIT)
     return janowski(probabilities[0] / scale, probabilities[1] / scale, probabilities[2] / scale,
                     probabilities[3] / scale, probabilities[4] / scale, params[CUBE_X],

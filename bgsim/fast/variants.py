@@ -289,12 +289,12 @@ def plays_as_standard(plays, count, shown):
 def nn_play_value(params, offsets, int32s, int64s, plays, index):
     """``bots.nn.play_value``: minus the opponent's cubeless equity after the play, its board turned."""
     hidden = np.int64(params[NN_HIDDEN])
-    tables, bias, race, weights2, bias2, sigmoid = _net(hidden, offsets, int32s, int64s)
+    tables, bias, race, weights2, bias2, sigmoid, contact = _net(hidden, offsets, int32s, int64s)
     turned = stack_empty(26, np.int8)
     for slot in range(26):
         turned[slot] = -plays[index, 25 - slot]
     probabilities = stack_empty(OUTPUTS, np.int64)
-    evaluate(turned, tables, bias, race, weights2, bias2, sigmoid, probabilities)
+    evaluate(turned, tables, bias, race, weights2, bias2, sigmoid, contact, probabilities)
     return -_equity(probabilities)
 
 

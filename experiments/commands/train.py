@@ -7,6 +7,7 @@ reproduces the shipped net (``bots/data/nn.npz``).  Needs ``gnubg-nn`` (``pip in
 
 from __future__ import annotations
 
+import argparse
 import os
 import time
 from dataclasses import fields
@@ -48,9 +49,15 @@ def register(subparsers) -> None:
         "label_plies": "GNU Backgammon's evaluation depth for the labels (gnubg-nn's numbering; "
         "1-ply costs about 2 ms a position on one core, 0-ply 0.01 ms)",
         "init": "a net file to start from: its weights, and its self-play for round 0",
+        "contact": "the net also reads the contact inputs (blots, shots, primes, escapes of both "
+        "sides: bgsim.net_format.CONTACT_INPUTS); --no-contact trains nn-v1's kind",
     }
     for field in fields(Settings):
         default = getattr(defaults, field.name)
+        if type(default) is bool:
+            parser.add_argument(f"--{field.name.replace('_', '-')}", action=argparse.BooleanOptionalAction,
+                                default=default, help=f"{help_text.get(field.name, '')} (default {default})")
+            continue
         kind = (seed if field.name == "seed" else non_negative if field.name == "label_plies"
                 else positive if type(default) is int else type(default))
         parser.add_argument(f"--{field.name.replace('_', '-')}", type=kind, default=default,
@@ -107,7 +114,7 @@ def run_train(args) -> int:
     net, _ = Trainer(settings, folder, progress=not args.no_progress,
                      workers=args.threads or os.cpu_count() or 1).run(resume=args.resume)
     seconds = time.time() - started
-    arguments = " ".join(f"--{f.name.replace('_', '-')} {getattr(settings, f.name)}" for f in fields(settings))
+    arguments = " ".join(_flag(f.name, getattr(settings, f.name)) for f in fields(settings))
     net.note = (f"bgsim train {arguments}: GNU Backgammon {settings.label_plies}-ply labels of "
                 f"{settings.rounds * settings.positions:,} self-play positions, "
                 f"{settings.rounds * settings.samples:,} training examples; "
@@ -117,3 +124,10 @@ def run_train(args) -> int:
     plot_curve(folder / "curve.csv", folder / "curve.png")
     print(f"wrote {out}; learning curve: {folder / 'curve.csv'}, {folder / 'curve.png'}")
     return 0
+
+
+def _flag(name: str, value) -> str:
+    flag = f"--{name.replace('_', '-')}"
+    if type(value) is bool:
+        return flag if value else f"--no-{flag[2:]}"
+    return f"{flag} {value}"

@@ -6,16 +6,43 @@ for each of the opponent's, four units of the checker count n — n >= 1, n >= 2
 flag.  Every input except the race flag depends on one slot's count alone, so the first layer
 of any board is a sum of one row per occupied slot: ``quantize`` folds the weights into those
 rows (``tables[slot, count + 15]``), which is what both engines add up.
+
+A net with contact inputs (``contact=True``, the default since ``nn-v2``) has
+``bgsim.net_format.CONTACT_INPUTS`` after them, each a whole number over :data:`CONTACT_SCALE`
+(counted by the fast engine's ``contact_inputs``, which the tests hold to the reference's);
+``quantize`` gives each its row of the net's ``contact``, weights over the scale.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-from bgsim.fast.nn import COUNTS, ONE, OUTPUTS, sigmoid_table
+from bgsim.fast.board import contact_inputs
+from bgsim.fast.nn import CONTACT, COUNTS, ONE, OUTPUTS, sigmoid_table
 
-FEATURES = 4 * 25 * 2 + 2 + 2 + 1
+FEATURES = 4 * 25 * 2 + 2 + 2 + 1  # the inputs of one slot each, and the race flag
 RACE_COLUMN = FEATURES - 1
+# what each contact input is divided by as the float net's input (own, then the opponent's)
+CONTACT_SCALE = (5.0, 36.0, 6.0, 36.0) * 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _contact_values(boards, out):
+    for row in range(boards.shape[0]):
+        contact_inputs(boards[row], out[row])
+
+
+def contact_values(boards: np.ndarray) -> np.ndarray:
+    """(N, 26) boards -> (N, CONTACT) int64 contact inputs, as the engines count them."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    out = np.zeros((len(boards), CONTACT), dtype=np.int64)
+    _contact_values(boards, out)
+    return out
+
+
+def feature_count(contact: bool) -> int:
+    return FEATURES + (CONTACT if contact else 0)
 
 
 def _units(counts: np.ndarray) -> np.ndarray:
@@ -37,8 +64,8 @@ def race_flags(boards: np.ndarray) -> np.ndarray:
     return none | (highest_own < lowest_opponent)
 
 
-def features(boards: np.ndarray, race: np.ndarray | None = None) -> np.ndarray:
-    """(N, 26) boards (side on roll) -> (N, FEATURES) float32 inputs."""
+def features(boards: np.ndarray, race: np.ndarray | None = None, contact: bool = False) -> np.ndarray:
+    """(N, 26) boards (side on roll) -> (N, feature_count(contact)) float32 inputs."""
     boards = np.asarray(boards, dtype=np.int64)
     own = np.clip(boards[:, 1:26], 0, None)  # points 1..24, bar
     opponent = np.clip(-boards[:, 0:25], 0, None)  # bar, points 1..24 (our numbering)
@@ -50,13 +77,16 @@ def features(boards: np.ndarray, race: np.ndarray | None = None) -> np.ndarray:
         (15 - own.sum(axis=1)) / 15.0, (15 - opponent.sum(axis=1)) / 15.0,
         own_pips / 100.0, opponent_pips / 100.0, race.astype(np.float64),
     ], axis=1).astype(np.float32)
-    return np.concatenate([_units(own), _units(opponent), extra], axis=1)
+    parts = [_units(own), _units(opponent), extra]
+    if contact:
+        parts.append((contact_values(boards) / np.array(CONTACT_SCALE)).astype(np.float32))
+    return np.concatenate(parts, axis=1)
 
 
-def init_params(hidden: int, seed: int) -> dict[str, np.ndarray]:
+def init_params(hidden: int, seed: int, contact: bool = False) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     return {
-        "w1": (rng.standard_normal((FEATURES, hidden)) * 0.08).astype(np.float32),
+        "w1": (rng.standard_normal((feature_count(contact), hidden)) * 0.08).astype(np.float32),
         "b1": np.full(hidden, 0.25, dtype=np.float32),
         "w2": (rng.standard_normal((hidden, OUTPUTS)) * 0.1).astype(np.float32),
         "b2": np.zeros(OUTPUTS, dtype=np.float32),
@@ -130,6 +160,8 @@ def dequantize(net) -> dict[str, np.ndarray]:
     w1, *_ = np.linalg.lstsq(single[keep.reshape(-1)], rows[keep.reshape(-1)], rcond=None)
     w1[RACE_COLUMN] = net.race / ONE
     b1 = net.bias / ONE - base @ w1
+    if net.reads_contact:  # contact inputs are counted from the board itself: no share in b1
+        w1 = np.concatenate([w1, net.contact / ONE * np.array(CONTACT_SCALE)[:, None]])
     return {
         "w1": w1.astype(np.float32), "b1": b1.astype(np.float32),
         "w2": (net.weights2.T / ONE).astype(np.float32),
@@ -155,6 +187,10 @@ def quantize(params, note: str = ""):
 
     w1 = params["w1"].astype(np.float64)
     b1 = params["b1"].astype(np.float64)
+    contact = None
+    if w1.shape[0] == feature_count(True):
+        contact = np.round(w1[FEATURES:] / np.array(CONTACT_SCALE)[:, None] * ONE).astype(np.int32)
+        w1 = w1[:FEATURES]
     single, base = _single_slot_features()
     rows = (single @ w1).reshape(26, COUNTS, -1)
     rows[0, 16:, :] = 0.0  # our checkers never sit on the opponent's bar, nor theirs on ours
@@ -165,4 +201,4 @@ def quantize(params, note: str = ""):
     weights2 = np.round(params["w2"].astype(np.float64).T * ONE)
     bias2 = np.round(params["b2"].astype(np.float64) * ONE * ONE)
     return Net(tables.astype(np.int32), bias.astype(np.int32), race.astype(np.int32),
-               weights2.astype(np.int32), bias2.astype(np.int64), sigmoid_table(), note=note)
+               weights2.astype(np.int32), bias2.astype(np.int64), sigmoid_table(), contact, note=note)

@@ -53,7 +53,7 @@ def _start(board):
 
 @numba.njit(cache=True, nogil=True)
 def play_positions(seed, games, policy, noise, alternatives, tables, bias, race, weights2, bias2,
-                   sigmoid, out):
+                   sigmoid, contact, out):
     """Fill ``out`` (int8, (capacity, 26)) with positions; returns how many were written."""
     np.random.seed(seed)
     plays, keys, slots, table, order = new_buffers()
@@ -81,7 +81,7 @@ def play_positions(seed, games, policy, noise, alternatives, tables, bias, race,
                     index = _pubeval_index(board, plays, count)
                 else:
                     index = nn_choose(board, plays, keys, count, tables, bias, race, weights2,
-                                      bias2, sigmoid, parent, hidden_sum, probabilities)
+                                      bias2, sigmoid, contact, parent, hidden_sum, probabilities)
                 if count > 1 and written < capacity and np.random.random() < alternatives:
                     other = np.random.randint(0, count - 1)
                     if other >= index:

@@ -36,7 +36,7 @@ import numpy as np
 from experiments.running.files import write_atomic, write_npz, write_text
 from experiments.running.workers import worker_pool
 from experiments.stats import mean_interval
-from .net import Adam, dequantize, features, init_params, loss_and_gradients, quantize
+from .net import FEATURES, Adam, dequantize, features, init_params, loss_and_gradients, quantize
 from .selfplay import NET, PUBEVAL, play_positions
 
 CURVE_COLUMNS = ("round", "positions", "seconds", "ppg_vs_pubeval", "ci95", "games")
@@ -59,6 +59,7 @@ class Settings:
     checkpoint_steps: int = 2000  # save the training state this often within a round
     label_plies: int = 0  # GNU Backgammon's evaluation depth for the labels (gnubg_nn's numbering)
     init: str = ""  # a net file to start from (its weights, its self-play for round 0)
+    contact: bool = True  # the contact inputs too (bgsim.net_format.CONTACT_INPUTS; nn-v1: False)
 
 # positions a worker labels at a time: a stop loses at most this many per worker
 LABEL_CHUNK = 5_000
@@ -243,7 +244,22 @@ class Trainer:
         net = load_net(self.s.init)
         if net.hidden != self.s.hidden:
             raise ValueError(f"--init {self.s.init} has {net.hidden} hidden units, not --hidden {self.s.hidden}")
+        if net.reads_contact and not self.s.contact:
+            raise ValueError(f"--init {self.s.init} reads the contact inputs; drop --no-contact")
         return net
+
+    def init_params(self):
+        """The float net a run starts from: ``init``'s weights (contact rows of zero added when
+        it has none and the run reads them) or fresh ones from the seed."""
+        s = self.s
+        if not s.init:
+            return init_params(s.hidden, s.seed, s.contact)
+        params = dequantize(self.init_net())
+        if s.contact and params["w1"].shape[0] == FEATURES:
+            from bgsim.net_format import CONTACT
+
+            params["w1"] = np.concatenate([params["w1"], np.zeros((CONTACT, s.hidden), np.float32)])
+        return params
 
     def net_before(self, round_: int):
         """The net whose self-play makes round ``round_``'s positions: the one saved at the end
@@ -290,7 +306,7 @@ class Trainer:
         from tqdm import tqdm
 
         s = self.s
-        params = dequantize(self.init_net()) if s.init else init_params(s.hidden, s.seed)
+        params = self.init_params()
         adam = Adam(params)
         start_round, start_step, seconds = 0, 0, 0.0
         curve: list[list] = []
@@ -299,7 +315,7 @@ class Trainer:
             with np.load(self._state_path()) as state:
                 saved = json.loads(str(state["settings"]))
                 # settings an older bgsim did not have: its runs used their defaults
-                saved = {**{"label_plies": 0, "init": ""}, **saved}
+                saved = {**{"label_plies": 0, "init": "", "contact": False}, **saved}
                 # more rounds may be asked for: a round does not depend on how many follow it
                 if {**saved, "rounds": s.rounds} != asdict(s):
                     raise ValueError(f"checkpoint in {self.folder} was made with other settings: {saved}")
@@ -343,7 +359,7 @@ class Trainer:
                     # the rate falls tenfold over a round, from a start that falls per round
                     rate = s.rate * s.round_decay ** round_ * 0.1 ** (step / steps)
                     batch = draws[step * s.batch:(step + 1) * s.batch]
-                    loss, grads = loss_and_gradients(params, features(all_boards[batch]), all_labels[batch])
+                    loss, grads = loss_and_gradients(params, features(all_boards[batch], contact=s.contact), all_labels[batch])
                     adam.step(params, grads, rate)
                     total += loss
                     counted += 1
@@ -372,11 +388,11 @@ def s_plies(settings: Settings) -> str:
 
 
 def _zero_arrays(hidden: int):
-    from bgsim.fast.nn import COUNTS, LIMIT, OUTPUTS, sigmoid_table
+    from bgsim.fast.nn import CONTACT, COUNTS, OUTPUTS, sigmoid_table
 
     return (np.zeros((26, COUNTS, hidden), np.int32), np.zeros(hidden, np.int32),
             np.zeros(hidden, np.int32), np.zeros((OUTPUTS, hidden), np.int32),
-            np.zeros(OUTPUTS, np.int64), sigmoid_table())
+            np.zeros(OUTPUTS, np.int64), sigmoid_table(), np.zeros((CONTACT, hidden), np.int32))
 
 
 def plot_curve(curve_csv: Path, png: Path) -> None:
