@@ -26,6 +26,8 @@ from .gnubg_bots import janowski_equities, janowski_offer, janowski_response
 from .params import Param, SpecError, parse_float, parse_int
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "data" / "nn.npz"
+# the net `nn` played until nn-v2 (no contact inputs): bot `nn-v1`, for the results it played
+V1_WEIGHTS = DEFAULT_WEIGHTS.with_name("nn-v1.npz")
 ARRAYS = ("tables", "bias", "race", "weights2", "bias2", "sigmoid", "contact")
 # a file of an older bgsim has no contact rows: its net reads none (zero rows)
 OPTIONAL = ("contact",)
@@ -442,4 +444,29 @@ def nets_of(player) -> dict:
     return found
 
 
-BOTS = (NNChecker, NNCube)
+def _v1_params(params):
+    """The same parameters, with ``weights``'s help naming nn-v1's file as the default."""
+    return tuple(Param("weights", str, "", "net file written by bgsim train (default: nn-v1's net)")
+                 if param.key == "weights" else param for param in params)
+
+
+class NNv1Checker(NNChecker):
+    """:class:`NNChecker` playing the net ``nn`` played until nn-v2 (``bots/data/nn-v1.npz``:
+    0-ply labels, no contact inputs), so that the results it played can be played again."""
+
+    name = "nn-v1"
+    default_weights = V1_WEIGHTS
+    description = "the nn checker bot with the net it had until nn-v2 (no contact inputs)"
+    PARAMS = _v1_params(NNChecker.PARAMS)
+
+
+class NNv1Cube(NNCube):
+    """:class:`NNCube` judging with nn-v1's net (see :class:`NNv1Checker`)."""
+
+    name = "nn-v1"
+    default_weights = V1_WEIGHTS
+    description = "Janowski cubeful money equity from nn-v1's net"
+    PARAMS = _v1_params(NNCube.PARAMS)
+
+
+BOTS = (NNChecker, NNCube, NNv1Checker, NNv1Cube)

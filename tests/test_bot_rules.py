@@ -112,9 +112,18 @@ MONEY = CubeView(value=1, centred=True, max_cube=64, beaver_allowed=False, jacob
 
 @pytest.mark.bot_rule("cube", "nn")
 def test_nn_doubles_and_answers_a_bear_in_race_as_gnu_backgammon_does():
+    _doubles_and_answers_a_bear_in_race_as_gnu_backgammon_does("racer+nn")
+
+
+@pytest.mark.bot_rule("cube", "nn-v1")
+def test_nn_v1_doubles_and_answers_a_bear_in_race_as_gnu_backgammon_does():
+    _doubles_and_answers_a_bear_in_race_as_gnu_backgammon_does("racer+nn-v1")
+
+
+def _doubles_and_answers_a_bear_in_race_as_gnu_backgammon_does(spec):
     # the clear cases of GNU Backgammon's cube (tests/test_bots.py::test_gnubg_cube_judges_clear_cases):
     # 57 against 57 pips no double; against 64 double and take (about 77% to win); 66 double, pass
-    player = make_player("racer+nn")
+    player = make_player(spec)
     own = {6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2}
     even = _race(own, {6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2})
     double_take = _race(own, {6: 4, 5: 3, 4: 3, 3: 3, 2: 2})

@@ -385,3 +385,29 @@ def test_fast_picks_play_the_reference_games_of_nn_at_either_depth():
     with pytest.raises(ValueError, match="not the nn"):
         fast_picks(make_player("pubeval"))
 
+
+@pytest.mark.bot_rule("checker", "nn-v1")
+def test_nn_v1_bears_off_its_last_checker_rather_than_leave_it():
+    position = Position.from_points({1: 1, 2: 1}, {24: 15})
+    plays = bgsim.legal_plays(position, (2, 1))
+    assert make_player("nn-v1").checker.choose(position, (2, 1), plays, None).result.checkers_off == 15
+
+
+def test_nn_v1_plays_the_net_nn_had_before_the_contact_inputs(tmp_path):
+    """nn-v1: the old net under a name of its own, the one the results before nn-v2 recorded
+    (results/strength_1ply/run.json ran it as nn), playing the same games in both engines."""
+    from bgsim.fast.sameness import compare_frames
+    from bgsim.series import play_games
+    from bots.nn import V1_WEIGHTS
+
+    player = make_player("nn-v1+nn-v1")
+    assert player.checker.net.source == str(V1_WEIGHTS) and player.cube.net is player.checker.net
+    assert not player.checker.net.reads_contact and player.checker.net.hidden == 256
+    assert player.checker.net.digest().startswith("7289375de807")
+    assert make_player("nn-v1(plies=1)").checker.fast_name == "nn-ahead"
+    shipped = make_player("nn").checker.net
+    assert shipped.source == str(DEFAULT_WEIGHTS)
+    black = make_player("pubeval+pipdiff")
+    reference = play_games(player, black, seed=5, games=4, engine="reference")
+    fast = play_games(player, black, seed=5, games=4, engine="fast")
+    assert compare_frames(reference, fast) is None
