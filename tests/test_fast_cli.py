@@ -204,12 +204,18 @@ def test_against_ratios_set_worker_against_worker_where_this_checkout_had_one():
     assert not any(name.startswith(("against_", "worker_")) for name in out)
 
 
-def test_the_bench_runs_another_checkouts_engine_in_a_worker():
+@pytest.mark.parametrize("relative", [False, True])
+def test_the_bench_runs_another_checkouts_engine_in_a_worker(relative, monkeypatch):
+    import os
     import sys
 
     from experiments.studies.bench import Against
 
-    against = Against(sys.executable)
+    python = sys.executable
+    if relative:  # as a user types it: a path from the working folder
+        monkeypatch.chdir(Path(python).parent)
+        python = os.path.join(".", Path(python).name)
+    against = Against(python)
     try:
         games_per_s, plies_per_s, cores = against.ask(kind="fast", player="random", seed=1, games=3, threads=1)
         assert games_per_s > 0 and plies_per_s > games_per_s and cores >= 0

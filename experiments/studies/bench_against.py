@@ -51,6 +51,9 @@ class Against:
         checkout's interpreter cannot import this one's modules from the working directory)."""
         if not Path(python).is_file():
             raise ValueError(f"--against: no Python at {python}")
+        # the worker starts in another folder: a path relative to here must still find it
+        # (absolute, not resolved: a virtual environment's python is a link it must not leave)
+        python = str(Path(python).absolute())
         self.python = python
         self.process = subprocess.Popen([python, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         text=True, cwd=cwd or tempfile.gettempdir())
