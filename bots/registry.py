@@ -106,9 +106,11 @@ def cube_bots() -> dict[str, type[CubeBot]]:
     return dict(_registry()[CUBE])  # type: ignore[arg-type]
 
 
-def fast_names(role: str) -> list[str]:
-    """The registered bots of ``role`` that have a fast kernel, in the order of the listing."""
-    return [name for name, bot in _registry()[role].items() if bot.fast_name]
+def fast_names(role: str) -> dict[str, str]:
+    """The registered bots of ``role`` that have a fast kernel, in the order of the listing, each
+    with the fast layout it plays by default: its own name, but for a bot that plays another's
+    layout with other arrays (``nn-v1`` plays ``nn``'s with the older net)."""
+    return {name: bot.fast_name for name, bot in _registry()[role].items() if bot.fast_name}
 
 
 def layout_spec(role: str, layout: str, arguments: str = "") -> str:

@@ -406,7 +406,8 @@ def test_nn_v1_plays_the_net_nn_had_before_the_contact_inputs(tmp_path):
     assert player.checker.net.digest().startswith("7289375de807")
     assert make_player("nn-v1(plies=1)").checker.fast_name == "nn-ahead"
     shipped = make_player("nn").checker.net
-    assert shipped.source == str(DEFAULT_WEIGHTS)
+    assert shipped.source == str(DEFAULT_WEIGHTS) and shipped.reads_contact
+    assert shipped.digest() != player.checker.net.digest()
     black = make_player("pubeval+pipdiff")
     reference = play_games(player, black, seed=5, games=4, engine="reference")
     fast = play_games(player, black, seed=5, games=4, engine="fast")

@@ -778,7 +778,8 @@ def _sprt(words, out, tmp_path):
             [(candidate, baseline), (baseline, candidate)])
     deals = len(rows) // 2
     assert 2 * deals == len(rows) and 0 < deals <= cap and (deals % chunk == 0 or deals == cap)
-    said = re.search(r"^  ([\d,]+) deals \(([\d,]+) games\), LLR ([+-]\d+\.\d+), bounds ([+-]\d+\.\d+) \.\. "
+    # deals all alike (a candidate that loses every deal alike) decide at once: LLR -inf or +inf
+    said = re.search(r"^  ([\d,]+) deals \(([\d,]+) games\), LLR ([+-](?:\d+\.\d+|inf)), bounds ([+-]\d+\.\d+) \.\. "
                      r"([+-]\d+\.\d+);", out, re.M)
     assert said, out
     assert (int(said.group(1).replace(",", "")), int(said.group(2).replace(",", ""))) == (deals, len(rows))

@@ -4,9 +4,11 @@ The net is quantized (as chess engines' NNUE nets are), so both engines agree ex
 
 * first layer: one int32 row per (slot, checker count) of the board seen from the side on roll
   (``tables[slot, count + 15]``, the zero-count row all zeros), plus ``bias`` and, when the
-  position is a race, ``race``.  Every input the net was trained on is either linear in the
-  counts of single slots (point encodings, pips, checkers off), which the training folds into
-  these rows, or the race flag;
+  position is a race, ``race``; and the contact inputs (``bgsim.net_format.CONTACT_INPUTS``,
+  whole-board counts: blots, shots, prime, escapes of each side) times their rows ``contact``
+  (zero rows in a net without them, as ``nn-v1``, which then skips them).  Every other input
+  the net was trained on is linear in the counts of single slots (point encodings, pips,
+  checkers off), which the training folds into the slot rows;
 * hidden units: the sum clamped to ``0 .. ONE`` (a clipped ReLU at scale ``ONE``);
 * outputs: five int64 logits ``bias2 + weights2 . hidden`` at scale ``ONE * ONE``, turned into
   probabilities (units of 1/65536) by one lookup table, ``sigmoid[logit >> SHIFT]``;

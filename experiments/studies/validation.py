@@ -63,12 +63,12 @@ def partners(name: str, pool, count: int = 2) -> list[str]:
     return drawn
 
 
-def _dealt_and_new(role: str, plays=lambda name: True) -> tuple[list[str], list[str]]:
+def _dealt_and_new(role: str, plays=lambda layout: True) -> tuple[list[str], list[str]]:
     """(the dealt fast bots of ``role`` still registered, in the deal's order; those registered
-    after the deal, in the registry's), each kept where ``plays(name)``."""
+    after the deal, in the registry's), each kept where ``plays(its fast layout's name)``."""
     from bots.registry import fast_names
 
-    registered = [name for name in fast_names(role) if plays(name)]
+    registered = [name for name, layout in fast_names(role).items() if plays(layout)]
     dealt = [name for name in DEALT[role] if name in registered]
     return dealt, [name for name in registered if name not in DEALT[role]]
 
