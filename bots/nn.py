@@ -19,7 +19,7 @@ from bgsim.board import Position, is_race
 from bgsim.net_format import CONTACT, CONTACT_MAX, COUNTS, LIMIT, MAX_HIDDEN, ONE, OUTPUTS, SHIFT, UNIT
 
 from .checker import BEAROFF, CheckerBot, best_double
-from .features import contact_inputs
+from .features import contact_inputs, turned
 from . import match_cube
 from .cube import SCORE_AWARE, CubeBot
 from .gnubg_bots import janowski_equities, janowski_offer, janowski_response
@@ -252,8 +252,7 @@ def equity_of(probabilities) -> int:
 
 def play_value(net: Net, board_after) -> int:
     """The mover's equity (1/65536) after a play: minus the opponent's, the board turned."""
-    turned = tuple(-board_after[25 - slot] for slot in range(26))
-    return -equity_of(integer_probabilities(net, turned))
+    return -equity_of(integer_probabilities(net, turned(board_after)))
 
 
 def look_ahead(net: Net, board_after) -> int:
@@ -266,15 +265,15 @@ def look_ahead(net: Net, board_after) -> int:
 
     if not any(count > 0 for count in board_after):  # our last checker is off: no reply
         return 36 * play_value(net, board_after)
-    turned = Position(tuple(-board_after[25 - slot] for slot in range(26)))
+    opponent = Position(turned(board_after))
     total = 0
     for die1 in range(1, 7):
         for die2 in range(1, die1 + 1):
             weight = 1 if die1 == die2 else 2
-            replies = legal_plays(turned, (die1, die2))
+            replies = legal_plays(opponent, (die1, die2))
             if replies:
                 reply = _best_by_value(net, replies)
-                after = tuple(-reply.result.board[25 - slot] for slot in range(26))
+                after = turned(reply.result.board)
             else:
                 after = tuple(board_after)
             total += weight * equity_of(integer_probabilities(net, after))
